@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_ETHTOOL_H
+#define RTLTUNE_ETHTOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtltune/err.h"
+
+struct eth_drvinfo {
+	char driver[32];
+	char version[32];
+	char firmware[32]; /* "" when the driver reports none */
+	char bus_info[32]; /* PCI slot "0000:01:00.0", or "" */
+};
+
+/* ETHTOOL_GDRVINFO. */
+int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err);
+/* Link speed in Mbit/s from ETHTOOL_GLINKSETTINGS (GSET fallback); -1 when unknown. */
+int ethtool_speed(const char *ifname, int64_t *speed_mbps, struct rterr *err);
+
+/* The netdev feature set as ETH_SS_FEATURES names it, one bit per name. */
+struct eth_features {
+	unsigned int count;
+	char (*names)[32];   /* ETH_GSTRING_LEN each */
+	uint32_t *available; /* hw_features: user-changeable */
+	uint32_t *requested; /* wanted_features */
+	uint32_t *active;    /* features */
+	uint32_t *never_changed;
+	unsigned int words;
+};
+
+int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err);
+void ethtool_features_free(struct eth_features *f);
+/* Index of a feature name, or -1. */
+int ethtool_feature_index(const struct eth_features *f, const char *name);
+/* Active state of one named feature: 1 on, 0 off, -1 unknown name. */
+int ethtool_feature_active(const struct eth_features *f, const char *name);
+/* Requested state of one named feature: 1 on, 0 off, -1 unknown name. */
+int ethtool_feature_requested(const struct eth_features *f, const char *name);
+
+/*
+ * ETHTOOL_SFEATURES for every listed name present on the device (absent names are
+ * ignored). Features not user-changeable are left alone. Returns 0 when the kernel
+ * accepted everything, or a positive ETHTOOL_F_* mask (WISH: the kernel kept some bit
+ * different from the request, e.g. r8169 forcing TSO off at jumbo MTU; UNSUPPORTED), or
+ * a negative errno. The caller re-reads to learn the outcome per bit.
+ */
+int ethtool_features_set(const char *ifname, const struct eth_features *cur,
+			 const char *const *names, unsigned int n_names, bool on,
+			 struct rterr *err);
+
+#endif

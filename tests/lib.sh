@@ -1,0 +1,69 @@
+#!/bin/bash
+# Helpers for integration tests. Source it first thing:  . "$(dirname "$0")/../lib.sh"
+# Every namespace made through here is removed on exit, pass or fail.
+set -eu -o pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RTLTUNE=${RTLTUNE:-$TOP/build/rtltune}
+RTLTUNED=${RTLTUNED:-$TOP/build/rtltuned}
+# Unique per test run so parallel runs and leftovers never collide.
+T_ID=${T_ID:-rt$$}
+T_NETNS=()
+T_TMP=$(mktemp -d /tmp/rtltune-test.XXXXXX)
+# Tests use their own profile/chip/state directories, never the host's.
+export RTLTUNE_STATE_DIR=$T_TMP/state
+T_CLEANUP=()
+
+t_cleanup() {
+	local rc=$? i
+	for ((i = ${#T_CLEANUP[@]} - 1; i >= 0; i--)); do eval "${T_CLEANUP[$i]}" 2>/dev/null; done
+	for ns in "${T_NETNS[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$ns" 2>/dev/null; done
+	rm -rf "$T_TMP"
+	exit $rc
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Run a command at exit (LIFO), before namespaces are removed.
+t_defer() { T_CLEANUP+=("$*"); }
+
+t_skip() { echo "skipped: $*"; exit 77; }
+t_fail() { echo "FAIL: $*" >&2; exit 1; }
+t_log() { echo "# $*"; }
+
+# t_eq ACTUAL EXPECTED WHAT
+t_eq() { [ "$1" == "$2" ] || t_fail "$3: got '$1', expected '$2'"; echo "ok: $3 = $2"; }
+# t_ge A B WHAT  (numbers)
+t_ge() { [ "$1" -ge "$2" ] || t_fail "$3: $1 < $2"; echo "ok: $3 ($1 >= $2)"; }
+t_le() { [ "$1" -le "$2" ] || t_fail "$3: $1 > $2"; echo "ok: $3 ($1 <= $2)"; }
+
+# t_netns NAME: create namespace "$T_ID-NAME" (with lo up); prints its name.
+t_netns() {
+	local ns="$T_ID-$1"
+	ip netns add "$ns"
+	T_NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+	echo "$ns"
+}
+
+# t_veth_pair NS_A IF_A NS_B IF_B: a veth pair with one end in each namespace, both up.
+# Variables T_NETNS must already hold the namespaces (made with t_netns in this shell).
+t_veth_pair() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+# t_silence NS IF: no IPv6 (no router/neighbour solicitations) so counts are exact.
+t_silence() {
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+}
+
+# In-namespace helpers.
+t_in() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+t_rtl() { local ns=$1; shift; ip netns exec "$ns" "$RTLTUNE" "$@"; }
+
+# Read one attribute of a link as ip(8) reports it: t_ip_attr NS IF gso_max_size
+t_ip_attr() { ip -n "$1" -d -j link show dev "$2" | jq -r ".[0].$3"; }
+
+[ "$(id -u)" -eq 0 ] || t_skip "needs root"
+[ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"

@@ -1,0 +1,51 @@
+#!/bin/bash
+# Test runner for `make check`: every cmocka unit binary given on the command line, then
+# every tests/integration/*.sh (each in its own process, with a time limit). Ends with the
+# summary line "N passed, N failed, N skipped". Exit status 1 when anything failed.
+# Run a subset: TESTS='show_*' tests/run.sh
+set -u
+cd "$(dirname "$0")/.."
+pass=0 fail=0 skip=0 failed=()
+logdir=${TEST_LOGDIR:-build/test-logs}
+mkdir -p "$logdir"
+pattern=${TESTS:-*}
+
+run_one() { # name, command...
+	local name=$1 rc start
+	shift
+	start=$(date +%s.%N)
+	"$@" >"$logdir/$name.log" 2>&1
+	rc=$?
+	local secs
+	secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo 0)")
+	case $rc in
+	0) pass=$((pass + 1)); printf 'PASS  %-40s %6ss\n' "$name" "$secs" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$logdir/$name.log")" ;;
+	*) fail=$((fail + 1)); failed+=("$name")
+	   printf 'FAIL  %-40s (exit %d, log %s)\n' "$name" "$rc" "$logdir/$name.log"
+	   sed -e 's/^/      | /' "$logdir/$name.log" | tail -n 25 ;;
+	esac
+}
+
+for bin in "$@"; do
+	name=unit/$(basename "$bin")
+	# shellcheck disable=SC2053
+	[[ $(basename "$bin") == $pattern ]] || continue
+	run_one "$name" "$bin"
+done
+
+for t in tests/integration/*.sh; do
+	[ -e "$t" ] || continue
+	base=$(basename "$t" .sh)
+	[[ $base == $pattern ]] || continue
+	if [ "$(id -u)" -ne 0 ]; then
+		skip=$((skip + 1))
+		printf 'SKIP  %-40s needs root (network namespaces, BPF)\n' "integration/$base"
+		continue
+	fi
+	run_one "integration/$base" timeout --kill-after=10 "${TEST_TIMEOUT:-300}" bash "$t"
+done
+
+[ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
