@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_PATHS_H
+#define RTLTUNE_PATHS_H
+
+/*
+ * Directories to search for profiles ("profiles") or chip files ("chips"), most
+ * important first:
+ *   1. each directory of the colon-separated environment variable (RTLTUNE_PROFILE_PATH,
+ *      RTLTUNE_CHIP_PATH), in order;
+ *   2. SYSCONFDIR/rtltune/SUBDIR (admin files, win by name over shipped ones);
+ *   3. DATADIR/SUBDIR (shipped);
+ *   4. when the running binary sits in a source tree's build/ directory (its parent has a
+ *      Makefile and SUBDIR/), that tree's SUBDIR, so `build/rtltune` works uninstalled.
+ * Returns a NULL-terminated malloc'ed array (free with paths_free), or NULL on ENOMEM.
+ * Directories that do not exist are kept out.
+ */
+char **paths_search_dirs(const char *env_var, const char *subdir);
+void paths_free(char **dirs);
+
+#endif
