@@ -15,7 +15,7 @@ DATADIR    ?= $(PREFIX)/share/rtltune
 SYSCONFDIR ?= /etc
 LOCALSTATEDIR ?= /var
 
-WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-missing-field-initializers
+WARN     := -Wall -Wextra -Wshadow -Wno-format-truncation -Wno-unused-parameter -Wno-missing-field-initializers
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Iinclude -I$(BUILD) \
 	    -DRTLTUNE_DATADIR='"$(DATADIR)"' -DRTLTUNE_SYSCONFDIR='"$(SYSCONFDIR)/rtltune"' \
