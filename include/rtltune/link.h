@@ -48,5 +48,6 @@ enum link_attr {
 };
 /* Set one u32 attribute; err names the attribute, the value and the kernel's errno. */
 int link_set_u32(int ifindex, enum link_attr attr, uint32_t value, struct rterr *err);
+const char *link_attr_name(enum link_attr attr);
 
 #endif

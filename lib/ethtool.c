@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The SIOCETHTOOL ioctl: driver identity, link speed, and the netdev feature bits by
+ * name. The ioctl (rather than the ethtool genl family) is what systemd-networkd and
+ * NetworkManager use, needs no family resolution, and returns ETHTOOL_F_WISH when the
+ * driver keeps a feature other than requested.
+ */
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rtltune/ethtool.h"
+
+/* Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. */
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	struct ifreq ifr = { 0 };
+	int fd, r, saved;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memcpy(ifr.ifr_name, ifname, strlen(ifname));
+	ifr.ifr_data = cmd;
+	r = ioctl(fd, SIOCETHTOOL, &ifr);
+	saved = errno;
+	close(fd);
+	return r < 0 ? -saved : r;
+}
+
+int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	int r = ethtool_ioctl(ifname, &info);
+
+	memset(out, 0, sizeof(*out));
+	if (r < 0)
+		return rterr_sys(err, -r, "%s: ethtool driver info", ifname);
+	snprintf(out->driver, sizeof(out->driver), "%.*s", (int)sizeof(info.driver), info.driver);
+	snprintf(out->version, sizeof(out->version), "%.*s", (int)sizeof(info.version),
+		 info.version);
+	snprintf(out->firmware, sizeof(out->firmware), "%.*s", (int)sizeof(info.fw_version),
+		 info.fw_version);
+	snprintf(out->bus_info, sizeof(out->bus_info), "%.*s", (int)sizeof(info.bus_info),
+		 info.bus_info);
+	/* Drivers without a firmware or bus report "N/A" or "". Normalise to "". */
+	if (strcmp(out->firmware, "N/A") == 0)
+		out->firmware[0] = '\0';
+	if (strcmp(out->bus_info, "N/A") == 0)
+		out->bus_info[0] = '\0';
+	return 0;
+}
+
+int ethtool_speed(const char *ifname, int64_t *speed_mbps, struct rterr *err)
+{
+	struct {
+		struct ethtool_link_settings req;
+		uint32_t masks[3 * 127]; /* link_mode_masks_nwords is an s8 */
+	} ls;
+	int r;
+
+	*speed_mbps = -1;
+	/* Handshake: the kernel answers a zero nwords with the negative size it wants. */
+	memset(&ls, 0, sizeof(ls));
+	ls.req.cmd = ETHTOOL_GLINKSETTINGS;
+	r = ethtool_ioctl(ifname, &ls);
+	if (r == 0 && ls.req.link_mode_masks_nwords < 0) {
+		int8_t nwords = (int8_t)-ls.req.link_mode_masks_nwords;
+
+		memset(&ls, 0, sizeof(ls));
+		ls.req.cmd = ETHTOOL_GLINKSETTINGS;
+		ls.req.link_mode_masks_nwords = nwords;
+		r = ethtool_ioctl(ifname, &ls);
+		if (r == 0 && ls.req.speed != (uint32_t)SPEED_UNKNOWN && ls.req.speed != 0)
+			*speed_mbps = ls.req.speed;
+		return 0;
+	}
+	if (r == -EOPNOTSUPP)
+		return 0; /* no link settings at all (loopback, tunnels): unknown speed */
+	return r < 0 ? rterr_sys(err, -r, "%s: ethtool link settings", ifname) : 0;
+}
+
+void ethtool_features_free(struct eth_features *f)
+{
+	if (!f)
+		return;
+	free(f->names);
+	free(f->available);
+	free(f->requested);
+	free(f->active);
+	free(f->never_changed);
+	memset(f, 0, sizeof(*f));
+}
+
+static int features_count(const char *ifname, unsigned int *count)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES } };
+	int r = ethtool_ioctl(ifname, &sset);
+
+	if (r < 0)
+		return r;
+	if (!(sset.hdr.sset_mask & (1ULL << ETH_SS_FEATURES)))
+		return -EOPNOTSUPP;
+	*count = sset.len;
+	return 0;
+}
+
+int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err)
+{
+	struct ethtool_gstrings *strs = NULL;
+	struct ethtool_gfeatures *gf = NULL;
+	unsigned int i, count = 0, words;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	r = features_count(ifname, &count);
+	if (r < 0)
+		return rterr_sys(err, -r, "%s: ethtool feature count", ifname);
+	words = (count + 31) / 32;
+	strs = calloc(1, sizeof(*strs) + (size_t)count * ETH_GSTRING_LEN);
+	gf = calloc(1, sizeof(*gf) + words * sizeof(gf->features[0]));
+	f->names = calloc(count ? count : 1, sizeof(*f->names));
+	f->available = calloc(words ? words : 1, sizeof(uint32_t));
+	f->requested = calloc(words ? words : 1, sizeof(uint32_t));
+	f->active = calloc(words ? words : 1, sizeof(uint32_t));
+	f->never_changed = calloc(words ? words : 1, sizeof(uint32_t));
+	if (!strs || !gf || !f->names || !f->available || !f->requested || !f->active ||
+	    !f->never_changed) {
+		r = rterr_sys(err, ENOMEM, "%s: ethtool features", ifname);
+		goto fail;
+	}
+	strs->cmd = ETHTOOL_GSTRINGS;
+	strs->string_set = ETH_SS_FEATURES;
+	strs->len = count;
+	r = ethtool_ioctl(ifname, strs);
+	if (r < 0) {
+		r = rterr_sys(err, -r, "%s: ethtool feature names", ifname);
+		goto fail;
+	}
+	gf->cmd = ETHTOOL_GFEATURES;
+	gf->size = words;
+	r = ethtool_ioctl(ifname, gf);
+	if (r < 0) {
+		r = rterr_sys(err, -r, "%s: ethtool features", ifname);
+		goto fail;
+	}
+	for (i = 0; i < count; i++)
+		snprintf(f->names[i], sizeof(f->names[i]), "%.*s", ETH_GSTRING_LEN,
+			 (const char *)strs->data + (size_t)i * ETH_GSTRING_LEN);
+	for (i = 0; i < words; i++) {
+		f->available[i] = gf->features[i].available;
+		f->requested[i] = gf->features[i].requested;
+		f->active[i] = gf->features[i].active;
+		f->never_changed[i] = gf->features[i].never_changed;
+	}
+	f->count = count;
+	f->words = words;
+	free(strs);
+	free(gf);
+	return 0;
+fail:
+	free(strs);
+	free(gf);
+	ethtool_features_free(f);
+	return r;
+}
+
+int ethtool_feature_index(const struct eth_features *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->count; i++)
+		if (strcmp(f->names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int bit(const uint32_t *words, int i)
+{
+	return (words[i / 32] >> (i % 32)) & 1;
+}
+
+int ethtool_feature_active(const struct eth_features *f, const char *name)
+{
+	int i = ethtool_feature_index(f, name);
+
+	return i < 0 ? -1 : bit(f->active, i);
+}
+
+int ethtool_feature_requested(const struct eth_features *f, const char *name)
+{
+	int i = ethtool_feature_index(f, name);
+
+	return i < 0 ? -1 : bit(f->requested, i);
+}
+
+int ethtool_features_set(const char *ifname, const struct eth_features *cur,
+			 const char *const *names, unsigned int n_names, bool on,
+			 struct rterr *err)
+{
+	struct ethtool_sfeatures *sf;
+	unsigned int i, changed = 0;
+	int r;
+
+	sf = calloc(1, sizeof(*sf) + cur->words * sizeof(sf->features[0]));
+	if (!sf)
+		return rterr_sys(err, ENOMEM, "%s: ethtool set features", ifname);
+	sf->cmd = ETHTOOL_SFEATURES;
+	sf->size = cur->words;
+	for (i = 0; i < n_names; i++) {
+		int idx = ethtool_feature_index(cur, names[i]);
+
+		/* Fixed bits ("off [fixed]") are not the user's to change: leave them. */
+		if (idx < 0 || !bit(cur->available, idx))
+			continue;
+		sf->features[idx / 32].valid |= 1U << (idx % 32);
+		if (on)
+			sf->features[idx / 32].requested |= 1U << (idx % 32);
+		changed++;
+	}
+	if (!changed) {
+		free(sf);
+		return 0;
+	}
+	r = ethtool_ioctl(ifname, sf);
+	free(sf);
+	if (r < 0)
+		return rterr_sys(err, -r, "%s: ethtool set features (%s%s%s)", ifname, names[0],
+				 n_names > 1 ? ", ..." : "", on ? " on" : " off");
+	return r; /* ETHTOOL_F_WISH / ETHTOOL_F_UNSUPPORTED mask, or 0 */
+}
