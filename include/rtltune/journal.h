@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_JOURNAL_H
+#define RTLTUNE_JOURNAL_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtltune/err.h"
+#include "rtltune/knob.h"
+
+/*
+ * The state journal (docs/journal.md): the original value of every knob rtltune ever
+ * changed, per device, so `restore` works after a crash, a SIGKILL or a reboot; the
+ * operations in flight, so a crash mid-apply or mid-trial is rolled back at the next
+ * start; and an append-only log of decisions for `rtltune log`.
+ *
+ * Sequence for a change (CLI apply, daemon trial, restore):
+ *	journal_open()                       takes the state dir's lock
+ *	journal_inflight_begin(pre=current)  durable; also journals originals not yet known
+ *	... change the knobs ...
+ *	journal_inflight_end()               durable
+ *	journal_log_append() per knob
+ *	journal_close()                      releases the lock
+ * If begin fails (full disk, read-only state dir) the caller must change nothing.
+ */
+
+/* Default for journal_open(): waiting longer means a stuck holder, worth reporting. */
+#define JOURNAL_LOCK_TIMEOUT_MS 10000
+/* A value not known or not applicable in a journal_event. */
+#define JOURNAL_NO_VALUE INT64_MIN
+
+/*
+ * Which device a record belongs to. Names move (rename) and are reused (a veth deleted
+ * and re-created), so a record is matched by identity, not name:
+ *  - a device with a permanent hardware address (ETHTOOL_GPERMADDR: real NICs,
+ *    virtio) is the same device when that address is equal, across rename, netns move
+ *    and reboot;
+ *  - a device without one (veth, bridges, tunnels) is the same device only within one
+ *    boot, one netns and one ifindex (ifindexes are allocated cyclically, not reused).
+ * See journal_ident_same() and docs/journal.md "Identity".
+ */
+struct journal_ident {
+	char ifname[IF_NAMESIZE]; /* the name when last seen; informative, never matched on */
+	int ifindex;
+	uint64_t netns_cookie; /* SO_NETNS_COOKIE; 0 when the kernel has none */
+	char perm_addr[64];    /* "aa:bb:cc:dd:ee:ff", "" when the device has none */
+	char boot_id[40];      /* /proc/sys/kernel/random/boot_id */
+};
+
+/* Fill id for the interface ifname as it is now; -ENODEV when it does not exist. */
+int journal_ident_read(const char *ifname, struct journal_ident *id, struct rterr *err);
+/* Whether a and b are the same device (rules above). */
+bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b);
+
+struct journal;
+
+/*
+ * Open the journal in state_dir (created 0750 if missing), taking its lock; waits at
+ * most JOURNAL_LOCK_TIMEOUT_MS for another rtltune process (the error names its pid).
+ * A journal file that is torn, hostile or of an unknown version is refused with an
+ * RTERR_INPUT naming file:line. A read-only state dir opens (reads work); writes then
+ * fail with rterr_sys.
+ */
+int journal_open(const char *state_dir, struct journal **j, struct rterr *err);
+int journal_open_timeout(const char *state_dir, int timeout_ms, struct journal **j,
+			 struct rterr *err);
+/* Release the lock and free; NULL is fine. */
+void journal_close(struct journal *j);
+/* The journal file's path (for messages). */
+const char *journal_path(const struct journal *j);
+
+/* Originals of one device. */
+struct journal_entry {
+	struct journal_ident id; /* as last recorded */
+	int64_t since;           /* unix time the first original was recorded */
+	bool have[KNOB__COUNT];
+	int64_t orig[KNOB__COUNT];
+};
+
+/*
+ * Record originals of device id for the knobs in which[] (values[] are the current,
+ * unchanged values), before changing them. Knobs already journaled for this device keep
+ * their first value. Durable (fsync, rename, fsync dir) on return. Fails with rterr_sys
+ * (ENOSPC, EROFS, EIO, ...) and then the caller must change nothing. A renamed device's
+ * entry follows it (its name is updated).
+ */
+int journal_record_originals(struct journal *j, const struct journal_ident *id,
+			     const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT],
+			     struct rterr *err);
+/*
+ * Originals of device id: returns 1 and fills values/have, or 0 when nothing is
+ * journaled for it. When nothing matches id but an entry for a *different* device with
+ * the same name exists (re-created, or another device renamed to this name), returns
+ * -ESTALE with an RTERR_INPUT message saying so: never restore another device's values.
+ */
+int journal_get_originals(struct journal *j, const struct journal_ident *id,
+			  int64_t values[KNOB__COUNT], bool have[KNOB__COUNT], struct rterr *err);
+/* Drop the originals in which[] (NULL: all) of device id, after a successful restore. */
+int journal_forget(struct journal *j, const struct journal_ident *id,
+		   const bool which[KNOB__COUNT], struct rterr *err);
+/* Every entry, including devices gone or renamed. Valid until the next change or close. */
+int journal_entries(struct journal *j, const struct journal_entry **entries);
+
+/* An operation in progress on one device: an apply, a trial or a restore. */
+struct journal_inflight {
+	struct journal_ident id;
+	char op[16];    /* "apply", "trial", "restore" */
+	char actor[16]; /* "cli", "daemon" */
+	pid_t pid;
+	uint64_t pid_start; /* /proc/PID/stat starttime: tells a reused pid */
+	int64_t since;      /* unix time */
+	bool which[KNOB__COUNT];
+	int64_t pre[KNOB__COUNT]; /* values before the operation: what a rollback restores */
+	bool orphaned;            /* computed on open: its process is gone (crash, reboot) */
+};
+
+/*
+ * Begin an operation on device id that will change the knobs in which[] from pre[].
+ * Also records pre[] as originals where none are journaled yet (one durable write for
+ * both). The same process may begin again on the same device (knobs are added; earlier
+ * pre-values kept). Another live process's operation on the device: -EBUSY naming it.
+ * An orphaned one: -EBUSY saying it must be rolled back first (journal_inflight_get,
+ * restore pre[], journal_inflight_end).
+ */
+int journal_inflight_begin(struct journal *j, const struct journal_ident *id, const char *op,
+			   const char *actor, const int64_t pre[KNOB__COUNT],
+			   const bool which[KNOB__COUNT], struct rterr *err);
+/* End the operation on device id (whoever began it); 0 also when there was none. */
+int journal_inflight_end(struct journal *j, const struct journal_ident *id, struct rterr *err);
+/* The operation on device id: 1 and *out filled, or 0. */
+int journal_inflight_get(struct journal *j, const struct journal_ident *id,
+			 struct journal_inflight *out);
+/* Every operation in the journal (check .orphaned at start-up). Valid until next change. */
+int journal_inflight_list(struct journal *j, const struct journal_inflight **ops);
+
+/* One record of the decision/apply log. Strings are tokens except reason (free text). */
+struct journal_event {
+	int64_t ts_us;       /* CLOCK_REALTIME microseconds; 0 on append means now */
+	const char *ifname;
+	int knob;            /* enum knob_id, or -1 for an event about no single knob */
+	int64_t old_value;   /* JOURNAL_NO_VALUE when not applicable */
+	int64_t new_value;
+	const char *outcome; /* "applied", "not_applied", "failed", "rolled_back", "kept", ... */
+	const char *reason;  /* why; may be NULL */
+	const char *actor;   /* "cli" or "daemon" */
+	pid_t pid;           /* filled on append */
+};
+
+/* Append one record (one write(2); not fsynced: the journal, not the log, is durable). */
+int journal_log_append(struct journal *j, const struct journal_event *ev, struct rterr *err);
+
+/*
+ * Where a reader stands in the log; zero it to start at the beginning. Reading needs no
+ * lock, so `rtltune log --follow` never blocks an apply.
+ */
+struct journal_log_cursor {
+	off_t offset;
+	dev_t dev;
+	ino_t ino;
+	unsigned int line;        /* lines consumed so far */
+	unsigned int skipped;     /* unreadable records skipped (a crash mid-append) */
+	unsigned int first_bad;   /* line of the first of them */
+};
+
+/*
+ * Deliver every complete record after *cur to cb (in order), then advance *cur. Stops
+ * early when cb returns non-zero. Follows a rotation (log -> log.1). Returns the number
+ * of records delivered, or a negative errno (a log of an unknown version: RTERR_INPUT
+ * naming file:line). A missing log is an empty one.
+ */
+int journal_log_read(const char *state_dir, struct journal_log_cursor *cur,
+		     int (*cb)(const struct journal_event *ev, void *arg), void *arg,
+		     struct rterr *err);
+
+/*
+ * Test-only fault and delay injection (docs/journal.md "Test hooks"); unset in normal
+ * runs. RTLTUNE_TEST_FAULT="point[=ERRNO][,...]" makes point fail (EIO by default);
+ * RTLTUNE_TEST_DELAY="point=MS[,...]" sleeps there. Returns 0 or the injected -errno.
+ * Callers outside the journal (apply, restore) may name their own points.
+ */
+int journal_test_hook(const char *point);
+
+#endif
