@@ -67,6 +67,8 @@ enum chip_field {
 #define CHIP_SCORE_REVISION 4
 #define CHIP_SCORE_FIRMWARE 4
 
+#define CHIP_MAX_REVISIONS 8
+
 struct chip_hint {
 	char profile[32];
 	enum knob_id knob;
@@ -80,7 +82,8 @@ struct chip_entry {
 	int score;
 	char driver[32];
 	uint16_t pci_vendor, pci_device;
-	uint8_t revision;
+	uint8_t revisions[CHIP_MAX_REVISIONS]; /* any of these PCI revisions */
+	unsigned int n_revisions;
 	char firmware[64]; /* fnmatch(3) glob */
 	int64_t limits[CHIP_LIMIT__COUNT]; /* LINK_UNSET (-1) when not declared */
 	int big_tcp;			   /* 1 yes, 0 no, -1 not declared */
