@@ -95,3 +95,13 @@ bad:
 		 knobs[id].name, text);
 	return -EINVAL;
 }
+
+const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned int len)
+{
+	if (value < 0)
+		return "-";
+	if (knobs[id].type == KNOB_T_BOOL)
+		return value ? "on" : "off";
+	snprintf(buf, len, "%lld", (long long)value);
+	return buf;
+}

@@ -67,3 +67,20 @@ t_ip_attr() { ip -n "$1" -d -j link show dev "$2" | jq -r ".[0].$3"; }
 
 [ "$(id -u)" -eq 0 ] || t_skip "needs root"
 [ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"
+
+# Read a link attribute straight from rtnetlink (tests/tools/linkattr.py): the IPv4 BIG TCP
+# sizes that iproute2 6.1 cannot print. t_nl_attr NS IF gso_ipv4_max_size
+t_nl_attr() { ip netns exec "$1" python3 "$TOP/tests/tools/linkattr.py" "$2" "$3" | awk '{print $2}'; }
+# ethtool -k's value of one feature line ("tcp-segmentation-offload", "tx-tcp6-segmentation").
+t_feature() { ip netns exec "$1" ethtool -k "$2" | awk -v f="$3:" '$1 == f { print $2 }'; }
+
+# Every setting rtltune can change on a link, as ip/ethtool/rtnetlink report it, one line:
+# compare two of these to prove "exactly as before".
+t_link_state() {
+	local ns=$1 dev=$2
+	{
+		ip -n "$ns" -d -j link show dev "$dev" | jq -c '.[0] | {mtu, gso_max_size, gso_max_segs, gro_max_size}'
+		ip netns exec "$ns" python3 "$TOP/tests/tools/linkattr.py" "$dev" gso_ipv4_max_size gro_ipv4_max_size
+		ip netns exec "$ns" ethtool -k "$dev" | grep -E '^(\s+tx-tcp|tcp-seg|generic-)' | tr -s ' \t' ' '
+	} | tr '\n' ' '
+}

@@ -47,4 +47,8 @@ enum knob_type knob_type(enum knob_id id);
 int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, char *why,
 		     unsigned int whylen);
 
+/* A current value as people read it: "on"/"off" for booleans, the number otherwise,
+ * "-" for unknown (negative). */
+const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned int len);
+
 #endif

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtltune apply PROFILE [IFACE...] [--dry-run] / verify PROFILE [IFACE...] / restore [IFACE...]
+ * All three plan through lib/apply.c; apply and restore execute through apply_execute().
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rtltune/apply.h"
+
+/* The interfaces a command works on: the named ones (each must exist), else every
+ * interface backed by a device (/sys/class/net/X/device): never lo, veth, bridges. */
+static int select_nics(struct cli_ctx *ctx, struct nic *all, int n, char **names, int n_names,
+		       int *idx, int *n_idx, struct rterr *err)
+{
+	char path[512];
+	int i, j;
+
+	*n_idx = 0;
+	for (i = 0; i < n_names; i++) {
+		for (j = 0; j < n && strcmp(all[j].link.ifname, names[i]) != 0; j++)
+			;
+		if (j == n) {
+			err->kind = RTERR_INPUT;
+			err->errnum = ENODEV;
+			snprintf(err->msg, sizeof(err->msg), "no such interface: %s", names[i]);
+			return -ENODEV;
+		}
+		idx[(*n_idx)++] = j;
+	}
+	if (n_names)
+		return 0;
+	for (j = 0; j < n; j++) {
+		snprintf(path, sizeof(path), "%s/class/net/%s/device", ctx->sysfs_root,
+			 all[j].link.ifname);
+		if (access(path, F_OK) == 0)
+			idx[(*n_idx)++] = j;
+	}
+	return 0;
+}
+
+static json_object *value_json(enum knob_id k, int64_t v)
+{
+	if (v == LINK_UNSET)
+		return NULL;
+	return knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(v != 0)
+					   : json_object_new_int64(v);
+}
+
+static json_object *plan_json(const struct plan *plan, bool executed)
+{
+	json_object *o = json_object_new_object(), *items = json_object_new_array();
+	int k;
+
+	json_object_object_add(o, "ifname", json_object_new_string(plan->ifname));
+	json_object_object_add(o, "chip", cli_json_str(plan->chip_id));
+	json_object_object_add(o, "warnings", cli_json_str(plan->warnings));
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct plan_item *it = &plan->items[k];
+		json_object *i;
+
+		if (it->action == PLAN_KEEP && !it->note[0])
+			continue;
+		i = json_object_new_object();
+		json_object_object_add(i, "knob", json_object_new_string(knob_name((enum knob_id)k)));
+		json_object_object_add(i, "action",
+				       json_object_new_string(plan_action_name(it->action)));
+		json_object_object_add(i, "old", value_json((enum knob_id)k, it->cur));
+		json_object_object_add(i, "new", value_json((enum knob_id)k, it->target));
+		json_object_object_add(i, "source", cli_json_str(it->src));
+		json_object_object_add(i, "note", cli_json_str(it->note));
+		if (executed && it->action == PLAN_CHANGE) {
+			json_object_object_add(i, "applied",
+					       json_object_new_boolean(it->changed && !it->undone));
+			json_object_object_add(i, "undone", json_object_new_boolean(it->undone));
+		}
+		json_object_array_add(items, i);
+	}
+	json_object_object_add(o, "changes", items);
+	return o;
+}
+
+static const char *text_of(json_object *v, char *buf, unsigned int len)
+{
+	return cli_text_value(v, buf, len);
+}
+
+/* "IFACE KNOB OLD -> NEW" per change; skips with their reason; errors last. */
+static void render_plans(json_object *doc)
+{
+	json_object *ifaces = json_object_object_get(doc, "interfaces");
+	size_t i, j, n = json_object_array_length(ifaces);
+	bool dry = json_object_get_boolean(json_object_object_get(doc, "dry_run"));
+
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(ifaces, i);
+		json_object *ch = json_object_object_get(p, "changes");
+		const char *ifname = json_object_get_string(json_object_object_get(p, "ifname"));
+		json_object *w = json_object_object_get(p, "warnings");
+		json_object *e = json_object_object_get(p, "error");
+		size_t printed = 0;
+
+		for (j = 0; j < json_object_array_length(ch); j++) {
+			json_object *c = json_object_array_get_idx(ch, j);
+			const char *act = json_object_get_string(json_object_object_get(c, "action"));
+			const char *knob = json_object_get_string(json_object_object_get(c, "knob"));
+			json_object *note = json_object_object_get(c, "note");
+			char a[32], b[32];
+
+			if (strcmp(act, "change") == 0) {
+				json_object *undone = json_object_object_get(c, "undone");
+
+				printf("%s %s %s -> %s%s%s%s\n", ifname, knob,
+				       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
+				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
+				       dry ? " (dry run)" : "",
+				       undone && json_object_get_boolean(undone) ? " (undone)" : "",
+				       "");
+				printed++;
+			} else if (strcmp(act, "skip") == 0) {
+				printf("%s %s skipped: %s\n", ifname, knob,
+				       note ? json_object_get_string(note) : "");
+				printed++;
+			}
+		}
+		if (!printed && !e)
+			printf("%s: nothing to change\n", ifname);
+		if (w)
+			printf("%s: note: %s\n", ifname, json_object_get_string(w));
+		if (e)
+			fprintf(stderr, "rtltune: %s\n", json_object_get_string(e));
+	}
+}
+
+struct run {
+	struct cli_ctx *ctx;
+	struct chipdb *db;
+	struct nic *nics;
+	int n_nics;
+	int *idx, n_idx;
+	struct plan *plans;
+};
+
+static void run_free(struct run *r)
+{
+	chipdb_free(r->db);
+	free(r->nics);
+	free(r->idx);
+	free(r->plans);
+}
+
+static int run_prepare(struct run *run, char **names, int n_names, struct rterr *err)
+{
+	int rc;
+
+	rc = chipdb_load_default(&run->db, err);
+	if (rc < 0)
+		return rc;
+	rc = nic_snapshot_all(run->ctx->sysfs_root, &run->nics, &run->n_nics, err);
+	if (rc < 0)
+		return rc;
+	run->idx = calloc((size_t)run->n_nics + 1, sizeof(int));
+	run->plans = calloc((size_t)run->n_nics + 1, sizeof(struct plan));
+	if (!run->idx || !run->plans)
+		return rterr_sys(err, ENOMEM, "plan");
+	return select_nics(run->ctx, run->nics, run->n_nics, names, n_names, run->idx,
+			   &run->n_idx, err);
+}
+
+static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct run run = { .ctx = ctx };
+	struct profile *prof = NULL;
+	struct journal *j = NULL;
+	struct rterr err = { 0 };
+	bool dry = false;
+	char **names = calloc((size_t)argc, sizeof(char *));
+	const char *pname = NULL;
+	json_object *doc, *ifaces;
+	int i, n_names = 0, rc, code = EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
+			dry = true;
+		else if (argv[i][0] == '-') {
+			free(names);
+			return cli_usage_error(ctx, "apply: unknown option '%s'", argv[i]);
+		} else if (!pname)
+			pname = argv[i];
+		else
+			names[n_names++] = argv[i];
+	}
+	if (!pname) {
+		free(names);
+		return cli_usage_error(ctx, "usage: rtltune apply PROFILE [IFACE...] [--dry-run]");
+	}
+	rc = profile_load(pname, &prof, &err);
+	if (rc == 0)
+		rc = run_prepare(&run, names, n_names, &err);
+	/* Plan every interface before touching any: bad input changes nothing. */
+	for (i = 0; rc == 0 && i < run.n_idx; i++) {
+		struct nic *nic = &run.nics[run.idx[i]];
+
+		rc = apply_plan_profile(prof, nic, chipdb_match_nic(run.db, nic, NULL),
+					&run.plans[i], &err);
+	}
+	if (rc == 0 && !dry)
+		rc = journal_open(ctx->state_dir, &j, &err);
+	if (rc < 0) {
+		profile_free(prof);
+		run_free(&run);
+		free(names);
+		return cli_fail(ctx, &err);
+	}
+	doc = json_object_new_object();
+	ifaces = json_object_new_array();
+	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
+	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
+	for (i = 0; i < run.n_idx; i++) {
+		struct apply_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
+		struct rterr e = { 0 };
+		json_object *pj;
+
+		if (!dry && apply_execute(j, ctx->sysfs_root, &run.plans[i], &opts, &e) < 0) {
+			pj = plan_json(&run.plans[i], true);
+			json_object_object_add(pj, "error", json_object_new_string(e.msg));
+			code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+		} else {
+			pj = plan_json(&run.plans[i], !dry);
+		}
+		json_object_array_add(ifaces, pj);
+	}
+	json_object_object_add(doc, "interfaces", ifaces);
+	journal_close(j);
+	profile_free(prof);
+	run_free(&run);
+	free(names);
+	return cli_emit(ctx, doc, render_plans, code);
+}
+
+static void render_verify(json_object *doc)
+{
+	json_object *diffs = json_object_object_get(doc, "differences");
+	size_t i, n = json_object_array_length(diffs);
+
+	for (i = 0; i < n; i++) {
+		json_object *d = json_object_array_get_idx(diffs, i);
+		char a[32], b[32];
+
+		printf("%s %s is %s, profile wants %s (%s)\n",
+		       json_object_get_string(json_object_object_get(d, "ifname")),
+		       json_object_get_string(json_object_object_get(d, "knob")),
+		       text_of(json_object_object_get(d, "current"), a, sizeof(a)),
+		       text_of(json_object_object_get(d, "wanted"), b, sizeof(b)),
+		       json_object_get_string(json_object_object_get(d, "source")));
+	}
+	if (!n)
+		printf("%s: all %d interface(s) match\n",
+		       json_object_get_string(json_object_object_get(doc, "profile")),
+		       json_object_get_int(json_object_object_get(doc, "checked")));
+}
+
+static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct run run = { .ctx = ctx };
+	struct profile *prof = NULL;
+	struct rterr err = { 0 };
+	json_object *doc, *diffs;
+	int i, k, rc, ndiff = 0;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "verify: unknown option '%s'", argv[i]);
+	if (argc < 2)
+		return cli_usage_error(ctx, "usage: rtltune verify PROFILE [IFACE...]");
+	rc = profile_load(argv[1], &prof, &err);
+	if (rc == 0)
+		rc = run_prepare(&run, argv + 2, argc - 2, &err);
+	for (i = 0; rc == 0 && i < run.n_idx; i++) {
+		struct nic *nic = &run.nics[run.idx[i]];
+
+		rc = apply_plan_profile(prof, nic, chipdb_match_nic(run.db, nic, NULL),
+					&run.plans[i], &err);
+	}
+	if (rc < 0) {
+		profile_free(prof);
+		run_free(&run);
+		return cli_fail(ctx, &err);
+	}
+	doc = json_object_new_object();
+	diffs = json_object_new_array();
+	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
+	json_object_object_add(doc, "checked", json_object_new_int(run.n_idx));
+	for (i = 0; i < run.n_idx; i++) {
+		for (k = 0; k < KNOB__COUNT; k++) {
+			const struct plan_item *it = &run.plans[i].items[k];
+			json_object *d;
+
+			if (it->action != PLAN_CHANGE)
+				continue;
+			d = json_object_new_object();
+			json_object_object_add(d, "ifname",
+					       json_object_new_string(run.plans[i].ifname));
+			json_object_object_add(d, "knob",
+					       json_object_new_string(knob_name((enum knob_id)k)));
+			json_object_object_add(d, "current", value_json((enum knob_id)k, it->cur));
+			json_object_object_add(d, "wanted", value_json((enum knob_id)k, it->target));
+			json_object_object_add(d, "source", cli_json_str(it->src));
+			json_object_array_add(diffs, d);
+			ndiff++;
+		}
+	}
+	json_object_object_add(doc, "match", json_object_new_boolean(ndiff == 0));
+	json_object_object_add(doc, "differences", diffs);
+	profile_free(prof);
+	run_free(&run);
+	return cli_emit(ctx, doc, render_verify, ndiff ? EXIT_DIFF : EXIT_OK);
+}
+
+/* Restore one interface from its journaled originals; NULL when nothing is journaled. */
+static json_object *restore_one(struct cli_ctx *ctx, struct journal *j, const struct nic *nic,
+				int *code)
+{
+	int64_t orig[KNOB__COUNT];
+	bool have[KNOB__COUNT];
+	struct apply_opts opts = { .op = "restore", .actor = "cli", .reason = "restore" };
+	struct journal_ident id;
+	struct rterr e = { 0 };
+	struct plan plan;
+	json_object *pj;
+	int r;
+
+	if (journal_ident_read(nic->link.ifname, &id, &e) < 0)
+		goto fail;
+	r = journal_get_originals(j, &id, orig, have, &e);
+	if (r == 0)
+		return NULL;
+	if (r < 0)
+		goto fail;
+	/* No chip entry: the originals were the kernel's own values, only its limits apply. */
+	if (apply_plan_values(nic, NULL, orig, have, "restore", &plan, &e) < 0)
+		goto fail;
+	if (apply_execute(j, ctx->sysfs_root, &plan, &opts, &e) < 0) {
+		pj = plan_json(&plan, true);
+		json_object_object_add(pj, "error", json_object_new_string(e.msg));
+		*code = EXIT_SYSTEM;
+		return pj;
+	}
+	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. */
+	journal_inflight_end(j, &id, NULL);
+	if (journal_forget(j, &id, have, &e) < 0) {
+		pj = plan_json(&plan, true);
+		json_object_object_add(pj, "error", json_object_new_string(e.msg));
+		*code = EXIT_SYSTEM;
+		return pj;
+	}
+	return plan_json(&plan, true);
+fail:
+	pj = json_object_new_object();
+	json_object_object_add(pj, "ifname", json_object_new_string(nic->link.ifname));
+	json_object_object_add(pj, "changes", json_object_new_array());
+	json_object_object_add(pj, "error", json_object_new_string(e.msg));
+	*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+	return pj;
+}
+
+static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct rterr err = { 0 };
+	struct journal *j = NULL;
+	struct nic *nics = NULL;
+	json_object *doc, *ifaces;
+	int i, k, n = 0, code = EXIT_OK;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "restore: unknown option '%s'", argv[i]);
+	if (nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err) < 0)
+		return cli_fail(ctx, &err);
+	for (i = 1; i < argc; i++) {
+		for (k = 0; k < n && strcmp(nics[k].link.ifname, argv[i]) != 0; k++)
+			;
+		if (k == n) {
+			free(nics);
+			return cli_usage_error(ctx, "no such interface: %s", argv[i]);
+		}
+	}
+	if (journal_open(ctx->state_dir, &j, &err) < 0) {
+		free(nics);
+		return cli_fail(ctx, &err);
+	}
+	doc = json_object_new_object();
+	ifaces = json_object_new_array();
+	json_object_object_add(doc, "dry_run", json_object_new_boolean(false));
+	/* Every current interface the journal knows (renamed ones are found by identity). */
+	for (k = 0; k < n; k++) {
+		bool wanted = argc < 2;
+		json_object *pj;
+
+		for (i = 1; i < argc && !wanted; i++)
+			wanted = strcmp(nics[k].link.ifname, argv[i]) == 0;
+		if (!wanted)
+			continue;
+		pj = restore_one(ctx, j, &nics[k], &code);
+		if (pj)
+			json_object_array_add(ifaces, pj);
+		else if (argc >= 2) {
+			pj = json_object_new_object();
+			json_object_object_add(pj, "ifname",
+					       json_object_new_string(nics[k].link.ifname));
+			json_object_object_add(pj, "changes", json_object_new_array());
+			json_object_array_add(ifaces, pj);
+		}
+	}
+	json_object_object_add(doc, "interfaces", ifaces);
+	journal_close(j);
+	free(nics);
+	return cli_emit(ctx, doc, render_plans, code);
+}
+
+CLI_COMMAND(apply, .name = "apply", .usage = "apply PROFILE [IFACE...] [--dry-run]",
+	    .help = "apply a profile now (all-or-nothing per interface)", .run = cmd_apply);
+CLI_COMMAND(verify, .name = "verify", .usage = "verify PROFILE [IFACE...]",
+	    .help = "exit 0 when interfaces match the profile, 1 with the differences",
+	    .run = cmd_verify);
+CLI_COMMAND(restore, .name = "restore", .usage = "restore [IFACE...]",
+	    .help = "back to the values recorded before rtltune first changed them",
+	    .run = cmd_restore);
