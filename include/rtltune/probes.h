@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_PROBES_H
+#define RTLTUNE_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtltune/err.h"
+#include "rtltune/hist.h"
+
+/*
+ * The BPF probes (bpf/rtltune.bpf.c): what the stack hands each driver and receives from
+ * it, counted per interface in per-CPU maps and summed here. docs/probes.md describes
+ * every hook and how RX is counted once.
+ *
+ * Lifecycle: probes_open() loads and attaches every probe the kernel has (each on its own:
+ * a missing tracepoint disables that probe only, see probes_status()), probes_select()
+ * chooses the interfaces to count (nothing is counted per interface until selected),
+ * probes_read() sums a selected interface's counters, probes_close() detaches everything.
+ * All attachments are BPF links owned by the process: they also go when it dies.
+ * Not thread-safe; one struct probes per thread of use.
+ */
+
+/* One per tracepoint (plus the optional XDP program). The name is the tracepoint's. */
+enum probe_id {
+	PROBE_NET_DEV_START_XMIT,           /* TX skb sizes, GSO */
+	PROBE_NET_DEV_XMIT,                 /* driver refusals (rc != 0) */
+	PROBE_NET_DEV_XMIT_TIMEOUT,         /* TX watchdog */
+	PROBE_NAPI_GRO_RECEIVE_ENTRY,       /* RX entry points: frames as delivered */
+	PROBE_NAPI_GRO_FRAGS_ENTRY,
+	PROBE_NETIF_RECEIVE_SKB_ENTRY,
+	PROBE_NETIF_RECEIVE_SKB_LIST_ENTRY,
+	PROBE_NETIF_RX_ENTRY,
+	PROBE_NETIF_RECEIVE_SKB,            /* RX after GRO */
+	PROBE_NAPI_POLL,                    /* budget exhaustion */
+	PROBE_KFREE_SKB,                    /* drops by reason */
+	PROBE_TCP_RETRANSMIT_SKB,           /* retransmits */
+	PROBE_XDP,                          /* optional: RX frame sizes at the driver */
+	PROBE_COUNT
+};
+
+enum probe_hook {
+	PROBE_HOOK_NONE,
+	PROBE_HOOK_TP_BTF,      /* BTF-typed tracepoint (preferred) */
+	PROBE_HOOK_RAW_TP,      /* raw tracepoint (fallback) */
+	PROBE_HOOK_XDP_NATIVE,  /* XDP in the driver */
+	PROBE_HOOK_XDP_GENERIC, /* XDP in the stack (skb mode) */
+};
+
+enum probe_state {
+	PROBE_OFF,      /* not asked for (XDP without probes_opts.xdp) */
+	PROBE_ATTACHED, /* counting */
+	PROBE_MISSING,  /* asked for but unavailable: reason says why */
+};
+
+struct probe_status {
+	const char *name; /* "net_dev_start_xmit", ..., "xdp": the metrics label {probe} */
+	enum probe_state state;
+	enum probe_hook hook; /* the hook in use when attached */
+	char reason[256];     /* why missing (tried hooks and the kernel's answer), else "" */
+};
+
+/* Kernel BPF run-time stats of the program in use (zero unless stats are on). */
+struct probe_cost {
+	uint64_t run_count;
+	uint64_t run_time_ns;
+	uint64_t recursion_misses; /* events skipped because a BPF program was already running */
+};
+
+/* Interfaces that can be selected at once (besides the host slot). */
+#define PROBES_DEFAULT_MAX_IFACES 256
+#define PROBES_MAX_IFACES	  4096
+/* Distinct drop reasons reported per interface (the rest are summed into drops only). */
+#define PROBES_MAX_DROP_REASONS	  64
+/* probes_select(p, PROBES_HOST_IFINDEX) selects the host slot: events with no device. */
+#define PROBES_HOST_IFINDEX	  0
+
+struct probes_opts {
+	unsigned int max_ifaces; /* 0: PROBES_DEFAULT_MAX_IFACES; maps are sized by it */
+	bool xdp;                /* load the XDP program and attach it to each selected iface */
+	bool run_stats;          /* turn BPF run-time stats on while open (BPF_ENABLE_STATS) */
+};
+
+struct probe_drop {
+	uint32_t reason; /* enum skb_drop_reason value (subsystem in the upper 16 bits) */
+	uint64_t count;
+};
+
+/*
+ * One interface's counters since it was selected, summed over CPUs. Byte sizes include
+ * the link-layer header (skb->len at the driver, 14 bytes for Ethernet) and no FCS.
+ * Derived families: tx_packets = hist_count(&tx_skb_bytes), tx_bytes = tx_skb_bytes.sum,
+ * rx_packets = hist_count(&rx_frame_bytes), rx_bytes = rx_frame_bytes.sum,
+ * GSO skbs = hist_count(&tx_gso_segments).
+ */
+struct probe_counters {
+	struct rtl_hist tx_skb_bytes;       /* every skb handed to the driver */
+	struct rtl_hist tx_gso_size_bytes;  /* GSO skbs: gso_size (the MSS for TCP) */
+	struct rtl_hist tx_gso_segments;    /* GSO skbs: gso_segs */
+	uint64_t tx_gso_bytes;              /* sum of skb lengths of GSO skbs */
+	uint64_t tx_busy;                   /* driver refused (net_dev_xmit rc != 0) */
+	uint64_t tx_timeouts;               /* TX watchdog fired */
+	struct rtl_hist rx_frame_bytes;     /* frames as the driver delivered them */
+	struct rtl_hist rx_skb_bytes;       /* skbs after GRO (netif_receive_skb) */
+	struct rtl_hist rx_xdp_frame_bytes; /* frames seen by the XDP program */
+	uint64_t napi_polls;
+	uint64_t napi_budget_exhausted; /* polls with work >= budget */
+	uint64_t tcp_retransmits;       /* retransmitted skbs */
+	uint64_t tcp_retransmit_segments;
+	uint64_t drops; /* all drops (kfree_skb) */
+	unsigned int n_drop_reasons;
+	struct probe_drop drop_reasons[PROBES_MAX_DROP_REASONS]; /* by reason, ascending */
+};
+
+struct probes;
+
+/*
+ * Open, load and attach. Each probe tries tp_btf, then raw_tp; one the kernel lacks (no
+ * btf_trace_<name> in kernel BTF and no tracefs event) or refuses is marked missing with
+ * the reason, and the others still count. Fails (rterr_sys) only when BPF cannot be used at
+ * all (no kernel BTF, no privilege, map creation refused) or no probe could be attached.
+ * Test hooks (environment): RTLTUNE_PROBE_DISABLE=name[,name...] looks those tracepoints up
+ * under an impossible name so they take the "kernel lacks it" path;
+ * RTLTUNE_PROBE_HOOK=raw_tp skips tp_btf.
+ */
+int probes_open(struct probes **out, const struct probes_opts *opts, struct rterr *err);
+/* Detach and free everything (and turn run-time stats back off). NULL is fine. */
+void probes_close(struct probes *p);
+
+const struct probe_status *probes_status(const struct probes *p, enum probe_id id);
+const char *probe_hook_name(enum probe_hook hook); /* "tp_btf", "raw_tp", "xdp", ... */
+const char *probe_state_name(enum probe_state state); /* "off", "attached", "missing" */
+/* Number of probes in PROBE_ATTACHED state. */
+unsigned int probes_attached(const struct probes *p);
+
+/*
+ * Count interface ifindex of the calling thread's current network namespace (the filter
+ * key is the namespace plus ifindex, so equal ifindexes in two namespaces never mix).
+ * Returns the slot (> 0) that probes_read() and probes_unselect() take; selecting an
+ * interface again returns its slot unchanged. ifindex PROBES_HOST_IFINDEX selects slot 0,
+ * the host: drops without a device and retransmits of sockets without a route device, in
+ * any namespace. Counters of a new slot start at zero. -ENOSPC when max_ifaces are in use.
+ * With probes_opts.xdp the XDP program is attached here (native, else generic); a failure
+ * there is recorded in probes_status(p, PROBE_XDP) and does not fail the call.
+ */
+int probes_select(struct probes *p, int ifindex, struct rterr *err);
+int probes_unselect(struct probes *p, int slot, struct rterr *err);
+/* Sum a selected slot's counters over CPUs into *out. -ENOENT for a slot not selected. */
+int probes_read(struct probes *p, int slot, struct probe_counters *out, struct rterr *err);
+
+/* Run-time stats of a probe's program (bpf_prog_info run_cnt, run_time_ns). */
+int probes_cost(struct probes *p, enum probe_id id, struct probe_cost *out, struct rterr *err);
+/* Kernel memory charged for the maps and the programs (memlock of each fd). */
+int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes,
+		  struct rterr *err);
+/*
+ * The kernel's name of a drop reason ("NO_SOCKET", as tracefs prints it), from the
+ * enum skb_drop_reason in kernel BTF; "reason_N" for one it does not name. Returns buf.
+ */
+const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf,
+				    size_t len);
+
+#endif
