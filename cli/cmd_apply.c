@@ -113,13 +113,18 @@ static void render_plans(json_object *doc)
 
 			if (strcmp(act, "change") == 0) {
 				json_object *undone = json_object_object_get(c, "undone");
+				json_object *applied = json_object_object_get(c, "applied");
+				const char *state = "";
 
-				printf("%s %s %s -> %s%s%s%s\n", ifname, knob,
+				if (dry)
+					state = " (dry run)";
+				else if (undone && json_object_get_boolean(undone))
+					state = " (undone)";
+				else if (applied && !json_object_get_boolean(applied))
+					state = " (not applied)";
+				printf("%s %s %s -> %s%s\n", ifname, knob,
 				       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
-				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
-				       dry ? " (dry run)" : "",
-				       undone && json_object_get_boolean(undone) ? " (undone)" : "",
-				       "");
+				       text_of(json_object_object_get(c, "new"), b, sizeof(b)), state);
 				printed++;
 			} else if (strcmp(act, "skip") == 0) {
 				printf("%s %s skipped: %s\n", ifname, knob,

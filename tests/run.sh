@@ -14,16 +14,17 @@ run_one() { # name, command...
 	local name=$1 rc start
 	shift
 	start=$(date +%s.%N)
-	"$@" >"$logdir/$name.log" 2>&1
+	local log="$logdir/${name//\//_}.log"
+	"$@" >"$log" 2>&1
 	rc=$?
 	local secs
 	secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo 0)")
 	case $rc in
 	0) pass=$((pass + 1)); printf 'PASS  %-40s %6ss\n' "$name" "$secs" ;;
-	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$logdir/$name.log")" ;;
+	77) skip=$((skip + 1)); printf 'SKIP  %-40s %s\n' "$name" "$(tail -n 1 "$log")" ;;
 	*) fail=$((fail + 1)); failed+=("$name")
-	   printf 'FAIL  %-40s (exit %d, log %s)\n' "$name" "$rc" "$logdir/$name.log"
-	   sed -e 's/^/      | /' "$logdir/$name.log" | tail -n 25 ;;
+	   printf 'FAIL  %-40s (exit %d, log %s)\n' "$name" "$rc" "$log"
+	   sed -e 's/^/      | /' "$log" | tail -n 25 ;;
 	esac
 }
 
