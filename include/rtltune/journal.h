@@ -84,7 +84,9 @@ struct journal_entry {
  * unchanged values), before changing them. Knobs already journaled for this device keep
  * their first value. Durable (fsync, rename, fsync dir) on return. Fails with rterr_sys
  * (ENOSPC, EROFS, EIO, ...) and then the caller must change nothing. A renamed device's
- * entry follows it (its name is updated).
+ * entry follows it (its name is updated). A value of -1 (LINK_UNSET: the kernel does not
+ * report the knob) is skipped; any other value outside the knob's range (0/1, or
+ * 0..UINT32_MAX) is refused with RTERR_INPUT.
  */
 int journal_record_originals(struct journal *j, const struct journal_ident *id,
 			     const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT],
@@ -119,10 +121,12 @@ struct journal_inflight {
 /*
  * Begin an operation on device id that will change the knobs in which[] from pre[].
  * Also records pre[] as originals where none are journaled yet (one durable write for
- * both). The same process may begin again on the same device (knobs are added; earlier
- * pre-values kept). Another live process's operation on the device: -EBUSY naming it.
- * An orphaned one: -EBUSY saying it must be rolled back first (journal_inflight_get,
- * restore pre[], journal_inflight_end).
+ * both; -1 values are skipped as in journal_record_originals). The same process may
+ * begin again on the same device: knobs are added, earlier pre-values kept. Another live
+ * process's operation on the device: -EBUSY (rterr_sys) naming it. An orphaned one (its
+ * process died) is adopted the same way: its older pre-values are kept, so a crash of
+ * this operation too still rolls back to before the first. A caller that wants to roll
+ * the orphan back first (the daemon at start-up) checks journal_inflight_list() before.
  */
 int journal_inflight_begin(struct journal *j, const struct journal_ident *id, const char *op,
 			   const char *actor, const int64_t pre[KNOB__COUNT],
