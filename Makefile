@@ -29,6 +29,7 @@ CLI_SRCS    := $(wildcard cli/*.c)
 DAEMON_SRCS := $(wildcard daemon/*.c)
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+TOOL_SRCS   := $(wildcard tests/tools/*.c)
 
 LIB_OBJS    := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -36,6 +37,7 @@ DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 BPF_OBJS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS       := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_BINS   := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 LIBRTL      := $(BUILD)/librtltune.a
 PROGS       := $(BUILD)/rtltune $(if $(DAEMON_SRCS),$(BUILD)/rtltuned)
 
@@ -69,6 +71,11 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBRTL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# Test helpers (fault injectors, traffic generators): built for `make check` only.
+$(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBRTL)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 deps:
 	scripts/deps.sh
 
@@ -77,7 +84,7 @@ integration: $(PROGS)
 
 # The README's test command: installs what is missing, builds, runs every test.
 check: deps
-	$(MAKE) all $(UNIT_BINS)
+	$(MAKE) all $(UNIT_BINS) $(TOOL_BINS)
 	tests/run.sh $(UNIT_BINS)
 
 demo: deps

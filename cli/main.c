@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rtltune: query and tune NICs. Global options, then a subcommand (cli.h). */
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,13 @@
 extern struct cli_command __start_rtltune_cmds[];
 extern struct cli_command __stop_rtltune_cmds[];
 
+/* The linker collects every CLI_COMMAND() between these two symbols. */
+static size_t command_count(void)
+{
+	return ((uintptr_t)__stop_rtltune_cmds - (uintptr_t)__start_rtltune_cmds) /
+	       sizeof(struct cli_command);
+}
+
 #define RTLTUNE_DEFAULT_SOCKET "/run/rtltune/control.sock"
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -17,22 +25,23 @@ extern struct cli_command __stop_rtltune_cmds[];
 
 static void usage(FILE *out)
 {
-	const struct cli_command *c;
+	size_t i;
 
 	fprintf(out, "Usage: rtltune [--json] [--socket PATH] COMMAND [ARGS...]\n\nCommands:\n");
-	for (c = __start_rtltune_cmds; c < __stop_rtltune_cmds; c++)
-		fprintf(out, "  %-40s %s\n", c->usage, c->help);
+	for (i = 0; i < command_count(); i++)
+		fprintf(out, "  %-40s %s\n", __start_rtltune_cmds[i].usage,
+			__start_rtltune_cmds[i].help);
 	fprintf(out, "\nEnvironment: RTLTUNE_SOCKET, RTLTUNE_PROFILE_PATH, RTLTUNE_CHIP_PATH,\n"
 		     "RTLTUNE_STATE_DIR (see rtltune(8)).\n");
 }
 
 static const struct cli_command *find_command(const char *name)
 {
-	const struct cli_command *c;
+	size_t i;
 
-	for (c = __start_rtltune_cmds; c < __stop_rtltune_cmds; c++)
-		if (strcmp(c->name, name) == 0)
-			return c;
+	for (i = 0; i < command_count(); i++)
+		if (strcmp(__start_rtltune_cmds[i].name, name) == 0)
+			return &__start_rtltune_cmds[i];
 	return NULL;
 }
 
