@@ -582,6 +582,10 @@ static int resolve_include(struct profile_priv *pv, const char *const *dirs,
 		return oom(err);
 	r = find_by_name(pv, dirs, l->include, !strcmp(l->include, l->name) ? l->real : NULL,
 			 &next->path);
+	if (r == -ENOENT && !strcmp(l->include, l->name))
+		return rterr_input(err, "%sa profile including its own name extends the next %s.conf "
+				   "in the profile path, and there is none after %s",
+				   prefix, l->include, l->path);
 	if (r == -ENOENT) {
 		snprintf(prefix, sizeof(prefix), "%s:%u: include: ", l->path, l->include_line);
 		return unknown_profile(dirs, l->include, prefix, err);
