@@ -11,6 +11,9 @@
 
 struct nic;
 
+/* The chip file format this code reads ("format = 1" before the first section). */
+#define CHIPDB_FORMAT "1"
+
 /*
  * The chip database: what rtnetlink cannot tell us about a NIC (jumbo limits the driver
  * enforces late, offloads it silently drops, links it resets). chips/NAME.conf, format in
@@ -90,7 +93,7 @@ struct chip_entry {
 	uint32_t quirks;		   /* enum chip_quirk bits */
 	struct chip_hint *hints;
 	unsigned int n_hints;
-	char note[512];
+	char note[1024];
 	char file[256]; /* path the entry was read from */
 	unsigned int line; /* line of its [section] header */
 };
