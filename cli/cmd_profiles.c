@@ -269,6 +269,8 @@ static int cmd_profile(struct cli_ctx *ctx, int argc, char **argv)
 			chip = argv[++i];
 		else if (!strncmp(argv[i], "--chip=", 7))
 			chip = argv[i] + 7;
+		else if (!strcmp(argv[i], "--driver") || !strcmp(argv[i], "--chip"))
+			return cli_usage_error(ctx, "profile show: %s needs a value", argv[i]);
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error(ctx, "profile show: unknown option '%s'", argv[i]);
 		else if (name)
