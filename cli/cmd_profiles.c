@@ -44,7 +44,8 @@ static void render_profiles(json_object *doc)
 	int wname = list_width(list, "name", 4), wpath = list_width(list, "path", 6);
 
 	if (!n) {
-		printf("no profiles in the profile path (RTLTUNE_PROFILE_PATH, /etc/rtltune/profiles, "
+		printf("no profiles in the profile path (RTLTUNE_PROFILE_PATH, "
+		       "/etc/rtltune/profiles, "
 		       "the shipped directory)\n");
 		return;
 	}
@@ -67,7 +68,7 @@ static int cmd_profiles(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct profile_summary *list = NULL;
 	json_object *doc, *arr, *dirs_json;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	unsigned int n = 0, i;
 	char **dirs, **d;
 
@@ -212,9 +213,9 @@ static void render_knobs(json_object *knobs, const char *top)
 				 json_object_get_int(get(s, "line")));
 		else
 			snprintf(origin, sizeof(origin), "(not set)");
-		printf("    %-18s %-7s %-22s %s\n", name, cli_text_value(get(s, "value"), value,
-									     sizeof(value)),
-		       origin, why ? why : (file ? "" : "the kernel's value stays"));
+		printf("    %-18s %-7s %-22s %s\n", name,
+		       cli_text_value(get(s, "value"), value, sizeof(value)), origin,
+		       why ? why : (file ? "" : "the kernel's value stays"));
 	}
 }
 
@@ -251,13 +252,14 @@ static void render_profile(json_object *doc)
 static int cmd_profile(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *name = NULL, *driver = NULL, *chip = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct profile *p;
 	json_object *doc;
 	int i;
 
 	if (argc < 2 || strcmp(argv[1], "show"))
-		return cli_usage_error(ctx, "usage: profile show NAME [--driver NAME] [--chip ID]%s%s%s",
+		return cli_usage_error(ctx,
+				       "usage: profile show NAME [--driver NAME] [--chip ID]%s%s%s",
 				       argc < 2 ? "" : " (unknown subcommand '",
 				       argc < 2 ? "" : argv[1], argc < 2 ? "" : "')");
 	for (i = 2; i < argc; i++) {
@@ -274,7 +276,8 @@ static int cmd_profile(struct cli_ctx *ctx, int argc, char **argv)
 		else if (argv[i][0] == '-' && argv[i][1])
 			return cli_usage_error(ctx, "profile show: unknown option '%s'", argv[i]);
 		else if (name)
-			return cli_usage_error(ctx, "profile show: one profile at a time ('%s', '%s')",
+			return cli_usage_error(ctx,
+					       "profile show: one profile at a time ('%s', '%s')",
 					       name, argv[i]);
 		else
 			name = argv[i];

@@ -16,9 +16,9 @@
 #include "rtltune/paths.h"
 #include "rtltune/profile.h"
 
-#define SECTION_NONE -1
+#define SECTION_NONE	-1
 #define SECTION_PROFILE -2
-#define MATCH_MAX 48 /* chip ids are char[48] in the chip database */
+#define MATCH_MAX	48 /* chip ids are char[48] in the chip database */
 
 /* Every string a profile hands out lives here until profile_free(). */
 struct profile_priv {
@@ -49,7 +49,7 @@ struct parse {
 	char *buf;
 	size_t buflen;
 	unsigned int lineno;
-	int section; /* index into layer->sections, or SECTION_* */
+	int section;	       /* index into layer->sections, or SECTION_* */
 	char pending_why[256]; /* a comment line directly above the current line */
 	char line_why[256];    /* the why for the key on the current line */
 	int rc;		       /* first error (negative errno); err then holds the message */
@@ -144,7 +144,8 @@ static int layer_section(struct parse *ps, enum profile_scope scope, const char 
 
 	for (i = 0; i < l->n_sections; i++) {
 		s = &l->sections[i];
-		if (s->scope == scope && (scope == PROFILE_SCOPE_GENERIC || !strcmp(s->match, match)))
+		if (s->scope == scope &&
+		    (scope == PROFILE_SCOPE_GENERIC || !strcmp(s->match, match)))
 			return (int)i;
 	}
 	grown = realloc(l->sections, (l->n_sections + 1) * sizeof(*grown));
@@ -214,13 +215,15 @@ static int parse_section_header(struct parse *ps, char *s)
 		else if (!strcmp(inner, "chip"))
 			scope = PROFILE_SCOPE_CHIP;
 		else
-			return parse_fail(ps, "unknown section [%s:%s]; %s", inner, match, expected);
+			return parse_fail(ps, "unknown section [%s:%s]; %s", inner, match,
+					  expected);
 		if (!valid_match(match))
-			return parse_fail(ps,
-					  "[%s:%s]: expected a %s of 1-%d letters, digits, '_', '.' or '-'",
-					  inner, match,
-					  scope == PROFILE_SCOPE_DRIVER ? "driver name" : "chip id",
-					  MATCH_MAX - 1);
+			return parse_fail(
+				ps,
+				"[%s:%s]: expected a %s of 1-%d letters, digits, '_', '.' or '-'",
+				inner, match,
+				scope == PROFILE_SCOPE_DRIVER ? "driver name" : "chip id",
+				MATCH_MAX - 1);
 	}
 	idx = layer_section(ps, scope, match);
 	if (idx < 0) {
@@ -277,7 +280,8 @@ static char *read_line(char *out, int size, void *stream)
 		memcpy(ps->line_why, ps->pending_why, sizeof(ps->line_why));
 	ps->pending_why[0] = '\0';
 	if (!strchr(s, '=')) {
-		parse_fail(ps, "expected 'key = value', a [section] header or a comment, got '%s'", s);
+		parse_fail(ps, "expected 'key = value', a [section] header or a comment, got '%s'",
+			   s);
 		return NULL;
 	}
 	if (strlen(s) + 2 > (size_t)size) {
@@ -294,8 +298,10 @@ static int handle_profile_key(struct parse *ps, const char *key, const char *val
 
 	if (!strcmp(key, "description")) {
 		if (l->description_line)
-			return parse_fail(ps, "duplicate key 'description' in [profile] (first set at line %u)",
-					  l->description_line);
+			return parse_fail(
+				ps,
+				"duplicate key 'description' in [profile] (first set at line %u)",
+				l->description_line);
 		l->description = pool_strdup(ps->pv, value);
 		l->description_line = ps->lineno;
 		if (!l->description)
@@ -304,8 +310,9 @@ static int handle_profile_key(struct parse *ps, const char *key, const char *val
 	}
 	if (!strcmp(key, "include")) {
 		if (l->include_line)
-			return parse_fail(ps, "duplicate key 'include' in [profile] (first set at line %u)",
-					  l->include_line);
+			return parse_fail(
+				ps, "duplicate key 'include' in [profile] (first set at line %u)",
+				l->include_line);
 		if (!*value)
 			return parse_fail(ps, "include: expected a profile name or a file path");
 		l->include = pool_strdup(ps->pv, value);
@@ -314,7 +321,8 @@ static int handle_profile_key(struct parse *ps, const char *key, const char *val
 			ps->rc = oom(ps->err);
 		return !ps->rc;
 	}
-	return parse_fail(ps, "unknown key '%s' in [profile]; expected description or include", key);
+	return parse_fail(ps, "unknown key '%s' in [profile]; expected description or include",
+			  key);
 }
 
 static int handle_knob(struct parse *ps, const char *key, const char *value)
@@ -329,10 +337,11 @@ static int handle_knob(struct parse *ps, const char *key, const char *value)
 	if (id < 0) {
 		names[0] = '\0';
 		for (i = 0; i < KNOB__COUNT; i++)
-			off += (size_t)snprintf(names + off, off < sizeof(names) ? sizeof(names) - off : 0,
+			off += (size_t)snprintf(names + off,
+						off < sizeof(names) ? sizeof(names) - off : 0,
 						"%s%s", i ? ", " : "", knob_name((enum knob_id)i));
-		return parse_fail(ps, "unknown knob '%s' in [%s]; expected one of %s", key,
-				  s->name, names);
+		return parse_fail(ps, "unknown knob '%s' in [%s]; expected one of %s", key, s->name,
+				  names);
 	}
 	set = &s->knobs[id];
 	if (set->line)
@@ -362,8 +371,9 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	if (ps->rc)
 		return 0;
 	if (ps->section == SECTION_NONE)
-		return parse_fail(ps, "'%s' outside a section; expected a [profile] or [knobs] header first",
-				  key);
+		return parse_fail(
+			ps, "'%s' outside a section; expected a [profile] or [knobs] header first",
+			key);
 	if (ps->section == SECTION_PROFILE)
 		return handle_profile_key(ps, key, value);
 	return handle_knob(ps, key, value);
@@ -380,7 +390,7 @@ static int open_error(struct rterr *err, int errnum, const char *what, const cha
 static int parse_file(struct profile_priv *pv, struct layer *l, const char *prefix,
 		      struct rterr *err)
 {
-	struct parse ps = { .layer = l, .pv = pv, .err = err, .section = SECTION_NONE };
+	struct parse ps = {.layer = l, .pv = pv, .err = err, .section = SECTION_NONE};
 	char real[PATH_MAX];
 	int r;
 
@@ -398,8 +408,9 @@ static int parse_file(struct profile_priv *pv, struct layer *l, const char *pref
 	else if (!ps.rc && r == -2)
 		ps.rc = oom(err);
 	else if (!ps.rc && r != 0)
-		ps.rc = rterr_input(err, "%s:%d: expected 'key = value', a [section] header or a comment",
-				    l->path, r);
+		ps.rc = rterr_input(
+			err, "%s:%d: expected 'key = value', a [section] header or a comment",
+			l->path, r);
 	fclose(ps.f);
 	free(ps.buf);
 	return ps.rc;
@@ -446,7 +457,8 @@ static int scan_dirs(const char *const *dirs, struct found **out, unsigned int *
 			size_t len = strlen(de->d_name);
 			char *path;
 
-			if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".conf"))
+			if (de->d_name[0] == '.' || len <= 5 ||
+			    strcmp(de->d_name + len - 5, ".conf"))
 				continue;
 			if (asprintf(&path, "%s/%s", dirs[d], de->d_name) < 0)
 				goto nomem;
@@ -466,7 +478,7 @@ static int scan_dirs(const char *const *dirs, struct found **out, unsigned int *
 			if (!list[count++].name)
 				goto nomem;
 			continue;
-nomem:
+		nomem:
 			closedir(dir);
 			found_free(list, count);
 			return -ENOMEM;
@@ -490,8 +502,9 @@ static int unknown_profile(const char *const *dirs, const char *name, const char
 	unsigned int n, i;
 
 	for (i = 0; dirs[i]; i++)
-		woff += (size_t)snprintf(where + woff, woff < sizeof(where) ? sizeof(where) - woff : 0,
-					 "%s%s", i ? ":" : "", dirs[i]);
+		woff += (size_t)snprintf(where + woff,
+					 woff < sizeof(where) ? sizeof(where) - woff : 0, "%s%s",
+					 i ? ":" : "", dirs[i]);
 	if (scan_dirs(dirs, &f, &n) < 0)
 		return oom(err);
 	for (i = 0; i < n; i++) {
@@ -502,7 +515,8 @@ static int unknown_profile(const char *const *dirs, const char *name, const char
 	}
 	found_free(f, n);
 	if (!avail[0])
-		return rterr_input(err, "%sunknown profile '%s': no profiles in the profile path (%s)",
+		return rterr_input(err,
+				   "%sunknown profile '%s': no profiles in the profile path (%s)",
 				   prefix, name, where[0] ? where : "no directory exists");
 	return rterr_input(err, "%sunknown profile '%s' (available: %s)", prefix, name, avail);
 }
@@ -556,8 +570,8 @@ static const char *stem(struct profile_priv *pv, const char *path)
 }
 
 /* Where the include line of l points: a path (relative to l's directory) or a name. */
-static int resolve_include(struct profile_priv *pv, const char *const *dirs,
-			   const struct layer *l, struct layer *next, struct rterr *err)
+static int resolve_include(struct profile_priv *pv, const char *const *dirs, const struct layer *l,
+			   struct layer *next, struct rterr *err)
 {
 	char prefix[PATH_MAX + 64];
 	int r;
@@ -583,7 +597,8 @@ static int resolve_include(struct profile_priv *pv, const char *const *dirs,
 	r = find_by_name(pv, dirs, l->include, !strcmp(l->include, l->name) ? l->real : NULL,
 			 &next->path);
 	if (r == -ENOENT && !strcmp(l->include, l->name))
-		return rterr_input(err, "%sa profile including its own name extends the next %s.conf "
+		return rterr_input(err,
+				   "%sa profile including its own name extends the next %s.conf "
 				   "in the profile path, and there is none after %s",
 				   prefix, l->include, l->path);
 	if (r == -ENOENT) {
@@ -629,7 +644,8 @@ static int flatten(struct profile *p, struct layer *layers, unsigned int n, stru
 
 			for (j = 0; j < count; j++)
 				if (out[j].scope == src->scope &&
-				    (src->scope == PROFILE_SCOPE_GENERIC || !strcmp(out[j].match, src->match)))
+				    (src->scope == PROFILE_SCOPE_GENERIC ||
+				     !strcmp(out[j].match, src->match)))
 					break;
 			dst = &out[j];
 			if (j == count) {
@@ -721,8 +737,9 @@ int profile_load_dirs(const char *name_or_path, const char *const *dirs, struct 
 		goto fail;
 	} else {
 		layers[0].name = pool_strdup(p->priv, name_or_path);
-		r = layers[0].name ? find_by_name(p->priv, dirs, name_or_path, NULL, &layers[0].path)
-				   : -ENOMEM;
+		r = layers[0].name
+			    ? find_by_name(p->priv, dirs, name_or_path, NULL, &layers[0].path)
+			    : -ENOMEM;
 		if (r == -ENOENT) {
 			r = unknown_profile(dirs, name_or_path, "", err);
 			goto fail;
@@ -734,7 +751,7 @@ int profile_load_dirs(const char *name_or_path, const char *const *dirs, struct 
 	}
 	r = parse_file(p->priv, &layers[0], "cannot open profile ", err);
 	while (!r && layers[n - 1].include) {
-		struct layer next = { 0 };
+		struct layer next = {0};
 		char prefix[PATH_MAX + 64];
 
 		r = resolve_include(p->priv, dirs, &layers[n - 1], &next, err);
@@ -798,7 +815,8 @@ const struct profile_section *profile_find_section(const struct profile *p,
 	for (i = 0; i < p->n_sections; i++) {
 		const struct profile_section *s = &p->sections[i];
 
-		if (s->scope == scope && (scope == PROFILE_SCOPE_GENERIC || !strcmp(s->match, match)))
+		if (s->scope == scope &&
+		    (scope == PROFILE_SCOPE_GENERIC || !strcmp(s->match, match)))
 			return s;
 	}
 	return NULL;
@@ -885,7 +903,7 @@ int profile_list_dirs(const char *const *dirs, struct profile_summary **out, uns
 	}
 	for (i = 0; i < count; i++) {
 		struct profile_summary *s = &list[i];
-		struct rterr lerr = { 0 };
+		struct rterr lerr = {0};
 		struct profile *p = NULL;
 
 		s->name = f[i].name;

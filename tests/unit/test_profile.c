@@ -58,8 +58,8 @@ static int find_tree(void)
 /* Load name_or_path with the directory list dirs (fixture-relative, NULL-terminated). */
 static struct profile *load_ok(const char *name_or_path, const char *d0, const char *d1)
 {
-	const char *dirs[3] = { d0 ? strdup(d0) : NULL, d1 ? strdup(d1) : NULL, NULL };
-	struct rterr err = { 0 };
+	const char *dirs[3] = {d0 ? strdup(d0) : NULL, d1 ? strdup(d1) : NULL, NULL};
+	struct rterr err = {0};
 	struct profile *p = NULL;
 	int r = profile_load_dirs(name_or_path, dirs, &p, &err);
 
@@ -133,7 +133,7 @@ static void test_parse_values_and_comments(void **state)
 
 static void test_value_str(void **state)
 {
-	struct knob_value v = { KV_NUMBER, 1 };
+	struct knob_value v = {KV_NUMBER, 1};
 	char buf[32];
 
 	assert_string_equal(profile_value_str(KNOB_TSO, &v, buf, sizeof(buf)), "on");
@@ -185,8 +185,8 @@ static void test_include_by_name_and_path(void **state)
 	profile_free(p);
 }
 
-static void expect_resolved(const struct profile *p, const char *drv, const char *chip,
-			    int64_t gso, int64_t gro, const char *gso_section)
+static void expect_resolved(const struct profile *p, const char *drv, const char *chip, int64_t gso,
+			    int64_t gro, const char *gso_section)
 {
 	struct profile_setting out[KNOB__COUNT];
 
@@ -231,8 +231,8 @@ static void test_precedence(void **state)
 static void test_admin_beats_shipped(void **state)
 {
 	struct profile_summary *list = NULL;
-	const char *dirs[3] = { NULL, NULL, NULL };
-	struct rterr err = { 0 };
+	const char *dirs[3] = {NULL, NULL, NULL};
+	struct rterr err = {0};
 	struct profile *p;
 	unsigned int n = 0;
 	char env[2 * PATH_MAX + 2];
@@ -294,9 +294,9 @@ static void test_admin_beats_shipped(void **state)
 
 static void test_list_reports_broken_files(void **state)
 {
-	const char *dirs[2] = { fixture("bad"), NULL };
+	const char *dirs[2] = {fixture("bad"), NULL};
 	struct profile_summary *list = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	unsigned int n = 0, i, broken = 0;
 	char want[PATH_MAX + 64];
 
@@ -316,9 +316,9 @@ static void test_list_reports_broken_files(void **state)
 /* Load a broken fixture: exit-2 kind, nothing returned, message exactly as given. */
 static void expect_error(const char *name_or_path, const char *dir, const char *want)
 {
-	const char *dirs[2] = { dir, NULL };
+	const char *dirs[2] = {dir, NULL};
 	struct profile *p = (struct profile *)&p; /* must come back NULL */
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	int r = profile_load_dirs(name_or_path, dirs, &p, &err);
 
 	assert_int_equal(r, -EINVAL);
@@ -340,10 +340,11 @@ static void test_errors(void **state)
 		 "[chip:ID]",
 		 BAD("unknown_section.conf"));
 	expect_error("unknown_section", bad, want);
-	snprintf(want, sizeof(want),
-		 "%s:3: unknown section [vendor:foo]; expected [profile], [knobs], [driver:NAME] or "
-		 "[chip:ID]",
-		 BAD("unknown_section_kind.conf"));
+	snprintf(
+		want, sizeof(want),
+		"%s:3: unknown section [vendor:foo]; expected [profile], [knobs], [driver:NAME] or "
+		"[chip:ID]",
+		BAD("unknown_section_kind.conf"));
 	expect_error("unknown_section_kind", bad, want);
 	snprintf(want, sizeof(want),
 		 "%s:3: unknown knob 'gso_max_sz' in [knobs]; expected one of mtu, tso, gso, gro, "
@@ -362,8 +363,8 @@ static void test_errors(void **state)
 	snprintf(want, sizeof(want), "%s:2: tso expects on, off, max or keep, got 'maybe'",
 		 BAD("malformed_bool.conf"));
 	expect_error(BAD("malformed_bool.conf"), bad, want);
-	snprintf(want, sizeof(want),
-		 "%s:6: duplicate key 'tso' in [knobs] (first set at line 2)", BAD("dup.conf"));
+	snprintf(want, sizeof(want), "%s:6: duplicate key 'tso' in [knobs] (first set at line 2)",
+		 BAD("dup.conf"));
 	expect_error("dup", bad, want);
 	snprintf(want, sizeof(want),
 		 "%s:3: duplicate key 'include' in [profile] (first set at line 2)",
@@ -380,9 +381,9 @@ static void test_errors(void **state)
 	snprintf(want, sizeof(want), "%s:3: include: unknown profile 'nosuch' (available: ",
 		 BAD("missing_include.conf"));
 	{
-		const char *dirs[2] = { bad, NULL };
+		const char *dirs[2] = {bad, NULL};
 		struct profile *p = NULL;
-		struct rterr err = { 0 };
+		struct rterr err = {0};
 
 		assert_int_equal(profile_load_dirs("missing_include", dirs, &p, &err), -EINVAL);
 		assert_null(p);
@@ -390,8 +391,7 @@ static void test_errors(void **state)
 		assert_memory_equal(err.msg, want, strlen(want));
 		assert_non_null(strstr(err.msg, "loop_a, loop_b, malformed"));
 	}
-	snprintf(want, sizeof(want),
-		 "%s:2: include 'sub/none.conf': %s: No such file or directory",
+	snprintf(want, sizeof(want), "%s:2: include 'sub/none.conf': %s: No such file or directory",
 		 BAD("missing_include_path.conf"), BAD("sub/none.conf"));
 	expect_error("missing_include_path", bad, want);
 	/* An error inside an included file names that file's line. */
@@ -427,15 +427,15 @@ static void test_unknown_profile(void **state)
 		 fixture("nodir/x.conf"));
 	expect_error(fixture("nodir/x.conf"), fixture("admin"), want);
 	expect_error("..", fixture("admin"), "invalid profile name '..'");
-	snprintf(want, sizeof(want),
-		 "unknown profile 'x': no profiles in the profile path (%s)", fixture(""));
+	snprintf(want, sizeof(want), "unknown profile 'x': no profiles in the profile path (%s)",
+		 fixture(""));
 	expect_error("x", fixture(""), want);
 }
 
 /* The shipped profiles: all load, MTU is never touched, every line says why. */
 static void test_builtins(void **state)
 {
-	static const char *const names[] = { "balanced", "throughput", "latency", "powersave" };
+	static const char *const names[] = {"balanced", "throughput", "latency", "powersave"};
 	struct profile_setting out[KNOB__COUNT];
 	char dir[PATH_MAX];
 	unsigned int i, s, k;
