@@ -254,7 +254,10 @@ static char *read_line(char *out, int size, void *stream)
 		return NULL;
 	ps->lineno++;
 	ps->line_why[0] = '\0';
-	s = trim(ps->buf);
+	s = ps->buf;
+	if (ps->lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
+		s += 3; /* UTF-8 byte order mark from Windows editors */
+	s = trim(s);
 	if (*s == '#' || *s == ';') {
 		snprintf(ps->pending_why, sizeof(ps->pending_why), "%s", trim(s + 1));
 		out[0] = '\0';

@@ -131,6 +131,15 @@ static void test_parse_values_and_comments(void **state)
 	profile_free(p);
 }
 
+/* Files written on Windows: a byte order mark and CRLF line ends. */
+static void test_bom_crlf(void **state)
+{
+	struct profile *p = load_ok(fixture("ok/bom.conf"), NULL, NULL);
+
+	assert_setting(&p->sections[0].knobs[KNOB_TSO], KV_NUMBER, 0, "ok/bom.conf", 2);
+	profile_free(p);
+}
+
 static void test_value_str(void **state)
 {
 	struct knob_value v = {KV_NUMBER, 1};
@@ -500,6 +509,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_values_and_comments),
+		cmocka_unit_test(test_bom_crlf),
 		cmocka_unit_test(test_value_str),
 		cmocka_unit_test(test_include_by_name_and_path),
 		cmocka_unit_test(test_precedence),
