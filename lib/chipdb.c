@@ -276,7 +276,7 @@ static int section_begin(struct parser *p, char *s)
 {
 	struct chip_entry *grown, *e;
 	const struct chip_entry *dup;
-	char id[64], *close, *rest;
+	char id[sizeof(((struct chip_entry *)0)->id)], *close, *rest;
 	size_t len;
 	int i;
 
@@ -314,7 +314,7 @@ static int section_begin(struct parser *p, char *s)
 	p->db->entries = grown;
 	e = &grown[p->db->n];
 	memset(e, 0, sizeof(*e));
-	snprintf(e->id, sizeof(e->id), "%s", id);
+	memcpy(e->id, id, sizeof(e->id));
 	snprintf(e->file, sizeof(e->file), "%s", p->path);
 	e->line = p->line;
 	e->big_tcp = -1;

@@ -64,11 +64,15 @@ enum chip_field {
 	CHIP_F_REVISION = 1u << 2,
 	CHIP_F_FIRMWARE = 1u << 3,
 };
-/* Specificity of each field; an entry's score is the sum over the fields it declares. */
+/*
+ * Specificity of each field; an entry's score is the sum over the fields it declares. The
+ * firmware string outweighs PCI id + revision together: r8169 picks the firmware file from
+ * the chip's XID (its real identity), while the PCI revision only correlates with it.
+ */
 #define CHIP_SCORE_DRIVER 1
 #define CHIP_SCORE_PCI 2
 #define CHIP_SCORE_REVISION 4
-#define CHIP_SCORE_FIRMWARE 4
+#define CHIP_SCORE_FIRMWARE 8
 
 #define CHIP_MAX_REVISIONS 8
 
