@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "rtltune/chipdb.h"
 #include "rtltune/profile.h"
 
 /*
@@ -505,6 +506,38 @@ static void test_builtins(void **state)
 	profile_free(p);
 }
 
+/* A [chip:ID] the chip database does not know would silently never match. */
+static void test_builtin_chip_ids_exist(void **state)
+{
+	static const char *const names[] = {"balanced", "throughput", "latency", "powersave"};
+	char dir[PATH_MAX], chips[PATH_MAX];
+	const char *dirs[2] = {chips, NULL};
+	struct rterr err = {0};
+	struct chipdb *db = NULL;
+	unsigned int i, s, seen = 0;
+
+	snprintf(dir, sizeof(dir), "%s/profiles", tree);
+	snprintf(chips, sizeof(chips), "%s/chips", tree);
+	if (chipdb_load_dirs(dirs, &db, &err) < 0)
+		fail_msg("chip database: %s", err.msg);
+	for (i = 0; i < 4; i++) {
+		struct profile *p = load_ok(names[i], dir, NULL);
+
+		for (s = 0; s < p->n_sections; s++) {
+			if (p->sections[s].scope != PROFILE_SCOPE_CHIP)
+				continue;
+			if (!chipdb_find(db, p->sections[s].match))
+				fail_msg("%s: [%s]: no such chip database entry", names[i],
+					 p->sections[s].name);
+			seen++;
+		}
+		profile_free(p);
+	}
+	/* rtl8126a, through every profile's include chain. */
+	assert_int_equal(seen, 4);
+	chipdb_free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_unknown_profile),
 		cmocka_unit_test(test_builtins),
+		cmocka_unit_test(test_builtin_chip_ids_exist),
 	};
 
 	if (find_tree() < 0) {
