@@ -33,10 +33,11 @@ static json_object *entry_json(const struct chip_entry *e)
 
 	json_object_object_add(o, "id", json_object_new_string(e->id));
 	json_object_object_add(o, "name", json_object_new_string(e->name));
-	json_object_object_add(m, "driver",
-			       e->fields & CHIP_F_DRIVER ? json_object_new_string(e->driver) : NULL);
+	json_object_object_add(
+		m, "driver", e->fields & CHIP_F_DRIVER ? json_object_new_string(e->driver) : NULL);
 	snprintf(buf, sizeof(buf), "%04x:%04x", e->pci_vendor, e->pci_device);
-	json_object_object_add(m, "pci", e->fields & CHIP_F_PCI ? json_object_new_string(buf) : NULL);
+	json_object_object_add(m, "pci",
+			       e->fields & CHIP_F_PCI ? json_object_new_string(buf) : NULL);
 	if (e->fields & CHIP_F_REVISION) {
 		revs = json_object_new_array();
 		for (i = 0; i < e->n_revisions; i++) {
@@ -45,9 +46,9 @@ static json_object *entry_json(const struct chip_entry *e)
 		}
 	}
 	json_object_object_add(m, "revisions", revs);
-	json_object_object_add(m, "firmware", e->fields & CHIP_F_FIRMWARE ?
-							 json_object_new_string(e->firmware) :
-							 NULL);
+	json_object_object_add(m, "firmware",
+			       e->fields & CHIP_F_FIRMWARE ? json_object_new_string(e->firmware)
+							   : NULL);
 	json_object_object_add(o, "match", m);
 	json_object_object_add(o, "score", json_object_new_int(e->score));
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++)
@@ -57,14 +58,15 @@ static json_object *entry_json(const struct chip_entry *e)
 	json_object_object_add(o, "big_tcp", cli_json_bool(e->big_tcp));
 	for (i = 0; i < CHIP_QUIRK_COUNT; i++)
 		if (chip_has_quirk(e, (enum chip_quirk)(1u << i)))
-			json_object_array_add(q, json_object_new_string(
-							 chip_quirk_name((enum chip_quirk)(1u << i))));
+			json_object_array_add(q, json_object_new_string(chip_quirk_name(
+							 (enum chip_quirk)(1u << i))));
 	json_object_object_add(o, "quirks", q);
 	for (i = 0; i < e->n_hints; i++) {
 		json_object *h = json_object_new_object();
 
 		json_object_object_add(h, "profile", json_object_new_string(e->hints[i].profile));
-		json_object_object_add(h, "knob", json_object_new_string(knob_name(e->hints[i].knob)));
+		json_object_object_add(h, "knob",
+				       json_object_new_string(knob_name(e->hints[i].knob)));
 		json_object_object_add(h, "value", hint_value_json(&e->hints[i]));
 		json_object_array_add(hints, h);
 	}
@@ -108,7 +110,8 @@ static json_object *iface_json(const struct chipdb *db, const struct nic *nic)
 	json_object_object_add(doc, "firmware",
 			       cli_json_str(nic->have_drvinfo ? nic->drv.firmware : NULL));
 	snprintf(buf, sizeof(buf), "%04x:%04x", nic->pci.vendor, nic->pci.device);
-	json_object_object_add(doc, "pci_id", nic->pci.present ? json_object_new_string(buf) : NULL);
+	json_object_object_add(doc, "pci_id",
+			       nic->pci.present ? json_object_new_string(buf) : NULL);
 	snprintf(buf, sizeof(buf), "0x%02x", nic->pci.revision);
 	json_object_object_add(doc, "pci_revision",
 			       nic->pci.present ? json_object_new_string(buf) : NULL);
@@ -143,8 +146,8 @@ static json_object *iface_json(const struct chipdb *db, const struct nic *nic)
 		json_object *l = json_object_new_object();
 
 		json_object_object_add(l, "value", cli_json_i64(eff[i].value));
-		json_object_object_add(l, "source",
-				       json_object_new_string(chip_limit_source_name(eff[i].source)));
+		json_object_object_add(
+			l, "source", json_object_new_string(chip_limit_source_name(eff[i].source)));
 		json_object_object_add(l, "kernel", cli_json_i64(eff[i].kernel));
 		json_object_object_add(l, "chip", cli_json_i64(eff[i].table));
 		json_object_object_add(lim, chip_limit_name((enum chip_limit)i), l);
@@ -186,7 +189,8 @@ static void match_text(json_object *m, char *out, size_t len)
 		APPEND("%s%s", i ? "/" : (off ? ", rev " : "rev "),
 		       json_object_get_string(json_object_array_get_idx(revs, i)));
 	if (get(m, "firmware"))
-		APPEND("%sfirmware %s", off ? ", " : "", json_object_get_string(get(m, "firmware")));
+		APPEND("%sfirmware %s", off ? ", " : "",
+		       json_object_get_string(get(m, "firmware")));
 #undef APPEND
 }
 
@@ -237,8 +241,9 @@ static void render_list(json_object *doc)
 		       json_object_get_string(get(e, "id")), w_match, match,
 		       str(lim, "max_mtu", a, sizeof(a)), str(lim, "tso_max_size", b, sizeof(b)),
 		       str(lim, "tso_max_segs", c, sizeof(c)),
-		       get(e, "big_tcp") ? (json_object_get_boolean(get(e, "big_tcp")) ? "yes" : "no") :
-					   "-",
+		       get(e, "big_tcp")
+			       ? (json_object_get_boolean(get(e, "big_tcp")) ? "yes" : "no")
+			       : "-",
 		       w_src, src, quirks[0] ? quirks : "-");
 	}
 	printf("%zu entries from %zu files\n", n, json_object_array_length(get(doc, "files")));
@@ -287,7 +292,8 @@ static void render_iface(json_object *doc)
 	printf("    %-20s %s\n", "pci", buf);
 	if (chip) {
 		match_text(get(chip, "match"), buf, sizeof(buf));
-		printf("    %-20s %s (score %s)\n", "entry matches", buf, str(m, "score", a, sizeof(a)));
+		printf("    %-20s %s (score %s)\n", "entry matches", buf,
+		       str(m, "score", a, sizeof(a)));
 		printf("    %-20s %s:%d\n", "defined at", json_object_get_string(get(chip, "file")),
 		       json_object_get_int(get(chip, "line")));
 	}
@@ -319,18 +325,20 @@ static void render_iface(json_object *doc)
 static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *ifname = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct chipdb *db;
 	struct nic nic;
 	int i, code;
 
 	for (i = 1; i < argc; i++) {
 		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "chips: unknown option '%s' (usage: rtltune "
-						    "chips [IFACE] [--json])",
+			return cli_usage_error(ctx,
+					       "chips: unknown option '%s' (usage: rtltune "
+					       "chips [IFACE] [--json])",
 					       argv[i]);
 		if (ifname)
-			return cli_usage_error(ctx, "chips: one interface at most, got '%s' and '%s'",
+			return cli_usage_error(ctx,
+					       "chips: one interface at most, got '%s' and '%s'",
 					       ifname, argv[i]);
 		ifname = argv[i];
 	}

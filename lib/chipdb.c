@@ -23,29 +23,27 @@ static const struct {
 	const char *name;
 	const char *description;
 } quirk_info[CHIP_QUIRK_COUNT] = {
-	{ "jumbo-disables-tso", "MTU above 1500 forces TSO and TX checksumming off" },
-	{ "jumbo-disables-pause", "MTU above 1500 stops pause frames (flow control)" },
-	{ "tso-ipv4-only", "TSO covers IPv4 only; IPv6 TCP is segmented in software" },
-	{ "mtu-change-needs-link-down", "MTU changes are refused (EBUSY) while the link is up" },
-	{ "mtu-change-resets-link", "an MTU change resets the link or rebuilds the queues" },
-	{ "tso-off-by-default", "the driver leaves TSO off at probe" },
-	{ "tso-retransmit-storm", "field reports of heavy TCP retransmits with TSO on" },
-	{ "no-native-xdp", "no native XDP (generic XDP only)" },
-	{ "needs-small-gso", "slow parts do better with small GSO packets" },
-	{ "big-tcp-needs-hbh", "IPv6 BIG TCP carries a hop-by-hop jumbo header (older kernels)" },
-	{ "xdp-caps-mtu", "attaching XDP lowers the maximum MTU" },
-	{ "tune-with-master", "traffic also crosses a paired/master netdev: tune both" },
-	{ "tso-drops-options", "no TSO for packets with IP or TCP options" },
-	{ "mtu-change-may-fail", "an MTU change reallocates buffers and can fail (ENOMEM)" },
-	{ "gro-off-by-default", "GRO is off until enabled" },
-	{ "judge-slowly", "throughput is noisy: judge changes over long, repeated windows" },
+	{"jumbo-disables-tso", "MTU above 1500 forces TSO and TX checksumming off"},
+	{"jumbo-disables-pause", "MTU above 1500 stops pause frames (flow control)"},
+	{"tso-ipv4-only", "TSO covers IPv4 only; IPv6 TCP is segmented in software"},
+	{"mtu-change-needs-link-down", "MTU changes are refused (EBUSY) while the link is up"},
+	{"mtu-change-resets-link", "an MTU change resets the link or rebuilds the queues"},
+	{"tso-off-by-default", "the driver leaves TSO off at probe"},
+	{"tso-retransmit-storm", "field reports of heavy TCP retransmits with TSO on"},
+	{"no-native-xdp", "no native XDP (generic XDP only)"},
+	{"needs-small-gso", "slow parts do better with small GSO packets"},
+	{"big-tcp-needs-hbh", "IPv6 BIG TCP carries a hop-by-hop jumbo header (older kernels)"},
+	{"xdp-caps-mtu", "attaching XDP lowers the maximum MTU"},
+	{"tune-with-master", "traffic also crosses a paired/master netdev: tune both"},
+	{"tso-drops-options", "no TSO for packets with IP or TCP options"},
+	{"mtu-change-may-fail", "an MTU change reallocates buffers and can fail (ENOMEM)"},
+	{"gro-off-by-default", "GRO is off until enabled"},
+	{"judge-slowly", "throughput is noisy: judge changes over long, repeated windows"},
 };
 
 static const char *const limit_names[CHIP_LIMIT__COUNT] = {
-	[CHIP_LIMIT_MAX_MTU] = "max_mtu",
-	[CHIP_LIMIT_TSO_MAX_SIZE] = "tso_max_size",
-	[CHIP_LIMIT_TSO_MAX_SEGS] = "tso_max_segs",
-	[CHIP_LIMIT_GSO_MAX_SIZE] = "gso_max_size",
+	[CHIP_LIMIT_MAX_MTU] = "max_mtu",	    [CHIP_LIMIT_TSO_MAX_SIZE] = "tso_max_size",
+	[CHIP_LIMIT_TSO_MAX_SEGS] = "tso_max_segs", [CHIP_LIMIT_GSO_MAX_SIZE] = "gso_max_size",
 	[CHIP_LIMIT_GRO_MAX_SIZE] = "gro_max_size",
 };
 
@@ -172,8 +170,8 @@ enum chip_key {
 	KEY__COUNT
 };
 
-#define KNOWN_KEYS                                                                          \
-	"name, driver, pci, revision, firmware, max_mtu, tso_max_size, tso_max_segs, "     \
+#define KNOWN_KEYS                                                                                 \
+	"name, driver, pci, revision, firmware, max_mtu, tso_max_size, tso_max_segs, "             \
 	"gso_max_size, gro_max_size, big_tcp, quirks, note, hint.PROFILE.KNOB"
 
 struct parser {
@@ -225,8 +223,9 @@ static int entry_finish(struct parser *p)
 		r = parse_fail(p, "[%s] matches nothing: expected 'driver =' or 'pci =' (or both)",
 			       e->id);
 	else if ((e->fields & CHIP_F_REVISION) && !(e->fields & CHIP_F_PCI))
-		r = parse_fail(p, "[%s] has 'revision =' without 'pci =': a revision only means "
-				  "something for one vendor:device",
+		r = parse_fail(p,
+			       "[%s] has 'revision =' without 'pci =': a revision only means "
+			       "something for one vendor:device",
 			       e->id);
 	if (r < 0)
 		goto out;
@@ -234,8 +233,9 @@ static int entry_finish(struct parser *p)
 	tso = e->limits[CHIP_LIMIT_TSO_MAX_SIZE];
 	p->line = p->key_line[KEY_LIMIT0 + CHIP_LIMIT_GSO_MAX_SIZE];
 	if (gso != LINK_UNSET && tso != LINK_UNSET && gso > tso)
-		r = parse_fail(p, "gso_max_size %lld is above tso_max_size %lld: expected at most "
-				  "%lld (the kernel refuses more)",
+		r = parse_fail(p,
+			       "gso_max_size %lld is above tso_max_size %lld: expected at most "
+			       "%lld (the kernel refuses more)",
 			       (long long)gso, (long long)tso, (long long)tso);
 	else if (gso != LINK_UNSET && e->big_tcp == 0 && gso > GSO_LEGACY_MAX_SIZE)
 		r = parse_fail(p, "gso_max_size %lld contradicts big_tcp = no: expected at most %d",
@@ -345,9 +345,10 @@ static char *chip_reader(char *str, int num, void *stream)
 
 		if (c != EOF) {
 			ungetc(c, p->f);
-			parse_fail(p, "line longer than %d characters (split a long note over "
-				      "several 'note =' lines)",
-				   num - 3);
+			parse_fail(p,
+				   "line longer than %d characters (split a long note over "
+				   "several 'note =' lines)",
+				   num - 2);
 			return NULL;
 		}
 	}
@@ -369,12 +370,12 @@ static char *chip_reader(char *str, int num, void *stream)
 static int key_once(struct parser *p, enum chip_key k, const char *name)
 {
 	if (p->key_line[k] && p->indented)
-		return parse_fail(p, "indented line continues '%s': only note and quirks may go "
-				     "on over indented lines",
+		return parse_fail(p,
+				  "indented line continues '%s': only note and quirks may go "
+				  "on over indented lines",
 				  name);
 	if (p->key_line[k])
-		return parse_fail(p, "duplicate key '%s' (first on line %u)", name,
-				  p->key_line[k]);
+		return parse_fail(p, "duplicate key '%s' (first on line %u)", name, p->key_line[k]);
 	p->key_line[k] = p->line;
 	return 0;
 }
@@ -462,8 +463,9 @@ static int set_revisions(struct parser *p, struct chip_entry *e, const char *v)
 	e->fields |= CHIP_F_REVISION;
 	return 0;
 bad:
-	return parse_fail(p, "revision: expected PCI revisions in hex like 0x15 (lspci's "
-			     "\"rev 15\"), comma-separated, got '%s'",
+	return parse_fail(p,
+			  "revision: expected PCI revisions in hex like 0x15 (lspci's "
+			  "\"rev 15\"), comma-separated, got '%s'",
 			  v);
 }
 
@@ -508,7 +510,7 @@ static int set_bool(struct parser *p, int *dst, const char *key, const char *v)
 static int add_hint(struct parser *p, struct chip_entry *e, const char *key, const char *v)
 {
 	const char *prof = key + 5, *dot = strchr(prof, '.');
-	struct chip_hint h = { 0 }, *grown;
+	struct chip_hint h = {0}, *grown;
 	char why[256];
 	size_t plen;
 	unsigned int i;
@@ -525,8 +527,9 @@ static int add_hint(struct parser *p, struct chip_entry *e, const char *key, con
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		      c == '-' || c == '_'))
-			return parse_fail(p, "%s: expected a profile name of letters, digits, "
-					     "'-' or '_'",
+			return parse_fail(p,
+					  "%s: expected a profile name of letters, digits, "
+					  "'-' or '_'",
 					  key);
 	}
 	memcpy(h.profile, prof, plen);
@@ -581,10 +584,11 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 		if (key_once(p, KEY_LIMIT0 + i, key) < 0)
 			return -EINVAL;
 		if (parse_limit(v, &e->limits[i]) < 0)
-			return parse_fail(p,
-					  "%s: expected a positive number (decimal, 0x hex, optional "
-					  "K or M suffix), got '%s'",
-					  key, v);
+			return parse_fail(
+				p,
+				"%s: expected a positive number (decimal, 0x hex, optional "
+				"K or M suffix), got '%s'",
+				key, v);
 		return 0;
 	}
 	if (strcmp(key, "name") == 0)
@@ -594,8 +598,9 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 		    copy_text(p, e->driver, sizeof(e->driver), key, v) < 0)
 			return -EINVAL;
 		if (strpbrk(v, " \t*?["))
-			return parse_fail(p, "driver: expected a driver name as ethtool -i prints "
-					     "it (exact, no spaces or wildcards), got '%s'",
+			return parse_fail(p,
+					  "driver: expected a driver name as ethtool -i prints "
+					  "it (exact, no spaces or wildcards), got '%s'",
 					  v);
 		e->fields |= CHIP_F_DRIVER;
 		return 0;
@@ -643,7 +648,7 @@ static int chip_handler(void *user, const char *section, const char *name, const
 
 int chipdb_load_file(struct chipdb *db, const char *path, struct rterr *err)
 {
-	struct parser p = { .db = db, .path = path, .err = err, .cur = -1 };
+	struct parser p = {.db = db, .path = path, .err = err, .cur = -1};
 	unsigned int first = db->n, i;
 	int r;
 
@@ -711,7 +716,8 @@ static int collect_files(const char *const *dirs, char ***out, size_t *count, st
 			char *path;
 
 			len = strlen(de->d_name);
-			if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".conf"))
+			if (de->d_name[0] == '.' || len <= 5 ||
+			    strcmp(de->d_name + len - 5, ".conf"))
 				continue;
 			if (seen_name(paths, n, de->d_name))
 				continue;
@@ -808,8 +814,8 @@ static bool entry_matches(const struct chip_entry *e, const struct chip_ident *i
 
 	if ((e->fields & CHIP_F_DRIVER) && (!id->driver || strcmp(e->driver, id->driver) != 0))
 		return false;
-	if ((e->fields & CHIP_F_PCI) &&
-	    (!id->pci.present || id->pci.vendor != e->pci_vendor || id->pci.device != e->pci_device))
+	if ((e->fields & CHIP_F_PCI) && (!id->pci.present || id->pci.vendor != e->pci_vendor ||
+					 id->pci.device != e->pci_device))
 		return false;
 	if (e->fields & CHIP_F_REVISION) {
 		for (i = 0; i < e->n_revisions; i++)
@@ -872,7 +878,8 @@ static void describe_ident(const struct chip_ident *id, char *buf, size_t len)
 {
 	size_t off = 0;
 
-	off += (size_t)snprintf(buf, len, "driver '%s'", id->driver && *id->driver ? id->driver : "");
+	off += (size_t)snprintf(buf, len, "driver '%s'",
+				id->driver && *id->driver ? id->driver : "");
 	if (id->pci.present)
 		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
 					", pci %04x:%04x rev 0x%02x", id->pci.vendor,
@@ -928,8 +935,9 @@ const struct chip_entry *chipdb_match(const struct chipdb *db, const struct chip
 	off = (size_t)snprintf(why->text, sizeof(why->text), "%s matched on %s (score %d)",
 			       best->id, buf, best->score);
 	for (i = 0; i < why->n_lost && off < sizeof(why->text); i++)
-		off += (size_t)snprintf(why->text + off, sizeof(why->text) - off, "%s%s (score %d%s)",
-					i ? ", " : "; beat ", why->lost[i]->id, why->lost[i]->score,
+		off += (size_t)snprintf(why->text + off, sizeof(why->text) - off,
+					"%s%s (score %d%s)", i ? ", " : "; beat ", why->lost[i]->id,
+					why->lost[i]->score,
 					why->lost[i]->score == best->score ? ", loaded later" : "");
 	if (why->n_candidates > why->n_lost + 1 && off < sizeof(why->text))
 		snprintf(why->text + off, sizeof(why->text) - off, " and %u more",

@@ -23,22 +23,22 @@ struct nic;
 
 /* Behaviours a tuner must plan around. Names (chip_quirk_name) are the file syntax. */
 enum chip_quirk {
-	CHIP_Q_JUMBO_DISABLES_TSO = 1u << 0,	   /* MTU > 1500 forces TSO/TX csum off */
-	CHIP_Q_JUMBO_DISABLES_PAUSE = 1u << 1,	   /* MTU > 1500 stops pause frames */
-	CHIP_Q_TSO_IPV4_ONLY = 1u << 2,		   /* no TSO for IPv6 */
+	CHIP_Q_JUMBO_DISABLES_TSO = 1u << 0,	     /* MTU > 1500 forces TSO/TX csum off */
+	CHIP_Q_JUMBO_DISABLES_PAUSE = 1u << 1,	     /* MTU > 1500 stops pause frames */
+	CHIP_Q_TSO_IPV4_ONLY = 1u << 2,		     /* no TSO for IPv6 */
 	CHIP_Q_MTU_CHANGE_NEEDS_LINK_DOWN = 1u << 3, /* EBUSY while up */
-	CHIP_Q_MTU_CHANGE_RESETS_LINK = 1u << 4,   /* link flap / queue rebuild */
+	CHIP_Q_MTU_CHANGE_RESETS_LINK = 1u << 4,     /* link flap / queue rebuild */
 	CHIP_Q_TSO_OFF_BY_DEFAULT = 1u << 5,
-	CHIP_Q_TSO_RETRANSMIT_STORM = 1u << 6,	   /* field reports: TSO on -> retransmits */
+	CHIP_Q_TSO_RETRANSMIT_STORM = 1u << 6, /* field reports: TSO on -> retransmits */
 	CHIP_Q_NO_NATIVE_XDP = 1u << 7,
-	CHIP_Q_NEEDS_SMALL_GSO = 1u << 8,	   /* slow parts do better with small GSO */
-	CHIP_Q_BIG_TCP_NEEDS_HBH = 1u << 9,	   /* IPv6 BIG TCP uses a hop-by-hop header */
-	CHIP_Q_XDP_CAPS_MTU = 1u << 10,		   /* attaching XDP lowers the max MTU */
-	CHIP_Q_TUNE_WITH_MASTER = 1u << 11,	   /* traffic also crosses a master netdev */
-	CHIP_Q_TSO_DROPS_OPTIONS = 1u << 12,	   /* no TSO for packets with IP/TCP options */
-	CHIP_Q_MTU_CHANGE_MAY_FAIL = 1u << 13,	   /* MTU change reallocates (ENOMEM) */
+	CHIP_Q_NEEDS_SMALL_GSO = 1u << 8,      /* slow parts do better with small GSO */
+	CHIP_Q_BIG_TCP_NEEDS_HBH = 1u << 9,    /* IPv6 BIG TCP uses a hop-by-hop header */
+	CHIP_Q_XDP_CAPS_MTU = 1u << 10,	       /* attaching XDP lowers the max MTU */
+	CHIP_Q_TUNE_WITH_MASTER = 1u << 11,    /* traffic also crosses a master netdev */
+	CHIP_Q_TSO_DROPS_OPTIONS = 1u << 12,   /* no TSO for packets with IP/TCP options */
+	CHIP_Q_MTU_CHANGE_MAY_FAIL = 1u << 13, /* MTU change reallocates (ENOMEM) */
 	CHIP_Q_GRO_OFF_BY_DEFAULT = 1u << 14,
-	CHIP_Q_JUDGE_SLOWLY = 1u << 15,		   /* throughput noisy: long windows */
+	CHIP_Q_JUDGE_SLOWLY = 1u << 15, /* throughput noisy: long windows */
 };
 #define CHIP_QUIRK_COUNT 16
 
@@ -69,8 +69,8 @@ enum chip_field {
  * firmware string outweighs PCI id + revision together: r8169 picks the firmware file from
  * the chip's XID (its real identity), while the PCI revision only correlates with it.
  */
-#define CHIP_SCORE_DRIVER 1
-#define CHIP_SCORE_PCI 2
+#define CHIP_SCORE_DRIVER   1
+#define CHIP_SCORE_PCI	    2
 #define CHIP_SCORE_REVISION 4
 #define CHIP_SCORE_FIRMWARE 8
 
@@ -83,7 +83,7 @@ struct chip_hint {
 };
 
 struct chip_entry {
-	char id[48];	/* the [section] name, unique in the database */
+	char id[48]; /* the [section] name, unique in the database */
 	char name[96];
 	unsigned int fields; /* enum chip_field bits */
 	int score;
@@ -91,14 +91,14 @@ struct chip_entry {
 	uint16_t pci_vendor, pci_device;
 	uint8_t revisions[CHIP_MAX_REVISIONS]; /* any of these PCI revisions */
 	unsigned int n_revisions;
-	char firmware[64]; /* fnmatch(3) glob */
+	char firmware[64];		   /* fnmatch(3) glob */
 	int64_t limits[CHIP_LIMIT__COUNT]; /* LINK_UNSET (-1) when not declared */
 	int big_tcp;			   /* 1 yes, 0 no, -1 not declared */
 	uint32_t quirks;		   /* enum chip_quirk bits */
 	struct chip_hint *hints;
 	unsigned int n_hints;
 	char note[1024];
-	char file[256]; /* path the entry was read from */
+	char file[256];	   /* path the entry was read from */
 	unsigned int line; /* line of its [section] header */
 };
 
@@ -170,9 +170,9 @@ enum chip_limit_source { CHIP_SRC_NONE, CHIP_SRC_KERNEL, CHIP_SRC_TABLE };
 const char *chip_limit_source_name(enum chip_limit_source s); /* "kernel", "chip", "none" */
 
 struct chip_limit_eff {
-	int64_t value;  /* LINK_UNSET when neither side knows */
+	int64_t value;	/* LINK_UNSET when neither side knows */
 	int64_t kernel; /* what the kernel reports (LINK_UNSET when it does not) */
-	int64_t table;  /* what the entry declares (LINK_UNSET when it does not) */
+	int64_t table;	/* what the entry declares (LINK_UNSET when it does not) */
 	enum chip_limit_source source;
 };
 

@@ -63,8 +63,8 @@ static int find_tree(void)
 
 static struct chipdb *load_dirs(const char *d0, const char *d1)
 {
-	const char *dirs[3] = { d0, d1, NULL };
-	struct rterr err = { 0 };
+	const char *dirs[3] = {d0, d1, NULL};
+	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	int r = chipdb_load_dirs(dirs, &db, &err);
 
@@ -104,37 +104,37 @@ struct family_case {
 
 /* Every r8169 family KERNEL-NOTES lists, as userspace sees it. */
 static const struct family_case families[] = {
-	{ "r8168b", "", "rtl8168b", 4074, 32000, 7 },
-	{ "r8168c", "", "rtl8168c", 6122, 64000, 7 },
-	{ "r8168cp", "", "rtl8168c", 6122, 64000, 7 },
-	{ "r8169s", "", "rtl8169s", 7146, 32000, 3 },
-	{ "r8169sc", "", "rtl8169sc", 7146, 32000, 3 },
+	{"r8168b", "", "rtl8168b", 4074, 32000, 7},
+	{"r8168c", "", "rtl8168c", 6122, 64000, 7},
+	{"r8168cp", "", "rtl8168c", 6122, 64000, 7},
+	{"r8169s", "", "rtl8169s", 7146, 32000, 3},
+	{"r8169sc", "", "rtl8169sc", 7146, 32000, 3},
 	/* rev 0x03 like an 8168c: the firmware (chosen from the XID) must win. */
-	{ "r8168d", "rtl_nic/rtl8168d-1.fw", "rtl8168d", 9194, 64000, 9 },
-	{ "r8168e", "rtl_nic/rtl8168e-2.fw", "rtl8168e", 9194, 64000, 9 },
-	{ "r8168evl", "rtl8168e-3_0.0.4 03/27/12", "rtl8168evl", 9194, 64000, 9 },
-	{ "r8168f", "rtl8168f-1_0.0.5 06/18/12", "rtl8168f", 9194, 64000, 9 },
-	{ "r8411", "rtl8411-1_0.0.3 11/13/12", "rtl8411", 9194, 64000, 9 },
-	{ "r8168g", "rtl8168g-2_0.0.1 02/06/13", "rtl8168g", 9194, 64000, 9 },
-	{ "r8168gu", "rtl8168g-3_0.0.1 04/23/13", "rtl8168g", 9194, 64000, 9 },
-	{ "r8411b", "rtl8411-2_0.0.1 07/08/13", "rtl8411b", 9194, 64000, 9 },
-	{ "r8168h", "rtl8168h-2_0.0.2 02/26/15", "rtl8168h", 9194, 64000, 9 },
-	{ "r8168m", "rtl_nic/rtl8168h-2.fw", "rtl8168h", 9194, 64000, 9 },
-	{ "r8168fp", "rtl8168fp-3_0.0.1 11/16/19", "rtl8168fp", 9194, 64000, 9 },
+	{"r8168d", "rtl_nic/rtl8168d-1.fw", "rtl8168d", 9194, 64000, 9},
+	{"r8168e", "rtl_nic/rtl8168e-2.fw", "rtl8168e", 9194, 64000, 9},
+	{"r8168evl", "rtl8168e-3_0.0.4 03/27/12", "rtl8168evl", 9194, 64000, 9},
+	{"r8168f", "rtl8168f-1_0.0.5 06/18/12", "rtl8168f", 9194, 64000, 9},
+	{"r8411", "rtl8411-1_0.0.3 11/13/12", "rtl8411", 9194, 64000, 9},
+	{"r8168g", "rtl8168g-2_0.0.1 02/06/13", "rtl8168g", 9194, 64000, 9},
+	{"r8168gu", "rtl8168g-3_0.0.1 04/23/13", "rtl8168g", 9194, 64000, 9},
+	{"r8411b", "rtl8411-2_0.0.1 07/08/13", "rtl8411b", 9194, 64000, 9},
+	{"r8168h", "rtl8168h-2_0.0.2 02/26/15", "rtl8168h", 9194, 64000, 9},
+	{"r8168m", "rtl_nic/rtl8168h-2.fw", "rtl8168h", 9194, 64000, 9},
+	{"r8168fp", "rtl8168fp-3_0.0.1 11/16/19", "rtl8168fp", 9194, 64000, 9},
 	/* 8168ep loads no firmware: the 10ec:8168 family entry. */
-	{ "r8168ep", "", "rtl8168", 9194, 64000, 3 },
-	{ "r8125a", "rtl8125a-3_0.0.1 10/22/19", "rtl8125a", 16362, 64000, 9 },
-	{ "r8125b", "rtl8125b-2_0.0.2 07/13/20", "rtl8125b", 16362, 64000, 9 },
-	{ "r8125d", "rtl_nic/rtl8125d-1.fw", "rtl8125d", 16362, 64000, 9 },
-	{ "r8125k", "rtl_nic/rtl8125k-1.fw", "rtl8125k", 16362, 64000, 9 },
-	{ "r8125bp", "rtl8125bp-2_0.0.1 04/11/24", "rtl8125bp", 16362, 64000, 9 },
+	{"r8168ep", "", "rtl8168", 9194, 64000, 3},
+	{"r8125a", "rtl8125a-3_0.0.1 10/22/19", "rtl8125a", 16362, 64000, 9},
+	{"r8125b", "rtl8125b-2_0.0.2 07/13/20", "rtl8125b", 16362, 64000, 9},
+	{"r8125d", "rtl_nic/rtl8125d-1.fw", "rtl8125d", 16362, 64000, 9},
+	{"r8125k", "rtl_nic/rtl8125k-1.fw", "rtl8125k", 16362, 64000, 9},
+	{"r8125bp", "rtl8125bp-2_0.0.1 04/11/24", "rtl8125bp", 16362, 64000, 9},
 	/* Firmware not loaded yet (interface never up): the PCI id still gives the family. */
-	{ "r8125nofw", "", "rtl8125", 16362, 64000, 3 },
-	{ "r8126a", "rtl8126a-3_0.0.1 11/29/23", "rtl8126a", 16362, 64000, 3 },
-	{ "r8127a", "rtl_nic/rtl8127a-1.fw", "rtl8127a", 16362, 64000, 3 },
-	{ "r8136", "rtl_nic/rtl8106e-2.fw", "rtl8136", 1500, LINK_UNSET, 3 },
+	{"r8125nofw", "", "rtl8125", 16362, 64000, 3},
+	{"r8126a", "rtl8126a-3_0.0.1 11/29/23", "rtl8126a", 16362, 64000, 3},
+	{"r8127a", "rtl_nic/rtl8127a-1.fw", "rtl8127a", 16362, 64000, 3},
+	{"r8136", "rtl_nic/rtl8106e-2.fw", "rtl8136", 1500, LINK_UNSET, 3},
 	/* A device id the table does not know: the driver-only fallback. */
-	{ "r2600", "", "r8169", 16362, 64000, 1 },
+	{"r2600", "", "r8169", 16362, 64000, 1},
 };
 
 static void test_realtek_families(void **state)
@@ -211,7 +211,8 @@ static void test_most_specific_wins(void **state)
 	fake_nic(&nic, "r8125b", "r8125", "rtl8125b-2");
 	e = chipdb_match_nic(db, &nic, &why);
 	assert_null(e);
-	assert_non_null(strstr(why.text, "no entry matches driver 'r8125', pci 10ec:8125 rev 0x05"));
+	assert_non_null(
+		strstr(why.text, "no entry matches driver 'r8125', pci 10ec:8125 rev 0x05"));
 
 	/* No drvinfo and no PCI: nothing to match on. */
 	fake_nic(&nic, "nosuch", NULL, NULL);
@@ -355,29 +356,31 @@ struct bad_case {
 };
 
 static const struct bad_case bad_files[] = {
-	{ "unknown-key.conf", 3, "unknown key 'speed' (expected one of: name, driver," },
-	{ "bad-number.conf", 4, "max_mtu: expected a positive number" },
-	{ "unknown-quirk.conf", 4, "unknown quirk 'frobnicate' (expected one of: jumbo-disables-tso" },
-	{ "duplicate-id.conf", 5, "duplicate chip id 'a' (first defined at " },
-	{ "duplicate-key.conf", 3, "duplicate key 'driver' (first on line 2)" },
-	{ "no-match.conf", 4, "[nothing] matches nothing: expected 'driver =' or 'pci ='" },
-	{ "bad-pci.conf", 3, "pci: expected vendor:device in hex like 10ec:8125, got '10ec-8125'" },
-	{ "bad-revision.conf", 4, "revision: expected PCI revisions in hex like 0x15" },
-	{ "revision-without-pci.conf", 1, "[a] has 'revision =' without 'pci ='" },
-	{ "outside-section.conf", 1, "'driver' outside a section: expected a [chip-id] line first" },
-	{ "bad-section.conf", 3, "expected ']' closing the section name" },
-	{ "bad-id.conf", 3, "bad chip id 'Foo Bar': expected lowercase letters" },
-	{ "bad-hint-knob.conf", 3, "hint.throughput.speed: unknown knob 'speed' (expected one of: mtu" },
-	{ "bad-hint-value.conf", 3, "hint.throughput.mtu: mtu expects a number" },
-	{ "no-equals.conf", 2, "expected 'key = value', a [chip-id] header or a comment" },
-	{ "long-line.conf", 3, "line longer than" },
-	{ "gso-above-tso.conf", 4, "gso_max_size 65536 is above tso_max_size 64000" },
-	{ "bad-format.conf", 1, "format: this rtltune reads chip file format 1, got '2'" },
-	{ "bad-bool.conf", 3, "big_tcp: expected yes or no, got 'maybe'" },
-	{ "empty-last.conf", 3, "[empty] matches nothing" },
-	{ "bad-continuation.conf", 4, "indented line continues 'max_mtu'" },
-	{ "big-tcp-no.conf", 4, "gso_max_size 131072 contradicts big_tcp = no" },
-	{ "indented-section.conf", 3, "indented '['" },
+	{"unknown-key.conf", 3, "unknown key 'speed' (expected one of: name, driver,"},
+	{"bad-number.conf", 4, "max_mtu: expected a positive number"},
+	{"unknown-quirk.conf", 4,
+	 "unknown quirk 'frobnicate' (expected one of: jumbo-disables-tso"},
+	{"duplicate-id.conf", 5, "duplicate chip id 'a' (first defined at "},
+	{"duplicate-key.conf", 3, "duplicate key 'driver' (first on line 2)"},
+	{"no-match.conf", 4, "[nothing] matches nothing: expected 'driver =' or 'pci ='"},
+	{"bad-pci.conf", 3, "pci: expected vendor:device in hex like 10ec:8125, got '10ec-8125'"},
+	{"bad-revision.conf", 4, "revision: expected PCI revisions in hex like 0x15"},
+	{"revision-without-pci.conf", 1, "[a] has 'revision =' without 'pci ='"},
+	{"outside-section.conf", 1, "'driver' outside a section: expected a [chip-id] line first"},
+	{"bad-section.conf", 3, "expected ']' closing the section name"},
+	{"bad-id.conf", 3, "bad chip id 'Foo Bar': expected lowercase letters"},
+	{"bad-hint-knob.conf", 3,
+	 "hint.throughput.speed: unknown knob 'speed' (expected one of: mtu"},
+	{"bad-hint-value.conf", 3, "hint.throughput.mtu: mtu expects a number"},
+	{"no-equals.conf", 2, "expected 'key = value', a [chip-id] header or a comment"},
+	{"long-line.conf", 3, "line longer than"},
+	{"gso-above-tso.conf", 4, "gso_max_size 65536 is above tso_max_size 64000"},
+	{"bad-format.conf", 1, "format: this rtltune reads chip file format 1, got '2'"},
+	{"bad-bool.conf", 3, "big_tcp: expected yes or no, got 'maybe'"},
+	{"empty-last.conf", 3, "[empty] matches nothing"},
+	{"bad-continuation.conf", 4, "indented line continues 'max_mtu'"},
+	{"big-tcp-no.conf", 4, "gso_max_size 131072 contradicts big_tcp = no"},
+	{"indented-section.conf", 3, "indented '['"},
 };
 
 static void test_malformed_files(void **state)
@@ -387,7 +390,7 @@ static void test_malformed_files(void **state)
 	for (i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
 		const struct bad_case *c = &bad_files[i];
 		struct chipdb *db = chipdb_new();
-		struct rterr err = { 0 };
+		struct rterr err = {0};
 		char want[PATH_MAX + 64], rel[128];
 		const char *path;
 		int r;
@@ -396,10 +399,10 @@ static void test_malformed_files(void **state)
 		path = fixture(rel);
 		r = chipdb_load_file(db, path, &err);
 		snprintf(want, sizeof(want), "%s:%u: ", path, c->line);
-		if (r != -EINVAL || err.kind != RTERR_INPUT || strncmp(err.msg, want, strlen(want)) ||
-		    !strstr(err.msg, c->message))
-			fail_msg("%s: r=%d kind=%d msg '%s'; expected prefix '%s' and '%s'", c->file,
-				 r, err.kind, err.msg, want, c->message);
+		if (r != -EINVAL || err.kind != RTERR_INPUT ||
+		    strncmp(err.msg, want, strlen(want)) || !strstr(err.msg, c->message))
+			fail_msg("%s: r=%d kind=%d msg '%s'; expected prefix '%s' and '%s'",
+				 c->file, r, err.kind, err.msg, want, c->message);
 		/* A failed file leaves nothing behind. */
 		assert_int_equal(db->n, 0);
 		chipdb_free(db);
@@ -409,8 +412,8 @@ static void test_malformed_files(void **state)
 /* The whole load fails on one bad file: nothing partial reaches a caller. */
 static void test_bad_file_fails_whole_load(void **state)
 {
-	const char *dirs[] = { fixture("bad"), NULL };
-	struct rterr err = { 0 };
+	const char *dirs[] = {fixture("bad"), NULL};
+	struct rterr err = {0};
 	struct chipdb *db = (struct chipdb *)1;
 
 	assert_int_equal(chipdb_load_dirs(dirs, &db, &err), -EINVAL);
@@ -423,7 +426,7 @@ static void test_bad_file_fails_whole_load(void **state)
 static void test_duplicate_id_across_files(void **state)
 {
 	struct chipdb *db = chipdb_new();
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	char want[PATH_MAX * 2];
 
 	assert_int_equal(chipdb_load_file(db, fixture("tie/a.conf"), &err), 0);
@@ -462,7 +465,7 @@ static void test_override_by_file_name(void **state)
 static void test_default_path_env(void **state)
 {
 	char env[PATH_MAX * 2];
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct chipdb *db;
 
 	snprintf(env, sizeof(env), "%s:%s", fixture("etc"), fixture("usr"));
@@ -494,11 +497,11 @@ static void test_quirk_names(void **state)
 static void test_shipped_entries(void **state)
 {
 	static const char *const ids[] = {
-		"r8169",      "rtl8168b", "rtl8168c",  "rtl8169s",  "rtl8168d", "rtl8168e",
-		"rtl8168evl", "rtl8168f", "rtl8168g",  "rtl8168h",  "rtl8411",  "rtl8125a",
-		"rtl8125b",   "rtl8125d", "rtl8126a",  "rtl8127a",  "rtl8136",  "mana",
-		"hv_netvsc",  "fec",	  "veth",      "virtio_net", "igb",	    "igc",
-		"e1000e",     "ixgbe",	  "i40e",      "ice",	    "mlx5_core", "bnxt_en",
+		"r8169",      "rtl8168b", "rtl8168c", "rtl8169s",   "rtl8168d",	 "rtl8168e",
+		"rtl8168evl", "rtl8168f", "rtl8168g", "rtl8168h",   "rtl8411",	 "rtl8125a",
+		"rtl8125b",   "rtl8125d", "rtl8126a", "rtl8127a",   "rtl8136",	 "mana",
+		"hv_netvsc",  "fec",	  "veth",     "virtio_net", "igb",	 "igc",
+		"e1000e",     "ixgbe",	  "i40e",     "ice",	    "mlx5_core", "bnxt_en",
 		"ena",	      "gve",
 	};
 	struct chipdb *db = shipped();
