@@ -35,17 +35,17 @@
 /* LINK_UNSET (rtltune/link.h): a value the kernel does not report. */
 #define JOURNAL_UNKNOWN (-1)
 
-#define JOURNAL_MAGIC "rtltune-journal"
+#define JOURNAL_MAGIC	"rtltune-journal"
 #define JOURNAL_VERSION 1
-#define LOG_MAGIC "rtltune-log"
-#define LOG_VERSION 1
+#define LOG_MAGIC	"rtltune-log"
+#define LOG_VERSION	1
 /* Far beyond any real host (a few hundred bytes per device); more is not ours. */
-#define JOURNAL_MAX_BYTES (4 << 20)
-#define JOURNAL_MAX_LINE 1024
+#define JOURNAL_MAX_BYTES  (4 << 20)
+#define JOURNAL_MAX_LINE   1024
 #define JOURNAL_MAX_TOKENS 16
 /* Rotate the log past this size (keeping one old file, log.1). */
-#define LOG_MAX_BYTES (4 << 20)
-#define LOG_MAX_LINE 4096
+#define LOG_MAX_BYTES  (4 << 20)
+#define LOG_MAX_LINE   4096
 #define LOG_MAX_REASON 1024
 
 struct journal {
@@ -73,20 +73,20 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void sleep_ms(long ms)
+static void sleep_us(int64_t us)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
 
-static long mono_ms(void)
+static int64_t mono_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* Kernel rule for interface names (dev_valid_name): 1..15 bytes, no '/', ':' or space. */
@@ -97,7 +97,8 @@ static bool ifname_ok(const char *s)
 	if (n == 0 || n >= IF_NAMESIZE || !strcmp(s, ".") || !strcmp(s, ".."))
 		return false;
 	for (; *s; s++)
-		if (*s == '/' || *s == ':' || isspace((unsigned char)*s) || !isprint((unsigned char)*s))
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s) ||
+		    !isprint((unsigned char)*s))
 			return false;
 	return true;
 }
@@ -144,9 +145,9 @@ static const struct {
 	const char *name;
 	int err;
 } errno_names[] = {
-	{ "EIO", EIO },	      { "ENOSPC", ENOSPC }, { "EROFS", EROFS }, { "EDQUOT", EDQUOT },
-	{ "EACCES", EACCES }, { "EPERM", EPERM },   { "ENOMEM", ENOMEM }, { "EBUSY", EBUSY },
-	{ "EINVAL", EINVAL }, { "ENODEV", ENODEV },
+	{"EIO", EIO},	    {"ENOSPC", ENOSPC}, {"EROFS", EROFS},   {"EDQUOT", EDQUOT},
+	{"EACCES", EACCES}, {"EPERM", EPERM},	{"ENOMEM", ENOMEM}, {"EBUSY", EBUSY},
+	{"EINVAL", EINVAL}, {"ENODEV", ENODEV},
 };
 
 /* Find "point" or "point=ARG" in a comma-separated list; *arg gets ARG or NULL. */
@@ -184,7 +185,7 @@ int journal_test_hook(const char *point)
 	size_t i;
 
 	if (delay && hook_find(delay, point, arg, sizeof(arg)))
-		sleep_ms(strtol(arg, NULL, 10));
+		sleep_us(strtol(arg, NULL, 10) * 1000LL);
 	if (!fault || !hook_find(fault, point, arg, sizeof(arg)))
 		return 0;
 	if (!arg[0])
@@ -214,8 +215,8 @@ static int read_perm_addr(int sock, const char *ifname, char *out, size_t len)
 	struct {
 		struct ethtool_perm_addr pa;
 		uint8_t data[MAX_ADDR_LEN];
-	} req = { .pa = { .cmd = ETHTOOL_GPERMADDR, .size = MAX_ADDR_LEN } };
-	struct ifreq ifr = { 0 };
+	} req = {.pa = {.cmd = ETHTOOL_GPERMADDR, .size = MAX_ADDR_LEN}};
+	struct ifreq ifr = {0};
 	bool nonzero = false;
 	size_t off = 0;
 	unsigned int i;
@@ -394,7 +395,8 @@ static bool perm_addr_ok(const char *s)
 	if (n < 2 || n >= 64 || (n + 1) % 3)
 		return false;
 	for (i = 0; i < n; i++)
-		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+		if (i % 3 == 2 ? s[i] != ':'
+			       : !isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
 			return false;
 	return true;
 }
@@ -406,18 +408,28 @@ static bool boot_id_ok(const char *s)
 	if (n != 36)
 		return false;
 	for (i = 0; i < n; i++)
-		if (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+		if (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-'
+							    : !isxdigit((unsigned char)s[i]))
 			return false;
 	return true;
 }
 
 /* Bits for the identity keys a block header must carry. */
-enum { K_IFINDEX = 1, K_NETNS = 2, K_PERM = 4, K_BOOT = 8, K_SINCE = 16, K_OP = 32,
-       K_ACTOR = 64, K_PID = 128, K_PIDSTART = 256 };
+enum {
+	K_IFINDEX = 1,
+	K_NETNS = 2,
+	K_PERM = 4,
+	K_BOOT = 8,
+	K_SINCE = 16,
+	K_OP = 32,
+	K_ACTOR = 64,
+	K_PID = 128,
+	K_PIDSTART = 256
+};
 
 /* One key=value of an "iface" or "inflight" line. */
-static int parse_attr(struct parser *p, const char *tok, struct journal_ident *id,
-		      int64_t *since, struct journal_inflight *op, unsigned int *seen)
+static int parse_attr(struct parser *p, const char *tok, struct journal_ident *id, int64_t *since,
+		      struct journal_inflight *op, unsigned int *seen)
 {
 	const char *eq = strchr(tok, '=');
 	char key[16];
@@ -568,7 +580,7 @@ static int parse_knob_line(struct parser *p, char **tok, int ntok, bool *have, i
 
 static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr *err)
 {
-	struct parser p = { .path = j->path, .line = 1, .err = err };
+	struct parser p = {.path = j->path, .line = 1, .err = err};
 	unsigned int block_line = 0, records = 0;
 	int block = 0, block_count = 0, r, ntok;
 	char *line = buf, *nl, *nul, *tok[JOURNAL_MAX_TOKENS];
@@ -599,10 +611,12 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 			char extra;
 
 			if (sscanf(line, JOURNAL_MAGIC " %u%c", &ver, &extra) != 1)
-				return perr(&p, "not an rtltune journal (first line must be '%s %d')",
+				return perr(&p,
+					    "not an rtltune journal (first line must be '%s %d')",
 					    JOURNAL_MAGIC, JOURNAL_VERSION);
 			if (ver != JOURNAL_VERSION)
-				return perr(&p, "unknown journal version %u (this rtltune reads %d)",
+				return perr(&p,
+					    "unknown journal version %u (this rtltune reads %d)",
 					    ver, JOURNAL_VERSION);
 			goto next;
 		}
@@ -617,8 +631,8 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 			goto next;
 		if (!strcmp(tok[0], "iface") || !strcmp(tok[0], "inflight")) {
 			bool is_op = tok[0][1] == 'n';
-			struct journal_ident id = { 0 };
-			struct journal_inflight op = { 0 };
+			struct journal_ident id = {0};
+			struct journal_inflight op = {0};
 			unsigned int seen = 0, need;
 			int64_t since = 0;
 			int i;
@@ -627,8 +641,10 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 			if (r)
 				return r;
 			if (ntok < 2 || !ifname_ok(tok[1]))
-				return perr(&p, "expected '%s IFNAME key=value...', got an invalid name",
-					    tok[0]);
+				return perr(
+					&p,
+					"expected '%s IFNAME key=value...', got an invalid name",
+					tok[0]);
 			snprintf(id.ifname, sizeof(id.ifname), "%s", tok[1]);
 			for (i = 2; i < ntok; i++) {
 				r = parse_attr(&p, tok[i], &id, &since, is_op ? &op : NULL, &seen);
@@ -640,7 +656,8 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 				need |= K_OP | K_ACTOR | K_PID | K_PIDSTART;
 			if ((seen & need) != need)
 				return perr(&p, "%s line lacks a key (needs %s)", tok[0],
-					    is_op ? "ifindex netns perm boot since op actor pid pidstart"
+					    is_op ? "ifindex netns perm boot since op actor pid "
+						    "pidstart"
 						  : "ifindex netns perm boot since");
 			if (is_op ? !!find_op(j, &id) : !!find_entry(j, &id))
 				return perr(&p, "second %s block for the same device %s", tok[0],
@@ -654,7 +671,8 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 			} else {
 				if (grow(&j->ents, j->n_ents, sizeof(*j->ents)))
 					return rterr_sys(err, ENOMEM, "%s", j->path);
-				j->ents[j->n_ents] = (struct journal_entry){ .id = id, .since = since };
+				j->ents[j->n_ents] =
+					(struct journal_entry){.id = id, .since = since};
 				j->n_ents++;
 			}
 			block = is_op ? 2 : 1;
@@ -693,7 +711,7 @@ static int parse_journal(struct journal *j, char *buf, size_t len, struct rterr 
 			return perr(&p, "unknown record '%s'", tok[0]);
 		}
 		records++;
-next:
+	next:
 		if (!nl)
 			break;
 	}
@@ -723,7 +741,8 @@ static int load_journal(struct journal *j, struct rterr *err)
 	if (!S_ISREG(st.st_mode) || st.st_size > JOURNAL_MAX_BYTES) {
 		close(fd);
 		return rterr_input(err, "%s:1: %s; refusing to trust this journal", j->path,
-				   S_ISREG(st.st_mode) ? "larger than 4 MiB" : "not a regular file");
+				   S_ISREG(st.st_mode) ? "larger than 4 MiB"
+						       : "not a regular file");
 	}
 	buf = malloc(st.st_size + 1);
 	if (!buf) {
@@ -766,9 +785,10 @@ static char *serialize(struct journal *j, size_t *len)
 	if (!f)
 		return NULL;
 	fprintf(f, "%s %d\n", JOURNAL_MAGIC, JOURNAL_VERSION);
-	fprintf(f, "# rtltune state journal (docs/journal.md): the values `rtltune restore` "
-		   "returns to.\n# Rewritten atomically under %s; edit only when no rtltune "
-		   "runs, and keep the 'end' count right.\n",
+	fprintf(f,
+		"# rtltune state journal (docs/journal.md): the values `rtltune restore` "
+		"returns to.\n# Rewritten atomically under %s; edit only when no rtltune "
+		"runs, and keep the 'end' count right.\n",
 		j->lock_path);
 	for (i = 0; i < j->n_ents; i++) {
 		put_ident(f, "iface", &j->ents[i].id, j->ents[i].since);
@@ -825,7 +845,7 @@ static int write_all(int fd, const char *buf, size_t len)
  * Make the in-memory journal the one on disk: temp file, fsync, rename over, fsync dir.
  * A crash at any point leaves either the old or the new file, never a mix.
  */
-static int commit(struct journal *j, struct rterr *err)
+static int commit(struct journal *j, bool *visible, struct rterr *err)
 {
 	const char *step = "write";
 	size_t len;
@@ -860,8 +880,11 @@ static int commit(struct journal *j, struct rterr *err)
 		return rterr_sys(err, r, "cannot %s journal %s (nothing changed)", step,
 				 strcmp(step, "rename") ? j->tmp_path : j->path);
 	}
-	if (fsync(j->dir_fd) < 0)
+	if (fsync(j->dir_fd) < 0) {
+		/* The new file is in place, so memory keeps matching it; durability is unsure. */
+		*visible = true;
 		return rterr_sys(err, errno, "cannot fsync state dir %s", j->dir);
+	}
 	journal_test_hook("journal_committed");
 	return 0;
 }
@@ -892,9 +915,10 @@ static int snapshot_take(struct journal *j, struct snapshot *s, struct rterr *er
 /* Commit; on failure put the snapshot back. Frees the snapshot either way. */
 static int commit_or_undo(struct journal *j, struct snapshot *s, struct rterr *err)
 {
-	int r = commit(j, err);
+	bool visible = false;
+	int r = commit(j, &visible, err);
 
-	if (r) {
+	if (r && !visible) {
 		/* The arrays only grew since the snapshot, so they are large enough. */
 		memcpy(j->ents, s->ents, s->n_ents * sizeof(*s->ents));
 		memcpy(j->ops, s->ops, s->n_ops * sizeof(*s->ops));
@@ -924,7 +948,8 @@ static int mkdir_state(const char *dir, struct rterr *err)
 			continue;
 		*p = '\0';
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return rterr_sys(err, errno, "cannot create %s for state dir %s", path, dir);
+			return rterr_sys(err, errno, "cannot create %s for state dir %s", path,
+					 dir);
 		*p = '/';
 	}
 	if (mkdir(path, 0750) < 0 && errno != EEXIST)
@@ -949,7 +974,7 @@ static void lock_holder(const char *lock_path, char *buf, size_t len)
 
 static int lock_state(struct journal *j, int timeout_ms, struct rterr *err)
 {
-	long deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = mono_us() + (timeout_ms > 0 ? timeout_ms : 0) * 1000LL;
 	bool writable = true;
 	char holder[96], pid[24];
 	int fd;
@@ -965,21 +990,24 @@ static int lock_state(struct journal *j, int timeout_ms, struct rterr *err)
 	if (fd < 0)
 		return rterr_sys(err, errno, "cannot open lock %s", j->lock_path);
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		long left = deadline - mono_ms();
+		int e = errno;
+		int64_t left = deadline - mono_us();
 
-		if (errno == EINTR)
+		if (e == EINTR)
 			continue;
-		if (errno != EWOULDBLOCK || left <= 0) {
-			int e = errno == EWOULDBLOCK ? EBUSY : errno;
+		if (e != EWOULDBLOCK || left <= 0) {
+			e = e == EWOULDBLOCK ? EBUSY : e;
 
 			close(fd);
 			lock_holder(j->lock_path, holder, sizeof(holder));
 			if (e != EBUSY)
 				return rterr_sys(err, e, "cannot lock %s", j->lock_path);
-			return rterr_sys(err, e, "state dir %s is locked by %s; gave up after %d ms",
+			return rterr_sys(err, e,
+					 "state dir %s is locked by %s; gave up after %d ms",
 					 j->dir, holder, timeout_ms);
 		}
-		sleep_ms(left < 10 ? left : 10);
+		/* flock has no timeout: poll, at most 10 ms late, never early. */
+		sleep_us(left < 10000 ? left : 10000);
 	}
 	if (writable) {
 		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
@@ -1114,7 +1142,7 @@ static int stage_originals(struct journal *j, const struct journal_ident *id,
 		if (grow(&j->ents, j->n_ents, sizeof(*j->ents)))
 			return rterr_sys(err, ENOMEM, "%s", j->path);
 		e = &j->ents[j->n_ents++];
-		*e = (struct journal_entry){ .id = *id, .since = now_us() / 1000000 };
+		*e = (struct journal_entry){.id = *id, .since = now_us() / 1000000};
 		*changed = true;
 	} else if (!ident_equal(&e->id, id)) {
 		e->id = *id;
@@ -1176,16 +1204,17 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 		ident_describe(id, now, sizeof(now));
 		rterr_input(err,
 			    "%s: the journal's originals are for another device (recorded: %s; "
-			    "now: %s); not restoring them (`rtltune restore` lists stale entries)",
+			    "now: %s); not restoring them",
 			    id->ifname, then, now);
-		err->errnum = ESTALE;
+		if (err)
+			err->errnum = ESTALE;
 		return -ESTALE;
 	}
 	return 0;
 }
 
-int journal_forget(struct journal *j, const struct journal_ident *id,
-		   const bool which[KNOB__COUNT], struct rterr *err)
+int journal_forget(struct journal *j, const struct journal_ident *id, const bool which[KNOB__COUNT],
+		   struct rterr *err)
 {
 	struct journal_entry *e = find_entry(j, id);
 	struct snapshot s;
@@ -1253,6 +1282,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		 * Adopt an interrupted operation: its pre-values are older than ours, and a
 		 * crash of this one too must roll back to them, so they are kept.
 		 */
+		op->id = *id;
 		op->pid = getpid();
 		op->pid_start = proc_start_time(getpid());
 		op->orphaned = false;
@@ -1266,10 +1296,10 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 			return rterr_sys(err, ENOMEM, "%s", j->path);
 		}
 		op = &j->ops[j->n_ops++];
-		*op = (struct journal_inflight){ .id = *id,
-						 .pid = getpid(),
-						 .pid_start = proc_start_time(getpid()),
-						 .since = now_us() / 1000000 };
+		*op = (struct journal_inflight){.id = *id,
+						.pid = getpid(),
+						.pid_start = proc_start_time(getpid()),
+						.since = now_us() / 1000000};
 		snprintf(op->op, sizeof(op->op), "%s", op_name);
 		snprintf(op->actor, sizeof(op->actor), "%s", actor);
 		changed = true;
@@ -1347,8 +1377,9 @@ static int log_open(struct journal *j, struct rterr *err)
 	for (;;) {
 		if (j->log_fd < 0) {
 			/* O_RDWR, not O_WRONLY: pread() checks how the last record ended. */
-			j->log_fd = open(j->log_path,
-					 O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
+			j->log_fd =
+				open(j->log_path,
+				     O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0640);
 			if (j->log_fd < 0)
 				return rterr_sys(err, errno, "cannot open log %s", j->log_path);
 		}
@@ -1420,8 +1451,8 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "actor", json_object_new_string(ev->actor));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "iface", ev->ifname && *ev->ifname ?
-						   json_object_new_string(ev->ifname) : NULL);
+	json_object_object_add(
+		o, "iface", ev->ifname && *ev->ifname ? json_object_new_string(ev->ifname) : NULL);
 	json_object_object_add(o, "knob",
 			       ev->knob >= 0 ? json_object_new_string(knob_name(ev->knob)) : NULL);
 	json_object_object_add(o, "old", value_json(ev->old_value));
@@ -1497,8 +1528,8 @@ static bool log_record(json_object *o, struct journal_event *ev)
  * stop. Returns records delivered or a negative errno.
  */
 static int log_read_fd(int fd, const char *path, struct journal_log_cursor *cur,
-		       int (*cb)(const struct journal_event *ev, void *arg), void *arg,
-		       bool *stop, struct rterr *err)
+		       int (*cb)(const struct journal_event *ev, void *arg), void *arg, bool *stop,
+		       struct rterr *err)
 {
 	char chunk[65536], *line = NULL;
 	size_t used = 0, cap = 0;
@@ -1543,11 +1574,15 @@ static int log_read_fd(int fd, const char *path, struct journal_log_cursor *cur,
 				char extra;
 
 				if (sscanf(start, LOG_MAGIC " %u%c", &ver, &extra) != 1) {
-					r = rterr_input(err, "%s:1: not an rtltune log (first line "
-							"must be '%s %d')", path, LOG_MAGIC, LOG_VERSION);
+					r = rterr_input(err,
+							"%s:1: not an rtltune log (first line "
+							"must be '%s %d')",
+							path, LOG_MAGIC, LOG_VERSION);
 				} else if (ver != LOG_VERSION) {
-					r = rterr_input(err, "%s:1: unknown log version %u (this "
-							"rtltune reads %d)", path, ver, LOG_VERSION);
+					r = rterr_input(err,
+							"%s:1: unknown log version %u (this "
+							"rtltune reads %d)",
+							path, ver, LOG_VERSION);
 				}
 				if (r) {
 					cur->line = 0;

@@ -74,7 +74,7 @@ const char *journal_path(const struct journal *j);
 /* Originals of one device. */
 struct journal_entry {
 	struct journal_ident id; /* as last recorded */
-	int64_t since;           /* unix time the first original was recorded */
+	int64_t since;		 /* unix time the first original was recorded */
 	bool have[KNOB__COUNT];
 	int64_t orig[KNOB__COUNT];
 };
@@ -100,22 +100,22 @@ int journal_record_originals(struct journal *j, const struct journal_ident *id,
 int journal_get_originals(struct journal *j, const struct journal_ident *id,
 			  int64_t values[KNOB__COUNT], bool have[KNOB__COUNT], struct rterr *err);
 /* Drop the originals in which[] (NULL: all) of device id, after a successful restore. */
-int journal_forget(struct journal *j, const struct journal_ident *id,
-		   const bool which[KNOB__COUNT], struct rterr *err);
+int journal_forget(struct journal *j, const struct journal_ident *id, const bool which[KNOB__COUNT],
+		   struct rterr *err);
 /* Every entry, including devices gone or renamed. Valid until the next change or close. */
 int journal_entries(struct journal *j, const struct journal_entry **entries);
 
 /* An operation in progress on one device: an apply, a trial or a restore. */
 struct journal_inflight {
 	struct journal_ident id;
-	char op[16];    /* "apply", "trial", "restore" */
+	char op[16];	/* "apply", "trial", "restore" */
 	char actor[16]; /* "cli", "daemon" */
 	pid_t pid;
 	uint64_t pid_start; /* /proc/PID/stat starttime: tells a reused pid */
-	int64_t since;      /* unix time */
+	int64_t since;	    /* unix time */
 	bool which[KNOB__COUNT];
 	int64_t pre[KNOB__COUNT]; /* values before the operation: what a rollback restores */
-	bool orphaned;            /* computed on open: its process is gone (crash, reboot) */
+	bool orphaned;		  /* computed on open: its process is gone (crash, reboot) */
 };
 
 /*
@@ -141,15 +141,15 @@ int journal_inflight_list(struct journal *j, const struct journal_inflight **ops
 
 /* One record of the decision/apply log. Strings are tokens except reason (free text). */
 struct journal_event {
-	int64_t ts_us;       /* CLOCK_REALTIME microseconds; 0 on append means now */
+	int64_t ts_us; /* CLOCK_REALTIME microseconds; 0 on append means now */
 	const char *ifname;
-	int knob;            /* enum knob_id, or -1 for an event about no single knob */
-	int64_t old_value;   /* JOURNAL_NO_VALUE when not applicable */
+	int knob;	   /* enum knob_id, or -1 for an event about no single knob */
+	int64_t old_value; /* JOURNAL_NO_VALUE when not applicable */
 	int64_t new_value;
 	const char *outcome; /* "applied", "not_applied", "failed", "rolled_back", "kept", ... */
 	const char *reason;  /* why; may be NULL */
 	const char *actor;   /* "cli" or "daemon" */
-	pid_t pid;           /* filled on append */
+	pid_t pid;	     /* filled on append */
 };
 
 /* Append one record (one write(2); not fsynced: the journal, not the log, is durable). */
@@ -163,9 +163,9 @@ struct journal_log_cursor {
 	off_t offset;
 	dev_t dev;
 	ino_t ino;
-	unsigned int line;        /* lines consumed so far */
-	unsigned int skipped;     /* unreadable records skipped (a crash mid-append) */
-	unsigned int first_bad;   /* line of the first of them */
+	unsigned int line;	/* lines consumed so far */
+	unsigned int skipped;	/* unreadable records skipped (a crash mid-append) */
+	unsigned int first_bad; /* line of the first of them */
 };
 
 /*
