@@ -139,7 +139,10 @@ int journal_inflight_get(struct journal *j, const struct journal_ident *id,
 /* Every operation in the journal (check .orphaned at start-up). Valid until next change. */
 int journal_inflight_list(struct journal *j, const struct journal_inflight **ops);
 
-/* One record of the decision/apply log. Strings are tokens except reason (free text). */
+/*
+ * One record of the decision/apply log. outcome (< 32 bytes) and actor (< 16) are
+ * lowercase words ([a-z0-9_-]); reason is free text (cut at 1024 bytes).
+ */
 struct journal_event {
 	int64_t ts_us; /* CLOCK_REALTIME microseconds; 0 on append means now */
 	const char *ifname;
