@@ -1,0 +1,75 @@
+#!/bin/bash
+# The test fault injector (bpf/fault_inject.bpf.c via build/tests/tools/faultinj) does what
+# the tuner's acceptance test relies on: with it on, a bulk TCP flow over a veth pair
+# retransmits clearly more than with it off; with gso_max_size below its size threshold
+# no skb qualifies and the retransmit rate falls at least 5x. Rates are retransmitted
+# segments per million sent (TcpRetransSegs / TcpOutSegs of the sender's namespace).
+. "$(dirname "$0")/../lib.sh"
+
+FAULTINJ=${FAULTINJ:-$TOP/build/tests/tools/faultinj}
+[ -x "$FAULTINJ" ] || t_fail "$FAULTINJ not built (make check builds tests/tools/*)"
+command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
+SECS=${FAULTINJ_SECS:-2}
+MIN_LEN=16384
+
+nsa=$(t_netns a)
+nsb=$(t_netns b)
+t_veth_pair "$nsa" v0 "$nsb" v1
+t_silence "$nsa" v0
+t_silence "$nsb" v1
+ip -n "$nsa" addr add 10.77.0.1/24 dev v0
+ip -n "$nsb" addr add 10.77.0.2/24 dev v1
+t_in "$nsb" iperf3 -s -B 10.77.0.2 -D --pidfile "$T_TMP/iperf3.pid"
+for _ in $(seq 1 100); do
+	[ -n "$(t_in "$nsb" ss -Htln 'sport = :5201')" ] && break
+	sleep 0.05
+done
+[ -n "$(t_in "$nsb" ss -Htln 'sport = :5201')" ] || t_fail "iperf3 server did not listen"
+
+# "RetransSegs OutSegs" of the sender's namespace (/proc/net is the reader's netns).
+tcp_counts() { t_in "$nsa" awk '/^Tcp:/ && ++n == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+	/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp; }
+stat_of() { t_in "$nsa" "$FAULTINJ" stats v0 | awk -v k="$1" '$1 == k { print $2 }'; }
+
+# flow LABEL: one bulk flow; sets RETRANS, SEGS, PPM (retransmits per million segments).
+flow() {
+	local b a
+	b=($(tcp_counts))
+	t_in "$nsa" iperf3 -c 10.77.0.2 -t "$SECS" -J >"$T_TMP/$1.json"
+	a=($(tcp_counts))
+	RETRANS=$((a[0] - b[0]))
+	SEGS=$((a[1] - b[1]))
+	PPM=$((RETRANS * 1000000 / (SEGS > 0 ? SEGS : 1)))
+	t_log "$1: $RETRANS retransmits in $SEGS segments ($PPM per million)," \
+		"$(jq -r '.end.sum_sent.bits_per_second / 1e9 | . * 100 | floor / 100' "$T_TMP/$1.json") Gbit/s," \
+		"gso_max_size $(t_ip_attr "$nsa" v0 gso_max_size)"
+}
+
+flow off
+off_ppm=$PPM
+
+t_in "$nsa" "$FAULTINJ" attach v0 --fraction 0.05 --min-len $MIN_LEN
+t_eq "$(stat_of min_len)" $MIN_LEN "injector size threshold"
+flow on
+on_ppm=$PPM on_retrans=$RETRANS
+dropped=$(stat_of dropped)
+t_log "injector: $(stat_of eligible) skbs above $MIN_LEN bytes, $dropped stolen ($(stat_of dropped_segs) segments)"
+t_ge "$dropped" 20 "big GSO skbs stolen by the injector"
+t_ge "$on_retrans" 200 "retransmits with the injector on"
+t_ge "$on_ppm" $((10 * off_ppm + 1000)) "retransmit rate with the injector on vs 10x off ($off_ppm) + 1000"
+
+# New connections pick the size up (sk_setup_caps); skbs stay below gso_max_size.
+ip -n "$nsa" link set dev v0 gso_max_size 8192
+eligible_before=$(stat_of eligible)
+flow lowered
+t_eq "$(($(stat_of eligible) - eligible_before))" 0 "skbs above $MIN_LEN bytes with gso_max_size 8192"
+t_le $((5 * PPM)) "$on_ppm" "5 x retransmit rate with gso_max_size lowered ($PPM) vs injector on"
+
+t_eq "$(t_in "$nsa" tc filter show dev v0 egress | grep -c rtl_faultinj || true)" 1 "our filter on v0"
+t_in "$nsa" "$FAULTINJ" detach v0
+set +e
+t_in "$nsa" "$FAULTINJ" stats v0 2>/dev/null
+rc=$?
+set -e
+t_eq "$rc" 3 "stats after detach (not attached)"
+t_eq "$(t_in "$nsa" tc filter show dev v0 egress | grep -c rtl_faultinj || true)" 0 "filters left on v0"
