@@ -121,6 +121,16 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 	return 0;
 }
 
+int link_info_from_msg(const void *buf, size_t len, struct link_info *out)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+	/* The kernel's framing is trusted by libnl; a buffer from elsewhere is checked here. */
+	if (len < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len)
+		return -EINVAL;
+	return link_info_parse(nlh, out);
+}
+
 static int dump_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct dump_ctx *ctx = arg;

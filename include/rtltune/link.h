@@ -3,6 +3,7 @@
 #define RTLTUNE_LINK_H
 
 #include <net/if.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtltune/err.h"
@@ -34,6 +35,11 @@ struct link_info {
  * network namespace. *links is malloc'ed, sorted by ifindex; free() it.
  */
 int link_dump(struct link_info **links, int *n, struct rterr *err);
+/*
+ * Parse one RTM_NEWLINK message (netlink header included) of len bytes, as a dump or the
+ * link monitor receives it. -EINVAL for anything else or a malformed message.
+ */
+int link_info_from_msg(const void *buf, size_t len, struct link_info *out);
 /* One link by name; -ENODEV with "no such interface: NAME" when absent. */
 int link_get(const char *ifname, struct link_info *out, struct rterr *err);
 
