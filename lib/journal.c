@@ -907,8 +907,11 @@ static int snapshot_take(struct journal *j, struct snapshot *s, struct rterr *er
 		free(s->ops);
 		return rterr_sys(err, ENOMEM, "%s", j->path);
 	}
-	memcpy(s->ents, j->ents, j->n_ents * sizeof(*s->ents));
-	memcpy(s->ops, j->ops, j->n_ops * sizeof(*s->ops));
+	/* An empty journal has NULL arrays: memcpy() from NULL is undefined even for 0. */
+	if (j->n_ents)
+		memcpy(s->ents, j->ents, j->n_ents * sizeof(*s->ents));
+	if (j->n_ops)
+		memcpy(s->ops, j->ops, j->n_ops * sizeof(*s->ops));
 	return 0;
 }
 
@@ -919,9 +922,12 @@ static int commit_or_undo(struct journal *j, struct snapshot *s, struct rterr *e
 	int r = commit(j, &visible, err);
 
 	if (r && !visible) {
-		/* The arrays only grew since the snapshot, so they are large enough. */
-		memcpy(j->ents, s->ents, s->n_ents * sizeof(*s->ents));
-		memcpy(j->ops, s->ops, s->n_ops * sizeof(*s->ops));
+		/* The arrays only grew since the snapshot, so they are large enough (and
+		 * may still be NULL when the snapshot was empty). */
+		if (s->n_ents)
+			memcpy(j->ents, s->ents, s->n_ents * sizeof(*s->ents));
+		if (s->n_ops)
+			memcpy(j->ops, s->ops, s->n_ops * sizeof(*s->ops));
 		j->n_ents = s->n_ents;
 		j->n_ops = s->n_ops;
 	}
