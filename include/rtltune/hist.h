@@ -13,13 +13,13 @@
  * last bucket holds everything above that up to 2^32 and is labelled 4294967296, which
  * bounds every u32 the kernel reports. Counts are exact integers, never scaled.
  */
-#define HIST_BUCKETS	   22
-#define HIST_LOG2_BUCKETS  21 /* buckets 0..20: le = 2^i */
-#define HIST_LAST_LE	   4294967296ULL
+#define HIST_BUCKETS	  22
+#define HIST_LOG2_BUCKETS 21 /* buckets 0..20: le = 2^i */
+#define HIST_LAST_LE	  4294967296ULL
 
 struct rtl_hist {
 	uint64_t buckets[HIST_BUCKETS]; /* per bucket, not cumulative */
-	uint64_t sum;                   /* sum of the values counted */
+	uint64_t sum;			/* sum of the values counted */
 };
 
 /* Upper bound (le) of bucket i. */

@@ -24,34 +24,34 @@
 
 /* One per tracepoint (plus the optional XDP program). The name is the tracepoint's. */
 enum probe_id {
-	PROBE_NET_DEV_START_XMIT,           /* TX skb sizes, GSO */
-	PROBE_NET_DEV_XMIT,                 /* driver refusals (rc != 0) */
-	PROBE_NET_DEV_XMIT_TIMEOUT,         /* TX watchdog */
-	PROBE_NAPI_GRO_RECEIVE_ENTRY,       /* RX entry points: frames as delivered */
+	PROBE_NET_DEV_START_XMIT,     /* TX skb sizes, GSO */
+	PROBE_NET_DEV_XMIT,	      /* driver refusals (rc != 0) */
+	PROBE_NET_DEV_XMIT_TIMEOUT,   /* TX watchdog */
+	PROBE_NAPI_GRO_RECEIVE_ENTRY, /* RX entry points: frames as delivered */
 	PROBE_NAPI_GRO_FRAGS_ENTRY,
 	PROBE_NETIF_RECEIVE_SKB_ENTRY,
 	PROBE_NETIF_RECEIVE_SKB_LIST_ENTRY,
 	PROBE_NETIF_RX_ENTRY,
-	PROBE_NETIF_RECEIVE_SKB,            /* RX after GRO */
-	PROBE_NAPI_POLL,                    /* budget exhaustion */
-	PROBE_KFREE_SKB,                    /* drops by reason */
-	PROBE_TCP_RETRANSMIT_SKB,           /* retransmits */
-	PROBE_XDP,                          /* optional: RX frame sizes at the driver */
+	PROBE_NETIF_RECEIVE_SKB,  /* RX after GRO */
+	PROBE_NAPI_POLL,	  /* budget exhaustion */
+	PROBE_KFREE_SKB,	  /* drops by reason */
+	PROBE_TCP_RETRANSMIT_SKB, /* retransmits */
+	PROBE_XDP,		  /* optional: RX frame sizes at the driver */
 	PROBE_COUNT
 };
 
 enum probe_hook {
 	PROBE_HOOK_NONE,
-	PROBE_HOOK_TP_BTF,      /* BTF-typed tracepoint (preferred) */
-	PROBE_HOOK_RAW_TP,      /* raw tracepoint (fallback) */
-	PROBE_HOOK_XDP_NATIVE,  /* XDP in the driver */
+	PROBE_HOOK_TP_BTF,	/* BTF-typed tracepoint (preferred) */
+	PROBE_HOOK_RAW_TP,	/* raw tracepoint (fallback) */
+	PROBE_HOOK_XDP_NATIVE,	/* XDP in the driver */
 	PROBE_HOOK_XDP_GENERIC, /* XDP in the stack (skb mode) */
 };
 
 enum probe_state {
-	PROBE_OFF,      /* not asked for (XDP without probes_opts.xdp) */
+	PROBE_OFF,	/* not asked for (XDP without probes_opts.xdp) */
 	PROBE_ATTACHED, /* counting */
-	PROBE_MISSING,  /* asked for but unavailable: reason says why */
+	PROBE_MISSING,	/* asked for but unavailable: reason says why */
 };
 
 struct probe_status {
@@ -72,14 +72,14 @@ struct probe_cost {
 #define PROBES_DEFAULT_MAX_IFACES 256
 #define PROBES_MAX_IFACES	  4096
 /* Distinct drop reasons reported per interface (the rest are summed into drops only). */
-#define PROBES_MAX_DROP_REASONS	  64
+#define PROBES_MAX_DROP_REASONS 64
 /* probes_select(p, PROBES_HOST_IFINDEX) selects the host slot: events with no device. */
-#define PROBES_HOST_IFINDEX	  0
+#define PROBES_HOST_IFINDEX 0
 
 struct probes_opts {
 	unsigned int max_ifaces; /* 0: PROBES_DEFAULT_MAX_IFACES; maps are sized by it */
-	bool xdp;                /* load the XDP program and attach it to each selected iface */
-	bool run_stats;          /* turn BPF run-time stats on while open (BPF_ENABLE_STATS) */
+	bool xdp;		 /* load the XDP program and attach it to each selected iface */
+	bool run_stats;		 /* turn BPF run-time stats on while open (BPF_ENABLE_STATS) */
 };
 
 struct probe_drop {
@@ -95,18 +95,18 @@ struct probe_drop {
  * GSO skbs = hist_count(&tx_gso_segments).
  */
 struct probe_counters {
-	struct rtl_hist tx_skb_bytes;       /* every skb handed to the driver */
+	struct rtl_hist tx_skb_bytes;	    /* every skb handed to the driver */
 	struct rtl_hist tx_gso_size_bytes;  /* GSO skbs: gso_size (the MSS for TCP) */
 	struct rtl_hist tx_gso_segments;    /* GSO skbs: gso_segs */
-	uint64_t tx_gso_bytes;              /* sum of skb lengths of GSO skbs */
-	uint64_t tx_busy;                   /* driver refused (net_dev_xmit rc != 0) */
-	uint64_t tx_timeouts;               /* TX watchdog fired */
-	struct rtl_hist rx_frame_bytes;     /* frames as the driver delivered them */
-	struct rtl_hist rx_skb_bytes;       /* skbs after GRO (netif_receive_skb) */
+	uint64_t tx_gso_bytes;		    /* sum of skb lengths of GSO skbs */
+	uint64_t tx_busy;		    /* driver refused (net_dev_xmit rc != 0) */
+	uint64_t tx_timeouts;		    /* TX watchdog fired */
+	struct rtl_hist rx_frame_bytes;	    /* frames as the driver delivered them */
+	struct rtl_hist rx_skb_bytes;	    /* skbs after GRO (netif_receive_skb) */
 	struct rtl_hist rx_xdp_frame_bytes; /* frames seen by the XDP program */
 	uint64_t napi_polls;
 	uint64_t napi_budget_exhausted; /* polls with work >= budget */
-	uint64_t tcp_retransmits;       /* retransmitted skbs */
+	uint64_t tcp_retransmits;	/* retransmitted skbs */
 	uint64_t tcp_retransmit_segments;
 	uint64_t drops; /* all drops (kfree_skb) */
 	unsigned int n_drop_reasons;
@@ -129,7 +129,7 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 void probes_close(struct probes *p);
 
 const struct probe_status *probes_status(const struct probes *p, enum probe_id id);
-const char *probe_hook_name(enum probe_hook hook); /* "tp_btf", "raw_tp", "xdp", ... */
+const char *probe_hook_name(enum probe_hook hook);    /* "tp_btf", "raw_tp", "xdp", ... */
 const char *probe_state_name(enum probe_state state); /* "off", "attached", "missing" */
 /* Number of probes in PROBE_ATTACHED state. */
 unsigned int probes_attached(const struct probes *p);
@@ -152,13 +152,11 @@ int probes_read(struct probes *p, int slot, struct probe_counters *out, struct r
 /* Run-time stats of a probe's program (bpf_prog_info run_cnt, run_time_ns). */
 int probes_cost(struct probes *p, enum probe_id id, struct probe_cost *out, struct rterr *err);
 /* Kernel memory charged for the maps and the programs (memlock of each fd). */
-int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes,
-		  struct rterr *err);
+int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes, struct rterr *err);
 /*
  * The kernel's name of a drop reason ("NO_SOCKET", as tracefs prints it), from the
  * enum skb_drop_reason in kernel BTF; "reason_N" for one it does not name. Returns buf.
  */
-const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf,
-				    size_t len);
+const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf, size_t len);
 
 #endif

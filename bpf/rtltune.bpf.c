@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtltune probes: what the stack hands each driver and what each driver delivers, counted
+ * per selected interface in per-CPU maps (user space sums the CPUs; no per-packet events).
+ *
+ * Every hook exists twice: tp_btf (typed arguments the verifier lets us dereference with
+ * plain loads, the cheap path) and raw_tp (raw u64 arguments read with
+ * bpf_probe_read_kernel, for kernels where tp_btf is refused). lib/probes.c loads one of
+ * the two per hook. Both share the handlers below; the `btf` argument is a compile-time
+ * constant in each wrapper, so each variant carries only its own kind of access.
+ * docs/probes.md says what each hook counts and why RX entry points never double count.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "rtltune_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Argument shapes that differ between kernels; lib/probes.c sets them from kernel BTF. */
+const volatile bool kfree_skb_has_reason = true;   /* reason arg since 5.17 */
+const volatile bool tcp_retransmit_has_err = true; /* err arg since 6.13 */
+
+/* (netns inode, ifindex) -> slot: only selected interfaces are counted. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 257); /* resized by the loader: max_ifaces + host */
+	__type(key, struct rtl_iface_key);
+	__type(value, __u32);
+} iface_slot SEC(".maps");
+
+/* XDP sees only an ifindex; interfaces carrying our XDP program map here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 257);
+	__type(key, __u32);
+	__type(value, __u32);
+} xdp_slot SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 257);
+	__type(key, __u32);
+	__type(value, struct rtl_slot_stats);
+} slot_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct rtl_drop_key);
+	__type(value, __u64);
+} drop_reasons SEC(".maps");
+
+/* Read one field: a direct (BTF) load in tp_btf programs, a probe read in raw_tp ones. */
+#define RD(btf, ptr, field) ((btf) ? (ptr)->field : BPF_CORE_READ(ptr, field))
+
+/* A per-CPU slot's stats for key, or NULL when the interface is not selected. */
+static __always_inline struct rtl_slot_stats *stats_for(__u32 netns, __u32 ifindex, __u32 *slotp)
+{
+	struct rtl_iface_key key = {.netns = netns, .ifindex = ifindex};
+	__u32 *slot;
+
+	slot = bpf_map_lookup_elem(&iface_slot, &key);
+	if (!slot)
+		return NULL;
+	if (slotp)
+		*slotp = *slot;
+	return bpf_map_lookup_elem(&slot_stats, slot);
+}
+
+static __always_inline struct rtl_slot_stats *dev_stats(const struct net_device *dev, bool btf,
+							__u32 *slotp)
+{
+	__u32 ifindex, netns;
+
+	if (!dev)
+		return NULL;
+	if (btf) {
+		ifindex = dev->ifindex;
+		netns = dev->nd_net.net->ns.inum;
+	} else {
+		ifindex = BPF_CORE_READ(dev, ifindex);
+		netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	}
+	return stats_for(netns, ifindex, slotp);
+}
+
+/* The device's slot, or the host slot for events that carry no device. */
+static __always_inline struct rtl_slot_stats *dev_or_host_stats(const struct net_device *dev,
+								bool btf, __u32 *slotp)
+{
+	if (dev)
+		return dev_stats(dev, btf, slotp);
+	return stats_for(0, 0, slotp);
+}
+
+static __always_inline void hist_add(struct rtl_hist_raw *h, __u64 v)
+{
+	__u32 i = rtl_hist_index(v);
+
+	/* The verifier cannot follow the bit tricks in rtl_hist_index: bound i again. */
+	barrier_var(i);
+	if (i >= RTL_HIST_BUCKETS)
+		i = RTL_HIST_BUCKETS - 1;
+	h->buckets[i]++;
+	h->sum += v;
+}
+
+/*
+ * The frame as the driver handed it over: on RX, eth_type_trans() (or napi_frags_skb())
+ * has already pulled the link-layer header, so add back what lies between the MAC header
+ * and data. Same convention as TX, where skb->len starts at the MAC header.
+ */
+static __always_inline __u32 rx_frame_len(const struct sk_buff *skb, bool btf)
+{
+	__u32 len = RD(btf, skb, len);
+	__u16 mac = RD(btf, skb, mac_header);
+	unsigned char *head, *data;
+	long l2;
+
+	if (mac == (__u16)~0U)
+		return len; /* no MAC header recorded: data is the frame start */
+	head = RD(btf, skb, head);
+	data = RD(btf, skb, data);
+	l2 = (long)(data - (head + mac));
+	if (l2 > 0 && l2 < 256)
+		len += l2;
+	return len;
+}
+
+static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct net_device *dev,
+					 bool btf)
+{
+	struct rtl_slot_stats *st = dev_stats(dev, btf, NULL);
+	struct skb_shared_info *shinfo;
+	unsigned char *head;
+	__u16 gso_size, gso_segs;
+	__u32 len, end;
+
+	if (!st)
+		return 0;
+	len = RD(btf, skb, len);
+	hist_add(&st->tx_skb_bytes, len);
+
+	/* skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit). */
+	head = RD(btf, skb, head);
+	end = RD(btf, skb, end);
+	shinfo = (struct skb_shared_info *)(head + end);
+	gso_size = BPF_CORE_READ(shinfo, gso_size);
+	if (!gso_size)
+		return 0;
+	gso_segs = BPF_CORE_READ(shinfo, gso_segs);
+	hist_add(&st->tx_gso_size, gso_size);
+	hist_add(&st->tx_gso_segs, gso_segs);
+	st->tx_gso_bytes += len;
+	return 0;
+}
+
+static __always_inline int on_xmit(const struct net_device *dev, int rc, bool btf)
+{
+	struct rtl_slot_stats *st;
+
+	if (rc == 0)
+		return 0;
+	st = dev_stats(dev, btf, NULL);
+	if (st)
+		st->tx_busy++;
+	return 0;
+}
+
+static __always_inline int on_xmit_timeout(const struct net_device *dev, bool btf)
+{
+	struct rtl_slot_stats *st = dev_stats(dev, btf, NULL);
+
+	if (st)
+		st->tx_timeouts++;
+	return 0;
+}
+
+/* One of the driver entry points: each frame passes exactly one of them per device. */
+static __always_inline int on_rx_entry(const struct sk_buff *skb, bool btf)
+{
+	struct rtl_slot_stats *st = dev_stats(RD(btf, skb, dev), btf, NULL);
+
+	if (st)
+		hist_add(&st->rx_frame_bytes, rx_frame_len(skb, btf));
+	return 0;
+}
+
+/* netif_receive_skb fires once per skb entering the protocol stack, after GRO. */
+static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
+{
+	struct rtl_slot_stats *st = dev_stats(RD(btf, skb, dev), btf, NULL);
+
+	if (st)
+		hist_add(&st->rx_skb_bytes, rx_frame_len(skb, btf));
+	return 0;
+}
+
+static __always_inline int on_napi_poll(const struct napi_struct *napi, int work, int budget,
+					bool btf)
+{
+	/* The per-CPU backlog (netif_rx) has no device: it counts for the host. */
+	struct rtl_slot_stats *st = dev_or_host_stats(RD(btf, napi, dev), btf, NULL);
+
+	if (!st)
+		return 0;
+	st->napi_polls++;
+	if (work >= budget)
+		st->napi_budget_exhausted++;
+	return 0;
+}
+
+static __always_inline int on_kfree_skb(const struct sk_buff *skb, __u32 reason, bool btf)
+{
+	struct rtl_drop_key key = {.reason = reason};
+	struct rtl_slot_stats *st;
+	__u64 one = 1, *cnt;
+
+	st = dev_or_host_stats(RD(btf, skb, dev), btf, &key.slot);
+	if (!st)
+		return 0;
+	st->drops++;
+	cnt = bpf_map_lookup_elem(&drop_reasons, &key);
+	if (cnt)
+		(*cnt)++;
+	else
+		bpf_map_update_elem(&drop_reasons, &key, &one, BPF_NOEXIST);
+	return 0;
+}
+
+/*
+ * The retransmitted skb sits in the write queue and rarely has skb->dev yet: take the
+ * device from the socket's cached route, then skb->dev, else count it for the host.
+ */
+static __always_inline int on_tcp_retransmit(const struct sock *sk, const struct sk_buff *skb,
+					     bool btf)
+{
+	const struct net_device *dev = NULL;
+	struct dst_entry *dst;
+	struct tcp_skb_cb *cb;
+	struct rtl_slot_stats *st;
+
+	dst = RD(btf, sk, sk_dst_cache);
+	if (dst)
+		dev = RD(btf, dst, dev);
+	if (!dev)
+		dev = RD(btf, skb, dev);
+	st = dev_or_host_stats(dev, btf, NULL);
+	if (!st)
+		return 0;
+	st->tcp_retransmits++;
+	/* tcp_skb_pcount(): the segment count TCP keeps in skb->cb. */
+	cb = (struct tcp_skb_cb *)((void *)skb + bpf_core_field_offset(struct sk_buff, cb));
+	st->tcp_retransmit_segs += BPF_CORE_READ(cb, tcp_gso_segs);
+	return 0;
+}
+
+/* One tp_btf and one raw_tp program per hook; NAME is the program name's stem. */
+#define TP_PAIR(name, tp, proto, call)                                                             \
+	SEC("tp_btf/" #tp)                                                                         \
+	int BPF_PROG(rtl_##name##_btf, proto)                                                      \
+	{                                                                                          \
+		const bool btf = true;                                                             \
+		return call;                                                                       \
+	}                                                                                          \
+	SEC("raw_tp/" #tp)                                                                         \
+	int BPF_PROG(rtl_##name##_raw, proto)                                                      \
+	{                                                                                          \
+		const bool btf = false;                                                            \
+		return call;                                                                       \
+	}
+
+#define ARGS(...) __VA_ARGS__
+
+TP_PAIR(txstart, net_dev_start_xmit, ARGS(const struct sk_buff *skb, const struct net_device *dev),
+	on_start_xmit(skb, dev, btf))
+TP_PAIR(txdone, net_dev_xmit,
+	ARGS(struct sk_buff *skb, int rc, struct net_device *dev, unsigned int skb_len),
+	on_xmit(dev, rc, btf))
+TP_PAIR(txtmo, net_dev_xmit_timeout, ARGS(struct net_device *dev, int queue_index),
+	on_xmit_timeout(dev, btf))
+TP_PAIR(rxgro, napi_gro_receive_entry, ARGS(const struct sk_buff *skb), on_rx_entry(skb, btf))
+TP_PAIR(rxfrags, napi_gro_frags_entry, ARGS(const struct sk_buff *skb), on_rx_entry(skb, btf))
+TP_PAIR(rxrcv, netif_receive_skb_entry, ARGS(const struct sk_buff *skb), on_rx_entry(skb, btf))
+TP_PAIR(rxlist, netif_receive_skb_list_entry, ARGS(const struct sk_buff *skb),
+	on_rx_entry(skb, btf))
+TP_PAIR(rxnetif, netif_rx_entry, ARGS(const struct sk_buff *skb), on_rx_entry(skb, btf))
+TP_PAIR(rxskb, netif_receive_skb, ARGS(struct sk_buff *skb), on_rx_skb(skb, btf))
+TP_PAIR(napi, napi_poll, ARGS(struct napi_struct *napi, int work, int budget),
+	on_napi_poll(napi, work, budget, btf))
+
+/*
+ * kfree_skb and tcp_retransmit_skb grew an argument over time. Read ctx[2] only where the
+ * kernel has it: the verifier rejects (tp_btf) or the attach refuses (raw_tp) a program
+ * that touches an argument past the end, and the rodata flag makes the read dead code.
+ */
+static __always_inline int kfree_skb_ctx(__u64 *ctx, bool btf)
+{
+	__u32 reason = 0; /* SKB_DROP_REASON_NOT_SPECIFIED is 2; 0 = not reported */
+
+	if (kfree_skb_has_reason)
+		reason = (__u32)ctx[2];
+	return on_kfree_skb((const struct sk_buff *)ctx[0], reason, btf);
+}
+
+SEC("tp_btf/kfree_skb")
+int rtl_drop_btf(__u64 *ctx)
+{
+	return kfree_skb_ctx(ctx, true);
+}
+
+SEC("raw_tp/kfree_skb")
+int rtl_drop_raw(__u64 *ctx)
+{
+	return kfree_skb_ctx(ctx, false);
+}
+
+static __always_inline int tcp_retransmit_ctx(__u64 *ctx, bool btf)
+{
+	/* Since 6.13 the hook also fires for failed attempts; only sent ones count. */
+	if (tcp_retransmit_has_err && (int)ctx[2] != 0)
+		return 0;
+	return on_tcp_retransmit((const struct sock *)ctx[0], (const struct sk_buff *)ctx[1], btf);
+}
+
+SEC("tp_btf/tcp_retransmit_skb")
+int rtl_retrans_btf(__u64 *ctx)
+{
+	return tcp_retransmit_ctx(ctx, true);
+}
+
+SEC("raw_tp/tcp_retransmit_skb")
+int rtl_retrans_raw(__u64 *ctx)
+{
+	return tcp_retransmit_ctx(ctx, false);
+}
+
+/* Optional: frame sizes as the driver sees them, before any skb exists. */
+SEC("xdp.frags")
+int rtl_xdp(struct xdp_md *ctx)
+{
+	__u32 ifindex = ctx->ingress_ifindex;
+	struct rtl_slot_stats *st;
+	__u32 *slot;
+
+	slot = bpf_map_lookup_elem(&xdp_slot, &ifindex);
+	if (!slot)
+		return XDP_PASS;
+	st = bpf_map_lookup_elem(&slot_stats, slot);
+	if (st)
+		hist_add(&st->rx_xdp_frame_bytes, bpf_xdp_get_buff_len(ctx));
+	return XDP_PASS;
+}

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rtltune trace [IFACE...] [--seconds N] [--xdp] [--stats]: attach the probes, count for N
+ * seconds or until SIGINT/SIGTERM, detach, then print per-interface counters and BCC-style
+ * histograms. No daemon needed. IFACE is a name in the current network namespace, or
+ * NETNS/IFACE for one in a named namespace (ip netns); no IFACE means every interface of
+ * the current namespace plus the host-wide counters.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rtltune/hist.h"
+#include "rtltune/probes.h"
+
+struct trace_iface {
+	char ifname[IF_NAMESIZE];
+	const char *netns; /* ip netns name, NULL for the current namespace */
+	int ifindex;
+	int slot;
+};
+
+struct trace {
+	struct trace_iface *ifaces;
+	unsigned int n;
+	bool host;
+	double seconds; /* <= 0: until a signal */
+	struct probes_opts opts;
+};
+
+/* Run fn inside netns `name` (NULL: here) and come back; the caller's thread only. */
+static int in_netns(const char *name, int (*fn)(struct trace_iface *, void *),
+		    struct trace_iface *ti, void *arg, struct rterr *err)
+{
+	char path[PATH_MAX];
+	int self, target, ret, back;
+
+	if (!name)
+		return fn(ti, arg);
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	if (target < 0)
+		return errno == ENOENT
+			       ? rterr_input(err, "no network namespace %s (%s)", name, path)
+			       : rterr_sys(err, errno, "%s", path);
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0) {
+		ret = rterr_sys(err, errno, "/proc/thread-self/ns/net");
+		close(target);
+		return ret;
+	}
+	if (setns(target, CLONE_NEWNET) != 0) {
+		ret = rterr_sys(err, errno, "entering network namespace %s", name);
+		goto out;
+	}
+	ret = fn(ti, arg);
+	back = setns(self, CLONE_NEWNET);
+	if (back != 0 && !ret)
+		ret = rterr_sys(err, errno, "returning from network namespace %s", name);
+out:
+	close(self);
+	close(target);
+	return ret;
+}
+
+static int resolve_one(struct trace_iface *ti, void *arg)
+{
+	struct rterr *err = arg;
+
+	ti->ifindex = (int)if_nametoindex(ti->ifname);
+	if (!ti->ifindex)
+		return rterr_input(err, "no such interface: %s%s%s", ti->netns ?: "",
+				   ti->netns ? "/" : "", ti->ifname);
+	return 0;
+}
+
+struct select_arg {
+	struct probes *probes;
+	struct rterr *err;
+};
+
+static int select_one(struct trace_iface *ti, void *arg)
+{
+	struct select_arg *sa = arg;
+	int slot = probes_select(sa->probes, ti->ifindex, sa->err);
+
+	if (slot < 0)
+		return slot;
+	ti->slot = slot;
+	return 0;
+}
+
+static void free_nameindex(struct if_nameindex *all)
+{
+	if (all)
+		if_freenameindex(all);
+}
+
+static int parse_ifaces(struct trace *t, int argc, char **argv, struct rterr *err)
+{
+	struct if_nameindex *all = NULL, *it;
+	unsigned int i;
+	int ret;
+
+	if (argc == 0) {
+		all = if_nameindex();
+		if (!all)
+			return rterr_sys(err, errno, "listing interfaces");
+		for (it = all; it->if_index; it++)
+			argc++;
+		t->host = true;
+	}
+	t->ifaces = calloc((size_t)argc + 1, sizeof(*t->ifaces));
+	if (!t->ifaces) {
+		free_nameindex(all);
+		return rterr_sys(err, ENOMEM, "interfaces");
+	}
+	for (i = 0; i < (unsigned int)argc; i++) {
+		struct trace_iface *ti = &t->ifaces[t->n];
+		const char *arg = all ? all[i].if_name : argv[i];
+		const char *slash = strchr(arg, '/');
+		unsigned int j;
+
+		if (slash) {
+			ti->netns = strndup(arg, (size_t)(slash - arg));
+			arg = slash + 1;
+		}
+		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
+			free_nameindex(all);
+			return rterr_input(err, "bad interface name '%s'", argv[i]);
+		}
+		snprintf(ti->ifname, sizeof(ti->ifname), "%s", arg);
+		ret = in_netns(ti->netns, resolve_one, ti, err, err);
+		if (ret) {
+			free_nameindex(all);
+			return ret;
+		}
+		for (j = 0; j < t->n; j++)
+			if (t->ifaces[j].ifindex == ti->ifindex &&
+			    !strcmp(t->ifaces[j].netns ?: "", ti->netns ?: ""))
+				break;
+		if (j == t->n)
+			t->n++; /* the same interface twice counts once */
+	}
+	free_nameindex(all);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Count until the time is up or SIGINT/SIGTERM arrives (blocked, so none is lost). */
+static void wait_for_end(const sigset_t *sigs, double seconds)
+{
+	struct timespec ts;
+	double end = now_s() + seconds, left;
+
+	for (;;) {
+		if (seconds <= 0) {
+			if (sigwaitinfo(sigs, NULL) > 0)
+				return;
+			continue;
+		}
+		left = end - now_s();
+		if (left <= 0)
+			return;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		if (sigtimedwait(sigs, NULL, &ts) > 0)
+			return;
+		if (errno != EAGAIN && errno != EINTR)
+			return;
+	}
+}
+
+static void add_u64(json_object *o, const char *key, uint64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64((int64_t)v));
+}
+
+static json_object *drops_json(const struct probes *p, const struct probe_counters *c)
+{
+	json_object *o = json_object_new_object();
+	uint64_t listed = 0;
+	unsigned int i;
+	char name[64];
+
+	for (i = 0; i < c->n_drop_reasons; i++) {
+		probes_drop_reason_name(p, c->drop_reasons[i].reason, name, sizeof(name));
+		add_u64(o, name, c->drop_reasons[i].count);
+		listed += c->drop_reasons[i].count;
+	}
+	/* More distinct reasons than the reader keeps, or the reason map was full. */
+	if (c->drops > listed)
+		add_u64(o, "other", c->drops - listed);
+	return o;
+}
+
+/* The SPEC's per-interface families, without the metric prefix and suffix. */
+static json_object *counters_json(const struct probes *p, const struct probe_counters *c, bool xdp)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "tx_packets", hist_count(&c->tx_skb_bytes));
+	add_u64(o, "tx_bytes", c->tx_skb_bytes.sum);
+	add_u64(o, "tx_gso_packets", hist_count(&c->tx_gso_segments));
+	add_u64(o, "tx_gso_bytes", c->tx_gso_bytes);
+	json_object_object_add(o, "tx_skb_bytes", hist_to_json(&c->tx_skb_bytes));
+	json_object_object_add(o, "tx_gso_size_bytes", hist_to_json(&c->tx_gso_size_bytes));
+	json_object_object_add(o, "tx_gso_segments", hist_to_json(&c->tx_gso_segments));
+	add_u64(o, "tx_busy", c->tx_busy);
+	add_u64(o, "tx_timeouts", c->tx_timeouts);
+	add_u64(o, "rx_packets", hist_count(&c->rx_frame_bytes));
+	add_u64(o, "rx_bytes", c->rx_frame_bytes.sum);
+	json_object_object_add(o, "rx_frame_bytes", hist_to_json(&c->rx_frame_bytes));
+	json_object_object_add(o, "rx_skb_bytes", hist_to_json(&c->rx_skb_bytes));
+	if (xdp)
+		json_object_object_add(o, "rx_xdp_frame_bytes",
+				       hist_to_json(&c->rx_xdp_frame_bytes));
+	add_u64(o, "napi_polls", c->napi_polls);
+	add_u64(o, "napi_budget_exhausted", c->napi_budget_exhausted);
+	json_object_object_add(o, "drops", drops_json(p, c));
+	add_u64(o, "tcp_retransmits", c->tcp_retransmits);
+	add_u64(o, "tcp_retransmit_segments", c->tcp_retransmit_segments);
+	return o;
+}
+
+static json_object *probes_json(struct probes *p, bool stats)
+{
+	json_object *arr = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < PROBE_COUNT; i++) {
+		const struct probe_status *st = probes_status(p, i);
+		json_object *o = json_object_new_object();
+		struct probe_cost cost;
+
+		json_object_object_add(o, "name", json_object_new_string(st->name));
+		json_object_object_add(o, "state",
+				       json_object_new_string(probe_state_name(st->state)));
+		json_object_object_add(o, "hook",
+				       st->hook == PROBE_HOOK_NONE
+					       ? NULL
+					       : json_object_new_string(probe_hook_name(st->hook)));
+		json_object_object_add(o, "reason", cli_json_str(st->reason));
+		if (stats && probes_cost(p, i, &cost, NULL) == 0 && st->state == PROBE_ATTACHED) {
+			add_u64(o, "run_count", cost.run_count);
+			add_u64(o, "run_time_ns", cost.run_time_ns);
+			add_u64(o, "recursion_misses", cost.recursion_misses);
+			json_object_object_add(
+				o, "ns_per_run",
+				cost.run_count ? json_object_new_double(
+							 round((double)cost.run_time_ns /
+							       (double)cost.run_count * 10) /
+							 10)
+					       : NULL);
+		}
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static void render_hist(json_object *o, const char *family, const char *unit)
+{
+	struct rtl_hist h;
+	char *text;
+
+	if (hist_from_json(get(o, family), &h) != 0 || !hist_count(&h))
+		return;
+	printf("  %s (count %" PRIu64 ", sum %" PRIu64 ")\n", family, hist_count(&h), h.sum);
+	text = hist_render(&h, unit, 2);
+	if (text)
+		fputs(text, stdout);
+	free(text);
+}
+
+static void render_counters(json_object *o)
+{
+	static const char *const scalars[] = {
+		"tx_packets",	   "tx_bytes",
+		"tx_gso_packets",  "tx_gso_bytes",
+		"tx_busy",	   "tx_timeouts",
+		"rx_packets",	   "rx_bytes",
+		"napi_polls",	   "napi_budget_exhausted",
+		"tcp_retransmits", "tcp_retransmit_segments",
+	};
+	json_object *drops = get(o, "drops");
+	unsigned int i;
+
+	for (i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
+		cli_text_kv(scalars[i], get(o, scalars[i]));
+	printf("    %-20s", "drops");
+	if (!drops || !json_object_object_length(drops))
+		printf(" 0");
+	json_object_object_foreach(drops, reason, n)
+		printf(" %s=%s", reason, json_object_get_string(n));
+	printf("\n");
+	render_hist(o, "tx_skb_bytes", "bytes");
+	render_hist(o, "tx_gso_size_bytes", "bytes");
+	render_hist(o, "tx_gso_segments", "segments");
+	render_hist(o, "rx_frame_bytes", "bytes");
+	render_hist(o, "rx_skb_bytes", "bytes");
+	render_hist(o, "rx_xdp_frame_bytes", "bytes");
+}
+
+static void render_trace(json_object *doc)
+{
+	json_object *ifaces = get(doc, "interfaces"), *probes = get(doc, "probes");
+	json_object *host = get(doc, "host");
+	size_t i;
+
+	printf("Traced %.1f s\n", json_object_get_double(get(doc, "seconds")));
+	for (i = 0; i < json_object_array_length(ifaces); i++) {
+		json_object *o = json_object_array_get_idx(ifaces, i);
+		json_object *ns = get(o, "netns");
+
+		printf("\n%s%s%s (ifindex %d)\n", ns ? json_object_get_string(ns) : "",
+		       ns ? "/" : "", json_object_get_string(get(o, "ifname")),
+		       json_object_get_int(get(o, "ifindex")));
+		render_counters(o);
+	}
+	if (host) {
+		printf("\nhost (events without a device)\n");
+		cli_text_kv("napi_polls", get(host, "napi_polls"));
+		cli_text_kv("napi_budget_exhausted", get(host, "napi_budget_exhausted"));
+		cli_text_kv("tcp_retransmits", get(host, "tcp_retransmits"));
+		printf("    %-20s", "drops");
+		json_object_object_foreach(get(host, "drops"), reason, n)
+			printf(" %s=%s", reason, json_object_get_string(n));
+		printf("\n");
+	}
+	printf("\nProbes:\n");
+	for (i = 0; i < json_object_array_length(probes); i++) {
+		json_object *o = json_object_array_get_idx(probes, i);
+		json_object *runs = get(o, "run_count"), *ns = get(o, "ns_per_run");
+		char a[64];
+
+		printf("    %-30s %-9s %-11s", json_object_get_string(get(o, "name")),
+		       json_object_get_string(get(o, "state")),
+		       cli_text_value(get(o, "hook"), a, sizeof(a)));
+		if (runs)
+			printf(" %12s runs %8s ns/run", json_object_get_string(runs),
+			       cli_text_value(ns, a, sizeof(a)));
+		if (get(o, "reason"))
+			printf(" %s", json_object_get_string(get(o, "reason")));
+		printf("\n");
+	}
+	printf("\nBPF memory: maps %s bytes, programs %s bytes\n",
+	       json_object_get_string(get(doc, "map_memory_bytes")),
+	       json_object_get_string(get(doc, "prog_memory_bytes")));
+}
+
+static int usage(struct cli_ctx *ctx, const char *what)
+{
+	return cli_usage_error(ctx,
+			       "trace: %s (usage: rtltune trace [IFACE...] [--seconds N] "
+			       "[--xdp] [--stats])",
+			       what);
+}
+
+static void trace_free(struct trace *t)
+{
+	unsigned int i;
+
+	for (i = 0; t->ifaces && i < t->n; i++)
+		free((char *)t->ifaces[i].netns);
+	free(t->ifaces);
+}
+
+static int collect(struct cli_ctx *ctx, struct trace *t, struct probes *p, double seconds,
+		   json_object **out, struct rterr *err)
+{
+	json_object *doc = json_object_new_object(), *ifaces = json_object_new_array();
+	struct probe_counters *c = malloc(sizeof(*c));
+	uint64_t map_bytes = 0, prog_bytes = 0;
+	unsigned int i;
+	int ret = 0;
+
+	if (!c) {
+		json_object_put(doc);
+		json_object_put(ifaces);
+		return rterr_sys(err, ENOMEM, "counters");
+	}
+	json_object_object_add(doc, "seconds",
+			       json_object_new_double(round(seconds * 1000) / 1000));
+	for (i = 0; i < t->n && !ret; i++) {
+		struct trace_iface *ti = &t->ifaces[i];
+		json_object *o;
+
+		ret = probes_read(p, ti->slot, c, err);
+		if (ret)
+			break;
+		o = counters_json(p, c, t->opts.xdp);
+		/* Identity first for readers of the JSON: rebuild with ifname leading. */
+		json_object *row = json_object_new_object();
+
+		json_object_object_add(row, "ifname", json_object_new_string(ti->ifname));
+		json_object_object_add(row, "netns", cli_json_str(ti->netns));
+		json_object_object_add(row, "ifindex", json_object_new_int(ti->ifindex));
+		json_object_object_foreach(o, k, v)
+			json_object_object_add(row, k, json_object_get(v));
+		json_object_put(o);
+		json_object_array_add(ifaces, row);
+	}
+	json_object_object_add(doc, "interfaces", ifaces);
+	if (!ret && t->host) {
+		json_object *host = json_object_new_object();
+
+		ret = probes_read(p, 0, c, err);
+		if (!ret) {
+			add_u64(host, "napi_polls", c->napi_polls);
+			add_u64(host, "napi_budget_exhausted", c->napi_budget_exhausted);
+			add_u64(host, "tcp_retransmits", c->tcp_retransmits);
+			add_u64(host, "tcp_retransmit_segments", c->tcp_retransmit_segments);
+			json_object_object_add(host, "drops", drops_json(p, c));
+		}
+		json_object_object_add(doc, "host", host);
+	}
+	if (!ret) {
+		json_object_object_add(doc, "probes", probes_json(p, t->opts.run_stats));
+		ret = probes_memory(p, &map_bytes, &prog_bytes, err);
+		add_u64(doc, "map_memory_bytes", map_bytes);
+		add_u64(doc, "prog_memory_bytes", prog_bytes);
+	}
+	free(c);
+	if (ret) {
+		json_object_put(doc);
+		return ret;
+	}
+	*out = doc;
+	(void)ctx;
+	return 0;
+}
+
+static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"seconds", required_argument, NULL, 's'},
+		{"xdp", no_argument, NULL, 'x'},
+		{"stats", no_argument, NULL, 'S'},
+		{NULL, 0, NULL, 0},
+	};
+	struct rterr err = {0};
+	struct trace t = {0};
+	struct probes *p = NULL;
+	struct select_arg sa;
+	json_object *doc = NULL;
+	sigset_t sigs, old;
+	double start;
+	unsigned int i;
+	char *end;
+	int opt, ret;
+
+	/* optind 0 re-initialises getopt after main()'s pass; options may follow IFACEs. */
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			errno = 0;
+			t.seconds = strtod(optarg, &end);
+			if (errno || *end || !(t.seconds > 0) || t.seconds > 86400 * 365)
+				return usage(ctx, "--seconds needs a positive number of seconds");
+			break;
+		case 'x':
+			t.opts.xdp = true;
+			break;
+		case 'S':
+			t.opts.run_stats = true;
+			break;
+		default:
+			return usage(ctx, "unknown option");
+		}
+	}
+	ret = parse_ifaces(&t, argc - optind, argv + optind, &err);
+	if (ret)
+		goto fail;
+	if (t.n > PROBES_MAX_IFACES) {
+		ret = rterr_input(&err, "%u interfaces, at most %u can be traced at once", t.n,
+				  PROBES_MAX_IFACES);
+		goto fail;
+	}
+	t.opts.max_ifaces = t.n ? t.n : 1;
+
+	/* Blocked before anything is attached: a Ctrl-C during setup still ends cleanly. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, &old);
+
+	ret = probes_open(&p, &t.opts, &err);
+	if (ret)
+		goto fail;
+	sa.probes = p;
+	sa.err = &err;
+	for (i = 0; i < t.n; i++) {
+		ret = in_netns(t.ifaces[i].netns, select_one, &t.ifaces[i], &sa, &err);
+		if (ret)
+			goto fail;
+	}
+	if (t.host && probes_select(p, PROBES_HOST_IFINDEX, &err) < 0) {
+		ret = -1;
+		goto fail;
+	}
+	/* Tests wait for this line before sending traffic. */
+	if (t.seconds > 0)
+		fprintf(stderr,
+			"Tracing %u interface%s for %g s (%u probes attached)... Hit Ctrl-C to "
+			"end.\n",
+			t.n, t.n == 1 ? "" : "s", t.seconds, probes_attached(p));
+	else
+		fprintf(stderr,
+			"Tracing %u interface%s (%u probes attached)... Hit Ctrl-C to end.\n", t.n,
+			t.n == 1 ? "" : "s", probes_attached(p));
+	start = now_s();
+	wait_for_end(&sigs, t.seconds);
+	ret = collect(ctx, &t, p, now_s() - start, &doc, &err);
+	probes_close(p);
+	p = NULL;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	trace_free(&t);
+	if (ret)
+		return cli_fail(ctx, &err);
+	return cli_emit(ctx, doc, render_trace, EXIT_OK);
+fail:
+	probes_close(p);
+	trace_free(&t);
+	return cli_fail(ctx, &err);
+}
+CLI_COMMAND(trace, .name = "trace", .usage = "trace [IFACE...] [--seconds N]",
+	    .help = "attach the probes, count, print counters and histograms, detach",
+	    .run = cmd_trace);
