@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* rtltune recommend [IFACE]: what the daemon's recent observations suggest. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctl.h"
+
+static void render_recommend(json_object *doc)
+{
+	json_object *ifaces = json_object_object_get(doc, "interfaces");
+	size_t i, j, n = json_object_array_length(ifaces);
+
+	if (!n)
+		printf("no managed interfaces (see rtltune status)\n");
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(ifaces, i);
+		json_object *recs = json_object_object_get(o, "recommendations");
+		json_object *notes = json_object_object_get(o, "notes");
+		const char *ifname = json_object_get_string(json_object_object_get(o, "ifname"));
+
+		for (j = 0; j < json_object_array_length(recs); j++) {
+			json_object *r = json_object_array_get_idx(recs, j);
+			char a[32], b[32];
+
+			printf("%s %s %s -> %s: %s\n", ifname,
+			       json_object_get_string(json_object_object_get(r, "knob")),
+			       cli_text_value(json_object_object_get(r, "current"), a, sizeof(a)),
+			       cli_text_value(json_object_object_get(r, "suggested"), b, sizeof(b)),
+			       json_object_get_string(json_object_object_get(r, "reason")));
+		}
+		for (j = 0; j < json_object_array_length(notes); j++)
+			printf("%s: %s\n", ifname,
+			       json_object_get_string(json_object_array_get_idx(notes, j)));
+	}
+}
+
+static int cmd_recommend(struct cli_ctx *ctx, int argc, char **argv)
+{
+	struct rterr err = {0};
+	json_object *req, *result;
+	int r;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
+		return cli_usage_error(ctx, "usage: rtltune recommend [IFACE]");
+	req = control_request_new("recommend");
+	if (argc == 2)
+		json_object_object_add(req, "iface", json_object_new_string(argv[1]));
+	r = ctl_call(ctx->socket_path, req, &result, &err);
+	json_object_put(req);
+	if (r < 0)
+		return cli_fail(ctx, &err);
+	return cli_emit(ctx, result, render_recommend, EXIT_OK);
+}
+
+CLI_COMMAND(recommend, .name = "recommend", .usage = "recommend [IFACE]",
+	    .help = "changes the recent observations suggest (nothing is changed)",
+	    .run = cmd_recommend);

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* rtltune status [IFACE]: the daemon's state and each interface's, through the socket. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ctl.h"
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return "-";
+	return json_object_get_string(v);
+}
+
+static void uptime(double s, char *buf, size_t len)
+{
+	long t = (long)s;
+
+	if (t >= 86400)
+		snprintf(buf, len, "%ldd %ldh", t / 86400, t % 86400 / 3600);
+	else if (t >= 3600)
+		snprintf(buf, len, "%ldh %ldm", t / 3600, t % 3600 / 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ldm %lds", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%lds", t);
+}
+
+static void render_status(json_object *doc)
+{
+	json_object *d = json_object_object_get(doc, "daemon");
+	json_object *ifaces = json_object_object_get(doc, "interfaces");
+	json_object *probes = json_object_object_get(d, "probes");
+	size_t i, n = json_object_array_length(probes), attached = 0;
+	char up[32];
+
+	for (i = 0; i < n; i++)
+		attached +=
+			strcmp(str(json_object_array_get_idx(probes, i), "state"), "attached") == 0;
+	uptime(json_object_get_double(json_object_object_get(d, "uptime_seconds")), up, sizeof(up));
+	printf("rtltuned %s, pid %s, up %s\n", str(d, "version"), str(d, "pid"), up);
+	printf("  profile:   %s%s\n", str(d, "profile"),
+	       json_object_get_boolean(json_object_object_get(d, "profile_loaded")) ||
+			       !strcmp(str(d, "profile"), "-")
+		       ? ""
+		       : " (not loaded: see rtltune log)");
+	printf("  counting:  %s",
+	       strcmp(str(d, "source"), "bpf") == 0 ? "BPF probes" : "link counters (netlink)");
+	if (n)
+		printf(", %zu of %zu probes attached", attached, n);
+	printf("\n");
+	if (strcmp(str(d, "bpf_error"), "-") != 0)
+		printf("  bpf:       %s\n", str(d, "bpf_error"));
+	for (i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(probes, i);
+
+		if (strcmp(str(p, "state"), "missing") == 0)
+			printf("  missing:   %s: %s\n", str(p, "name"), str(p, "reason"));
+	}
+	printf("  config:    %s\n", str(d, "config"));
+	printf("  socket:    %s (group %s)\n", str(d, "socket"), str(d, "socket_group"));
+	printf("  metrics:   %s\n", str(d, "metrics"));
+	if (strcmp(str(d, "last_reload_error"), "-") != 0)
+		printf("  reload:    FAILED: %s\n", str(d, "last_reload_error"));
+
+	n = json_object_array_length(ifaces);
+	if (!n) {
+		printf("\nno interfaces\n");
+		return;
+	}
+	printf("\n%-16s %-8s %-10s %-14s %-8s %-9s %s\n", "INTERFACE", "STATE", "DRIVER", "CHIP",
+	       "MANAGED", "AUTOTUNE", "APPLIED");
+	for (i = 0; i < n; i++) {
+		json_object *f = json_object_array_get_idx(ifaces, i);
+		json_object *ap = json_object_object_get(f, "applied");
+		bool managed = json_object_get_boolean(json_object_object_get(f, "managed"));
+		char applied[400];
+
+		if (ap && !json_object_is_type(ap, json_type_null)) {
+			bool ok = json_object_get_boolean(json_object_object_get(ap, "ok"));
+
+			snprintf(applied, sizeof(applied), "%s: %s", str(ap, "profile"),
+				 ok ? "ok" : str(ap, "error"));
+		} else {
+			snprintf(applied, sizeof(applied), "%s", managed ? "-" : str(f, "why"));
+		}
+		printf("%-16s %-8s %-10s %-14s %-8s %-9s %s\n", str(f, "ifname"),
+		       str(f, "operstate"), str(f, "driver"), str(f, "chip"),
+		       managed ? "yes" : "no",
+		       json_object_get_boolean(json_object_object_get(f, "autotune")) ? "on"
+										      : "off",
+		       applied);
+	}
+}
+
+static int cmd_status(struct cli_ctx *ctx, int argc, char **argv)
+{
+	json_object *req, *result;
+	struct rterr err = {0};
+	int i, r;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "status: unknown option '%s'", argv[i]);
+	if (argc > 2)
+		return cli_usage_error(ctx, "usage: rtltune status [IFACE]");
+	req = control_request_new("status");
+	if (argc == 2)
+		json_object_object_add(req, "iface", json_object_new_string(argv[1]));
+	r = ctl_call(ctx->socket_path, req, &result, &err);
+	json_object_put(req);
+	if (r < 0)
+		return cli_fail(ctx, &err);
+	return cli_emit(ctx, result, render_status, EXIT_OK);
+}
+
+CLI_COMMAND(status, .name = "status", .usage = "status [IFACE]",
+	    .help = "the daemon's state and its interfaces", .run = cmd_status);

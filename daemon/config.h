@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_CONFIG_H
+#define RTLTUNED_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtltune/err.h"
+
+/* A list of words from a comma/space separated value ("eth*, enp*"). */
+struct strv {
+	char **v;
+	unsigned int n;
+};
+
+/*
+ * Daemon settings (docs/daemon.md). Precedence, strongest first: command-line flags,
+ * environment (RTLTUNE_SOCKET, RTLTUNE_STATE_DIR), the config file, built-in defaults.
+ */
+struct rtd_config {
+	char path[PATH_MAX];	 /* file read, "" when running on defaults */
+	struct strv interfaces;	 /* globs; empty means every non-virtual interface */
+	struct strv exclude;	 /* globs that win over interfaces */
+	struct strv drivers;	 /* ethtool driver names; empty means any */
+	struct strv chips;	 /* chip database ids; empty means any */
+	char profile[256];	 /* profile applied to matching interfaces; "" observes only */
+	bool autotune;		 /* default for new interfaces */
+	char metrics[128];	 /* "ADDR:PORT", or "" when off */
+	char textfile[PATH_MAX]; /* node_exporter textfile, "" when off */
+	uint64_t sample_interval_us;
+	bool restore_on_exit;
+	char socket[PATH_MAX];
+	char state_dir[PATH_MAX];
+	char socket_group[64]; /* group that may read through the socket */
+	gid_t socket_gid;
+	int log_level; /* LOG_ERR..LOG_DEBUG */
+};
+
+/* Values given on the command line; NULL / -1 when not given. */
+struct rtd_overrides {
+	const char *config;
+	const char *socket;
+	const char *metrics;
+	const char *state_dir;
+	const char *interfaces;
+	const char *profile;
+	int autotune; /* -1 not given, 0 from --no-autotune */
+};
+
+#define RTD_DEFAULT_CONFIG  RTLTUNE_SYSCONFDIR "/rtltuned.conf"
+#define RTD_DEFAULT_METRICS "127.0.0.1:9775"
+
+/*
+ * Build the configuration: defaults, then the file (ov->config, else the default path
+ * when it exists), then environment and flags. A bad file or value: RTERR_INPUT naming
+ * FILE:LINE (or the flag) and what was expected; *cfg is then untouched.
+ */
+int config_load(const struct rtd_overrides *ov, struct rtd_config *cfg, struct rterr *err);
+void config_free(struct rtd_config *cfg);
+/* Parse ADDR:PORT ("127.0.0.1:9775", "[::1]:9775", "off"). */
+int config_parse_listen(const char *text, char *host, size_t hostlen, unsigned int *port);
+
+int strv_split(struct strv *sv, const char *text);
+void strv_free(struct strv *sv);
+bool strv_contains(const struct strv *sv, const char *word);
+char *strv_join(const struct strv *sv, const char *sep);
+
+#endif

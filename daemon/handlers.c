@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Control requests: each builds the JSON document the CLI prints (docs/control-protocol.md). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "log.h"
+#include "loop.h"
+#include "recommend.h"
+#include "rtltune/link.h"
+#include "rtltuned.h"
+
+#ifndef RTLTUNE_VERSION
+#define RTLTUNE_VERSION "0.1.0"
+#endif
+
+static const char *req_str(json_object *req, const char *key)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(req, key, &o) || !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+static int req_bool(json_object *req, const char *key, int dflt)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(req, key, &o))
+		return dflt;
+	return json_object_get_boolean(o);
+}
+
+static json_object *strv_json(const struct strv *sv)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < sv->n; i++)
+		json_object_array_add(a, json_object_new_string(sv->v[i]));
+	return a;
+}
+
+static json_object *opt_str(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+/* The interface a request names, or NULL with err set (unknown name: input error). */
+static struct iface *req_iface(json_object *req, bool required, struct rterr *err)
+{
+	const char *name = req_str(req, "iface");
+	struct iface *ifc;
+
+	if (!name) {
+		if (required)
+			rterr_input(err, "missing \"iface\"");
+		return NULL;
+	}
+	ifc = iface_by_name(name);
+	if (!ifc)
+		rterr_input(err, "no such interface: %s (not in rtltuned's network namespace)",
+			    name);
+	return ifc;
+}
+
+static json_object *h_hello(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "daemon", json_object_new_string("rtltuned"));
+	json_object_object_add(o, "version", json_object_new_string(RTLTUNE_VERSION));
+	json_object_object_add(o, "protocol", json_object_new_int(CONTROL_PROTO_VERSION));
+	json_object_object_add(o, "uid", json_object_new_int((int)rc->peer->uid));
+	json_object_object_add(o, "may_change", json_object_new_boolean(rc->peer->may_change));
+	return o;
+}
+
+static json_object *daemon_json(void)
+{
+	const struct rtd_config *c = &rtd.cfg;
+	json_object *d = json_object_new_object();
+
+	json_object_object_add(d, "version", json_object_new_string(RTLTUNE_VERSION));
+	json_object_object_add(d, "protocol", json_object_new_int(CONTROL_PROTO_VERSION));
+	json_object_object_add(d, "pid", json_object_new_int(getpid()));
+	json_object_object_add(d, "started", json_object_new_double(rtd.started));
+	json_object_object_add(d, "uptime_seconds",
+			       json_object_new_double((double)(now_us() - rtd.started_us) / 1e6));
+	json_object_object_add(d, "config", opt_str(c->path));
+	json_object_object_add(d, "profile", opt_str(c->profile));
+	json_object_object_add(d, "profile_loaded", json_object_new_boolean(rtd.profile != NULL));
+	json_object_object_add(d, "autotune", json_object_new_boolean(c->autotune));
+	json_object_object_add(d, "interfaces", strv_json(&c->interfaces));
+	json_object_object_add(d, "exclude", strv_json(&c->exclude));
+	json_object_object_add(d, "drivers", strv_json(&c->drivers));
+	json_object_object_add(d, "chips", strv_json(&c->chips));
+	json_object_object_add(d, "socket", json_object_new_string(c->socket));
+	json_object_object_add(d, "socket_group", json_object_new_string(c->socket_group));
+	json_object_object_add(d, "metrics", opt_str(c->metrics));
+	json_object_object_add(d, "textfile", opt_str(c->textfile));
+	json_object_object_add(d, "sample_interval_seconds",
+			       json_object_new_double((double)c->sample_interval_us / 1e6));
+	json_object_object_add(d, "restore_on_exit", json_object_new_boolean(c->restore_on_exit));
+	json_object_object_add(d, "state_dir", json_object_new_string(c->state_dir));
+	json_object_object_add(d, "reloads", json_object_new_int((int)rtd.reloads));
+	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
+	json_object_object_add(d, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
+	json_object_object_add(d, "bpf_error", opt_str(rtd.bpf_error));
+	json_object_object_add(d, "probes", bpf_status_json());
+	json_object_object_add(d, "samples", json_object_new_uint64(rtd.samples));
+	json_object_object_add(d, "sample_cost_seconds",
+			       json_object_new_double((double)rtd.sample_cost_us / 1e6));
+	json_object_object_add(d, "clients", json_object_new_int((int)rtd.ctl_clients));
+	json_object_object_add(d, "metrics_requests", json_object_new_uint64(rtd.metrics_requests));
+	return d;
+}
+
+/* Interfaces sorted by ifindex: the table is a list in arrival order. */
+static unsigned int sorted_ifaces(struct iface **out, unsigned int max)
+{
+	unsigned int n = 0, i, j;
+	struct iface *ifc;
+
+	for (ifc = rtd.ifaces; ifc && n < max; ifc = ifc->next)
+		out[n++] = ifc;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && out[j - 1]->ifindex > out[j]->ifindex; j--) {
+			struct iface *t = out[j];
+
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+#define MAX_LIST 4096
+static struct iface *list_buf[MAX_LIST];
+
+static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	struct iface *only = req_iface(rc->req, false, err);
+	unsigned int i, n;
+
+	if (!only && err->kind) {
+		json_object_put(o);
+		json_object_put(a);
+		return NULL;
+	}
+	n = sorted_ifaces(list_buf, MAX_LIST);
+	for (i = 0; i < n; i++)
+		if (!only || list_buf[i] == only)
+			json_object_array_add(a, iface_status_json(list_buf[i]));
+	json_object_object_add(o, "daemon", daemon_json());
+	json_object_object_add(o, "interfaces", a);
+	return o;
+}
+
+json_object *iface_stats_json(const struct iface *ifc);
+json_object *iface_stats_json(const struct iface *ifc)
+{
+	const struct iface_stats *s = &ifc->stats;
+	json_object *o = json_object_new_object(), *rates = json_object_new_object(), *drops, *kv,
+		    *dec;
+	int c, h, k, oc;
+	unsigned int i;
+
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
+	json_object_object_add(o, "driver", opt_str(ifc->driver));
+	json_object_object_add(o, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
+	for (c = 0; c < SC__COUNT; c++) {
+		json_object_object_add(o, stat_counter_name(c),
+				       s->have_counter[c] ? json_object_new_uint64(s->counter[c])
+							  : NULL);
+		if (s->have_counter[c])
+			json_object_object_add(rates, stat_counter_name(c),
+					       json_object_new_double(s->rate[c]));
+	}
+	for (h = 0; h < SH__COUNT; h++)
+		json_object_object_add(o, stat_hist_name(h),
+				       s->have_hist ? hist_to_json(&s->hist[h]) : NULL);
+	drops = json_object_new_object();
+	for (i = 0; i < s->n_drops; i++)
+		json_object_object_add(drops, s->drops[i].reason,
+				       json_object_new_uint64(s->drops[i].count));
+	json_object_object_add(o, "drops", drops);
+	kv = json_object_new_object();
+	dec = json_object_new_object();
+	for (k = 0; k < KNOB__COUNT; k++) {
+		json_object *per = NULL;
+
+		json_object_object_add(
+			kv, knob_name(k),
+			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
+		for (oc = 0; oc < OUTCOME__COUNT; oc++) {
+			if (!ifc->decisions[k][oc])
+				continue;
+			if (!per)
+				per = json_object_new_object();
+			json_object_object_add(per, decision_outcome_name(oc),
+					       json_object_new_uint64(ifc->decisions[k][oc]));
+		}
+		if (per)
+			json_object_object_add(dec, knob_name(k), per);
+	}
+	json_object_object_add(o, "knob_value", kv);
+	json_object_object_add(o, "tuning_decisions", dec);
+	json_object_object_add(o, "rates", rates);
+	return o;
+}
+
+static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *only = req_iface(rc->req, false, err);
+	json_object *o, *a;
+	unsigned int i, n;
+
+	if (!only && err->kind)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	n = sorted_ifaces(list_buf, MAX_LIST);
+	for (i = 0; i < n; i++)
+		if (only ? list_buf[i] == only : list_buf[i]->managed)
+			json_object_array_add(a, iface_stats_json(list_buf[i]));
+	json_object_object_add(o, "time", json_object_new_double(now_real()));
+	json_object_object_add(o, "interval_seconds",
+			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
+	json_object_object_add(o, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
+	json_object_object_add(o, "interfaces", a);
+	return o;
+}
+
+static json_object *h_hist(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	const char *what = req_str(rc->req, "what");
+	struct rtl_hist win;
+	json_object *o;
+	int h;
+
+	if (!ifc)
+		return NULL;
+	if (!what) {
+		rterr_input(err, "missing \"what\"");
+		return NULL;
+	}
+	h = stat_hist_from_name(what);
+	if (h < 0) {
+		rterr_input(err,
+			    "unknown histogram '%.64s' (expected tx_skb_bytes, tx_gso_size_bytes, "
+			    "tx_gso_segments, rx_frame_bytes or rx_skb_bytes)",
+			    what);
+		return NULL;
+	}
+	if (!ifc->stats.have_hist) {
+		rterr_sys(err, ENODATA, "%s: no histograms: the BPF probes are not running (%s)",
+			  ifc->name, rtd.bpf_error[0] ? rtd.bpf_error : "link counters only");
+		return NULL;
+	}
+	stat_window_sum(&ifc->stats, h, &win);
+	o = json_object_new_object();
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "what", json_object_new_string(what));
+	json_object_object_add(o, "hist", hist_to_json(&ifc->stats.hist[h]));
+	json_object_object_add(o, "window", hist_to_json(&win));
+	json_object_object_add(o, "window_seconds",
+			       json_object_new_double((double)rtd.cfg.sample_interval_us *
+						      SAMPLE_SLOT_SAMPLES * STAT_WINDOW_SLOTS /
+						      1e6));
+	return o;
+}
+
+static json_object *h_log(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	json_object *o = json_object_new_object(), *since, *max;
+	uint64_t seq = 0;
+	unsigned int n = 0;
+
+	if (json_object_object_get_ex(rc->req, "since", &since))
+		seq = (uint64_t)json_object_get_int64(since);
+	if (json_object_object_get_ex(rc->req, "max", &max))
+		n = (unsigned int)json_object_get_int(max);
+	json_object_object_add(o, "entries", dlog_since(seq, n));
+	if (req_bool(rc->req, "follow", 0)) {
+		json_object *arr;
+		size_t len;
+
+		json_object_object_get_ex(o, "entries", &arr);
+		len = json_object_array_length(arr);
+		rc->follow = true;
+		rc->follow_seq = seq;
+		if (len) {
+			json_object *last = json_object_array_get_idx(arr, len - 1), *s;
+
+			json_object_object_get_ex(last, "seq", &s);
+			rc->follow_seq = (uint64_t)json_object_get_int64(s);
+		}
+	}
+	json_object_object_add(o, "follow", json_object_new_boolean(rc->follow));
+	return o;
+}
+
+static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	json_object *on, *o;
+
+	if (!ifc)
+		return NULL;
+	if (!json_object_object_get_ex(rc->req, "on", &on) ||
+	    !json_object_is_type(on, json_type_boolean)) {
+		rterr_input(err, "missing \"on\": true or false");
+		return NULL;
+	}
+	if (ifc->autotune != json_object_get_boolean(on)) {
+		ifc->autotune = json_object_get_boolean(on);
+		dlog(LOG_NOTICE, ifc->name, "autotune %s (by uid %u)", ifc->autotune ? "on" : "off",
+		     (unsigned int)rc->peer->uid);
+		rtd.generation++;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));
+	return o;
+}
+
+static json_object *h_recommend(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *only = req_iface(rc->req, false, err);
+	json_object *o, *a;
+	unsigned int i, n;
+
+	if (!only && err->kind)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	n = sorted_ifaces(list_buf, MAX_LIST);
+	for (i = 0; i < n; i++)
+		if (only ? list_buf[i] == only : list_buf[i]->managed)
+			json_object_array_add(a, recommend_json(list_buf[i]));
+	json_object_object_add(o, "interfaces", a);
+	return o;
+}
+
+/* Interfaces an apply/restore request names ("ifaces": [...]), else the managed ones. */
+static int req_targets(json_object *req, struct iface **out, unsigned int max, struct rterr *err)
+{
+	json_object *arr;
+	unsigned int n = 0, i, len;
+	struct iface *ifc;
+
+	if (!json_object_object_get_ex(req, "ifaces", &arr) ||
+	    !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+		unsigned int all = sorted_ifaces(out, max);
+
+		for (i = 0; i < all; i++)
+			if (out[i]->managed)
+				out[n++] = out[i];
+		return (int)n;
+	}
+	len = (unsigned int)json_object_array_length(arr);
+	for (i = 0; i < len && n < max; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(arr, i));
+
+		ifc = name ? iface_by_name(name) : NULL;
+		if (!ifc)
+			return rterr_input(err, "no such interface: %s", name ? name : "(null)");
+		out[n++] = ifc;
+	}
+	return (int)n;
+}
+
+static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	const char *profile = req_str(rc->req, "profile");
+	bool dry_run = req_bool(rc->req, "dry_run", 0);
+	json_object *o, *a;
+	int n, i;
+
+	n = req_targets(rc->req, list_buf, MAX_LIST, err);
+	if (n < 0)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		json_object *one = NULL;
+
+		if (daemon_apply_request(list_buf[i], profile, dry_run, rc->peer->uid, &one, err) <
+			    0 &&
+		    !one) {
+			json_object_put(a);
+			return NULL;
+		}
+		json_object_array_add(a, one);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "dry_run", json_object_new_boolean(dry_run));
+	json_object_object_add(o, "interfaces", a);
+	return o;
+}
+
+static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	json_object *o, *a;
+	int n, i;
+
+	n = req_targets(rc->req, list_buf, MAX_LIST, err);
+	if (n < 0)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		json_object *one = NULL;
+
+		if (daemon_restore_request(list_buf[i], rc->peer->uid, &one, err) < 0 && !one) {
+			json_object_put(a);
+			return NULL;
+		}
+		json_object_array_add(a, one);
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "interfaces", a);
+	return o;
+}
+
+static const struct ctl_handler handlers[] = {
+	{"hello", false, h_hello},	{"status", false, h_status},
+	{"stats", false, h_stats},	{"hist", false, h_hist},
+	{"log", false, h_log},		{"recommend", false, h_recommend},
+	{"autotune", true, h_autotune}, {"apply", true, h_apply},
+	{"restore", true, h_restore},
+};
+
+const struct ctl_handler *ctl_find_handler(const char *cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
+		if (strcmp(handlers[i].cmd, cmd) == 0)
+			return &handlers[i];
+	return NULL;
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Recommendations from the tuner's window: each rule names the observation (counts from
+ * the histograms and counters of the last window) and the limit that makes a change
+ * possible. Thresholds are deliberately conservative; the tuner, not this, experiments.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "recommend.h"
+#include "rtltune/chipdb.h"
+#include "rtltune/link.h"
+#include "rtltune/nic.h"
+#include "rtltuned.h"
+
+/* Below this many events in the window a share means nothing. */
+#define MIN_EVENTS 200
+/* Retransmitted share of TX skbs that reads as a segmentation problem, in per mille. */
+#define RETRANS_PERMILLE 20
+
+struct reco {
+	json_object *list, *notes;
+};
+
+static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, const char *fmt, ...)
+{
+	json_object *o = json_object_new_object();
+	char why[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	json_object_object_add(o, "knob", json_object_new_string(knob_name(k)));
+	json_object_object_add(o, "current",
+			       cur == LINK_UNSET	     ? NULL
+			       : knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(cur != 0)
+							     : json_object_new_int64(cur));
+	json_object_object_add(o, "suggested",
+			       knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(want != 0)
+							   : json_object_new_int64(want));
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	json_object_array_add(r->list, o);
+}
+
+static void note(struct reco *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct reco *r, const char *fmt, ...)
+{
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	json_object_array_add(r->notes, json_object_new_string(text));
+}
+
+/* Share (per mille) of h's values in buckets whose le >= bound's bucket le. */
+static uint64_t permille_at_or_above(const struct rtl_hist *h, uint64_t bound)
+{
+	uint64_t n = hist_count(h), le = hist_bucket_le(hist_bucket_index(bound));
+
+	return n ? hist_count_above(h, le / 2) * 1000 / n : 0;
+}
+
+json_object *recommend_json(struct iface *ifc)
+{
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
+	const struct chip_entry *chip = NULL;
+	struct rtl_hist tx_skb, rx_frame, rx_skb, segs;
+	struct reco r = {json_object_new_array(), json_object_new_array()};
+	json_object *o = json_object_new_object(), *basis = json_object_new_object();
+	uint64_t tx, retrans, busy, timeouts, gso_skbs;
+	struct rterr err;
+	struct nic nic;
+	int64_t *kv = ifc->knob;
+
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "window_seconds",
+			       json_object_new_double((double)rtd.cfg.sample_interval_us *
+						      SAMPLE_SLOT_SAMPLES * STAT_WINDOW_SLOTS /
+						      1e6));
+	if (!ifc->stats.have_hist) {
+		note(&r, "no histograms (BPF probes not running: %s): nothing to base advice on",
+		     rtd.bpf_error[0] ? rtd.bpf_error : "not counted");
+		goto out;
+	}
+	if (nic_snapshot("/sys", ifc->name, &nic, &err) < 0) {
+		note(&r, "cannot read the interface: %s", err.msg);
+		goto out;
+	}
+	if (rtd.chips)
+		chip = chipdb_match_nic(rtd.chips, &nic, NULL);
+	chip_effective_limits(chip, &nic, eff);
+
+	stat_window_sum(&ifc->stats, SH_TX_SKB_BYTES, &tx_skb);
+	stat_window_sum(&ifc->stats, SH_TX_GSO_SEGMENTS, &segs);
+	stat_window_sum(&ifc->stats, SH_RX_FRAME_BYTES, &rx_frame);
+	stat_window_sum(&ifc->stats, SH_RX_SKB_BYTES, &rx_skb);
+	tx = hist_count(&tx_skb);
+	gso_skbs = hist_count(&segs);
+	retrans = stat_window_counter(&ifc->stats, SC_TCP_RETRANSMITS);
+	busy = stat_window_counter(&ifc->stats, SC_TX_BUSY);
+	timeouts = stat_window_counter(&ifc->stats, SC_TX_TIMEOUTS);
+	json_object_object_add(basis, "tx_skbs", json_object_new_uint64(tx));
+	json_object_object_add(basis, "tx_gso_skbs", json_object_new_uint64(gso_skbs));
+	json_object_object_add(basis, "rx_frames", json_object_new_uint64(hist_count(&rx_frame)));
+	json_object_object_add(basis, "tcp_retransmits", json_object_new_uint64(retrans));
+	json_object_object_add(basis, "tx_busy", json_object_new_uint64(busy));
+	json_object_object_add(basis, "tx_timeouts", json_object_new_uint64(timeouts));
+	json_object_object_add(o, "basis", basis);
+
+	/* GSO skbs pressing against gso_max_size while the device takes more (BIG TCP). */
+	if (gso_skbs >= MIN_EVENTS && kv[KNOB_GSO_MAX_SIZE] != LINK_UNSET &&
+	    eff[CHIP_LIMIT_GSO_MAX_SIZE].value > kv[KNOB_GSO_MAX_SIZE]) {
+		uint64_t pm = permille_at_or_above(&tx_skb, (uint64_t)kv[KNOB_GSO_MAX_SIZE]);
+
+		if (pm >= 500)
+			suggest(&r, KNOB_GSO_MAX_SIZE, kv[KNOB_GSO_MAX_SIZE],
+				eff[CHIP_LIMIT_GSO_MAX_SIZE].value,
+				"%" PRIu64 ".%" PRIu64 "%% of TX skbs are as large as gso_max_size "
+				"allows; the device takes up to %" PRId64 " (%s)",
+				pm / 10, pm % 10, eff[CHIP_LIMIT_GSO_MAX_SIZE].value,
+				chip_limit_source_name(eff[CHIP_LIMIT_GSO_MAX_SIZE].source));
+	}
+	/* Retransmits out of proportion with TSO on: the RTL8126 field report's signature. */
+	if (tx >= MIN_EVENTS && kv[KNOB_TSO] == 1 && retrans * 1000 / tx >= RETRANS_PERMILLE)
+		suggest(&r, KNOB_TSO, 1, 0,
+			"%" PRIu64 " TCP retransmits for %" PRIu64 " TX skbs (%" PRIu64 ".%" PRIu64
+			"%%) with TSO on%s: try TSO off and compare",
+			retrans, tx, retrans * 1000 / tx / 10, retrans * 1000 / tx % 10,
+			chip_has_quirk(chip, CHIP_Q_TSO_RETRANSMIT_STORM)
+				? " (this chip has field reports of exactly that)"
+				: "");
+	/* Full-sized frames arriving one by one: GRO would merge them. */
+	if (hist_count(&rx_frame) >= MIN_EVENTS && kv[KNOB_GRO] == 0 &&
+	    permille_at_or_above(&rx_frame, 1024) >= 500)
+		suggest(&r, KNOB_GRO, 0, 1,
+			"%" PRIu64 " RX frames, mostly 1 KiB or larger, reach the stack unmerged "
+			"with GRO off",
+			hist_count(&rx_frame));
+	if (busy)
+		note(&r,
+		     "the driver refused %" PRIu64 " transmissions (TX ring full) in the window",
+		     busy);
+	if (timeouts)
+		note(&r,
+		     "the TX watchdog fired %" PRIu64 " times in the window: check the link "
+		     "and the driver before tuning",
+		     timeouts);
+	if (hist_count(&rx_frame) >= MIN_EVENTS && kv[KNOB_MTU] != LINK_UNSET &&
+	    eff[CHIP_LIMIT_MAX_MTU].value > kv[KNOB_MTU] &&
+	    permille_at_or_above(&rx_frame, (uint64_t)kv[KNOB_MTU]) >= 500)
+		note(&r,
+		     "most RX frames are MTU-sized and the device takes MTU up to %" PRId64
+		     ": jumbo frames help only if every device on the segment uses them",
+		     eff[CHIP_LIMIT_MAX_MTU].value);
+	if (!json_object_array_length(r.list) && !json_object_array_length(r.notes))
+		note(&r, "nothing to suggest from the last window");
+out:
+	json_object_object_add(o, "recommendations", r.list);
+	json_object_object_add(o, "notes", r.notes);
+	return o;
+}

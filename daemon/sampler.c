@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The periodic sampler: sums the probes' per-CPU maps, asks rtnetlink for the link
+ * counters (one dump, which also resynchronizes the interface table), then turns the
+ * cumulative values into rates and window slots and refreshes what changed.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "linkmon.h"
+#include "log.h"
+#include "loop.h"
+#include "metrics.h"
+#include "rtltune/link.h"
+#include "rtltuned.h"
+
+static struct ev_timer tick;
+static uint64_t run_start_us;
+static bool running;
+static unsigned int removed_since_trim;
+
+static void fill_from_link(struct iface *ifc)
+{
+	struct iface_stats *s = &ifc->stats;
+
+	if (!s->have_link)
+		return;
+	s->counter[SC_TX_PACKETS] = s->link.tx_packets;
+	s->counter[SC_RX_PACKETS] = s->link.rx_packets;
+	s->counter[SC_TX_BYTES] = s->link.tx_bytes;
+	s->counter[SC_RX_BYTES] = s->link.rx_bytes;
+	s->have_counter[SC_TX_PACKETS] = s->have_counter[SC_RX_PACKETS] = true;
+	s->have_counter[SC_TX_BYTES] = s->have_counter[SC_RX_BYTES] = true;
+	stat_drop_set(s, "rx_dropped", s->link.rx_dropped);
+	stat_drop_set(s, "tx_dropped", s->link.tx_dropped);
+}
+
+static void sample_finish(int err)
+{
+	uint64_t now = now_us(), slot_us = rtd.cfg.sample_interval_us * SAMPLE_SLOT_SAMPLES;
+	struct iface *ifc;
+
+	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
+		if (!ifc->managed)
+			continue;
+		/* An interface the probes cannot count (no free slot) falls back alone. */
+		if (!bpf_read(ifc))
+			fill_from_link(ifc);
+		if (ifc->knob_dirty)
+			iface_refresh(ifc);
+		stat_advance(&ifc->stats, now, slot_us);
+		ifc->stats.valid = true;
+	}
+	bpf_read_costs();
+	rtd.samples++;
+	rtd.last_sample_us = now;
+	rtd.generation++;
+	metrics_textfile_write();
+	rtd.sample_cost_us = now_us() - run_start_us;
+	running = false;
+	notify_status();
+	/* 200 veths come and go: hand the freed interface records back to the kernel so
+	 * RSS returns to where it was. */
+	if (removed_since_trim) {
+		malloc_trim(0);
+		removed_since_trim = 0;
+	}
+}
+
+void sampler_note_removal(void)
+{
+	removed_since_trim++;
+}
+
+static void sample_run(void)
+{
+	int r;
+
+	if (running)
+		return; /* the previous dump is still coming in: skip, do not pile up */
+	running = true;
+	run_start_us = now_us();
+	r = linkmon_dump(sample_finish);
+	if (r < 0) {
+		/* No link counters this round; the probes' counters are still worth taking. */
+		sample_finish(r);
+	}
+}
+
+static void tick_fire(struct ev_timer *t)
+{
+	sample_run();
+}
+
+int sampler_start(void)
+{
+	tick.fire = tick_fire;
+	return timer_start(&tick, rtd.cfg.sample_interval_us, rtd.cfg.sample_interval_us);
+}
+
+void sampler_stop(void)
+{
+	timer_stop(&tick);
+}
+
+void sampler_kick(void)
+{
+	uint64_t deadline = now_us() + 2000000;
+
+	sample_run();
+	while (running && now_us() < deadline)
+		loop_run_once(100);
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Counter and histogram bookkeeping shared by the sampler, /metrics and the socket. */
+#include <stdio.h>
+#include <string.h>
+
+#include "stats.h"
+
+static const char *const counter_names[SC__COUNT] = {
+	[SC_TX_PACKETS] = "tx_packets",
+	[SC_RX_PACKETS] = "rx_packets",
+	[SC_TX_BYTES] = "tx_bytes",
+	[SC_RX_BYTES] = "rx_bytes",
+	[SC_TX_BUSY] = "tx_busy",
+	[SC_TX_TIMEOUTS] = "tx_timeouts",
+	[SC_TCP_RETRANSMITS] = "tcp_retransmits",
+};
+
+static const char *const counter_help[SC__COUNT] = {
+	[SC_TX_PACKETS] = "Packets handed to the driver for transmission (skbs).",
+	[SC_RX_PACKETS] = "Packets the driver delivered to the stack.",
+	[SC_TX_BYTES] = "Bytes handed to the driver for transmission.",
+	[SC_RX_BYTES] = "Bytes the driver delivered to the stack.",
+	[SC_TX_BUSY] = "Transmissions the driver refused (NETDEV_TX_BUSY).",
+	[SC_TX_TIMEOUTS] = "TX watchdog timeouts.",
+	[SC_TCP_RETRANSMITS] = "TCP segments retransmitted through the device.",
+};
+
+static const char *const hist_names[SH__COUNT] = {
+	[SH_TX_SKB_BYTES] = "tx_skb_bytes",	  [SH_TX_GSO_SIZE_BYTES] = "tx_gso_size_bytes",
+	[SH_TX_GSO_SEGMENTS] = "tx_gso_segments", [SH_RX_FRAME_BYTES] = "rx_frame_bytes",
+	[SH_RX_SKB_BYTES] = "rx_skb_bytes",
+};
+
+static const char *const hist_help[SH__COUNT] = {
+	[SH_TX_SKB_BYTES] = "Length of each skb handed to the driver.",
+	[SH_TX_GSO_SIZE_BYTES] = "gso_size of each GSO skb handed to the driver.",
+	[SH_TX_GSO_SEGMENTS] = "gso_segs of each GSO skb handed to the driver.",
+	[SH_RX_FRAME_BYTES] = "Length of each frame as the driver delivered it (before GRO).",
+	[SH_RX_SKB_BYTES] = "Length of each skb entering the stack (after GRO).",
+};
+
+const char *stat_counter_name(enum stat_counter c)
+{
+	return counter_names[c];
+}
+
+const char *stat_counter_help(enum stat_counter c)
+{
+	return counter_help[c];
+}
+
+const char *stat_hist_name(enum stat_hist h)
+{
+	return hist_names[h];
+}
+
+const char *stat_hist_help(enum stat_hist h)
+{
+	return hist_help[h];
+}
+
+int stat_hist_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SH__COUNT; i++)
+		if (strcmp(hist_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *stat_hist_unit(enum stat_hist h)
+{
+	return h == SH_TX_GSO_SEGMENTS ? "segments" : "bytes";
+}
+
+void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_hist *out)
+{
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
+		hist_add(out, &s->window[i][h]);
+}
+
+uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
+		n += s->window_counter[i][c];
+	return n;
+}
+
+void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
+{
+	unsigned int c, h;
+
+	if (s->prev_us && now_us > s->prev_us) {
+		double dt = (double)(now_us - s->prev_us) / 1e6;
+
+		for (c = 0; c < SC__COUNT; c++)
+			s->rate[c] = s->counter[c] >= s->prev_counter[c]
+					     ? (double)(s->counter[c] - s->prev_counter[c]) / dt
+					     : 0;
+	}
+	memcpy(s->prev_counter, s->counter, sizeof(s->prev_counter));
+	s->prev_us = now_us;
+
+	if (!s->window_slot_start_us) {
+		s->window_slot_start_us = now_us;
+		memcpy(s->window_base, s->hist, sizeof(s->window_base));
+		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
+		return;
+	}
+	/* The current slot holds what arrived since it opened; a full slot moves on. */
+	for (h = 0; h < SH__COUNT; h++)
+		hist_delta(&s->window[s->window_cur][h], &s->hist[h], &s->window_base[h]);
+	for (c = 0; c < SC__COUNT; c++)
+		s->window_counter[s->window_cur][c] =
+			s->counter[c] >= s->window_counter_base[c]
+				? s->counter[c] - s->window_counter_base[c]
+				: s->counter[c];
+	if (now_us - s->window_slot_start_us >= slot_us) {
+		s->window_cur = (s->window_cur + 1) % STAT_WINDOW_SLOTS;
+		memset(s->window[s->window_cur], 0, sizeof(s->window[s->window_cur]));
+		memset(s->window_counter[s->window_cur], 0, sizeof(s->window_counter[0]));
+		memcpy(s->window_base, s->hist, sizeof(s->window_base));
+		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
+		s->window_slot_start_us = now_us;
+	}
+}
+
+void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_drops; i++)
+		if (strcmp(s->drops[i].reason, reason) == 0)
+			break;
+	if (i == s->n_drops) {
+		if (s->n_drops == STAT_MAX_DROP_REASONS)
+			return;
+		snprintf(s->drops[i].reason, sizeof(s->drops[i].reason), "%s", reason);
+		s->n_drops++;
+	}
+	s->drops[i].count = count;
+}

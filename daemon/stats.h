@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_STATS_H
+#define RTLTUNED_STATS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtltune/hist.h"
+
+/*
+ * What the sampler keeps per interface: cumulative counters and histograms (what
+ * /metrics and `stats` show), the rates of the last interval, and a sliding window of
+ * histogram deltas for the tuner (recent behaviour, not the daemon's whole life).
+ */
+
+enum stat_counter {
+	SC_TX_PACKETS,
+	SC_RX_PACKETS,
+	SC_TX_BYTES,
+	SC_RX_BYTES,
+	SC_TX_BUSY,
+	SC_TX_TIMEOUTS,
+	SC_TCP_RETRANSMITS,
+	SC__COUNT
+};
+
+enum stat_hist {
+	SH_TX_SKB_BYTES,
+	SH_TX_GSO_SIZE_BYTES,
+	SH_TX_GSO_SEGMENTS,
+	SH_RX_FRAME_BYTES,
+	SH_RX_SKB_BYTES,
+	SH__COUNT
+};
+
+/* Names as SPEC fixes them, without prefix and suffix ("tx_packets", "tx_skb_bytes"). */
+const char *stat_counter_name(enum stat_counter c);
+const char *stat_counter_help(enum stat_counter c);
+const char *stat_hist_name(enum stat_hist h);
+const char *stat_hist_help(enum stat_hist h);
+const char *stat_hist_unit(enum stat_hist h); /* "bytes", "segments" */
+int stat_hist_from_name(const char *name);    /* -1 unknown */
+
+/* Link counters as rtnetlink reports them (IFLA_STATS64): the fallback without BPF. */
+struct link_counters {
+	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
+	uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
+};
+
+/* Drop reasons kept per interface; the probes report at most this many too. */
+#define STAT_MAX_DROP_REASONS 64
+struct stat_drop {
+	char reason[48];
+	uint64_t count;
+};
+
+/* The tuner's window: STAT_WINDOW_SLOTS slots of histogram deltas, the oldest reused. */
+#define STAT_WINDOW_SLOTS 8
+
+struct iface_stats {
+	bool valid; /* at least one sample taken */
+	struct link_counters link;
+	bool have_link;
+	bool have_hist;
+	uint64_t counter[SC__COUNT];
+	bool have_counter[SC__COUNT];
+	struct rtl_hist hist[SH__COUNT];
+	struct stat_drop drops[STAT_MAX_DROP_REASONS];
+	unsigned int n_drops;
+
+	/* Per-second rates over the last sample interval. */
+	double rate[SC__COUNT];
+	uint64_t prev_counter[SC__COUNT];
+	uint64_t prev_us;
+
+	/* Window: slot deltas, each slot covering slot_us. */
+	struct rtl_hist window[STAT_WINDOW_SLOTS][SH__COUNT];
+	struct rtl_hist window_base[SH__COUNT]; /* cumulative at the current slot's start */
+	uint64_t window_counter[STAT_WINDOW_SLOTS][SC__COUNT];
+	uint64_t window_counter_base[SC__COUNT];
+	unsigned int window_cur;
+	uint64_t window_slot_start_us;
+};
+
+/* Sum of the window's slots for one histogram / one counter. */
+void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_hist *out);
+uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c);
+/* Account a new cumulative sample taken at now_us: rates and window slots. */
+void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us);
+/* Set a drop reason's count (created on first sight; beyond the table: ignored). */
+void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count);
+
+#endif

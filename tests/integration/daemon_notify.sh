@@ -1,0 +1,89 @@
+#!/bin/bash
+# Acceptance (issue 5): with a real NOTIFY_SOCKET listener, rtltuned sends READY=1 only once
+# its control socket answers (and the probes are attached), then WATCHDOG=1 at half of
+# WATCHDOG_USEC from its loop, a STATUS= line, and STOPPING=1 on SIGTERM.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+NS=$(t_netns d)
+NOTIFY=$T_TMP/notify.sock
+NLOG=$T_TMP/notify.log
+WATCHDOG_USEC=200000
+
+# The listener logs every datagram with a monotonic time; at READY=1 it also tries the
+# control socket at that very moment: READY must never come before the socket listens.
+python3 - "$NOTIFY" "$NLOG" "$D_SOCK" <<'EOF' &
+import json, os, socket, sys, time
+path, log, ctl = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(30)
+with open(log, "w", buffering=1) as out:
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        rec = {"t": time.monotonic(), "msg": msg}
+        if "READY=1" in msg:
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                c.connect(ctl)
+                c.sendall(b'{"v":1,"cmd":"status"}\n')
+                reply = json.loads(c.makefile().readline())
+                rec["ctl_ok"] = reply["ok"]
+                rec["source"] = reply["result"]["daemon"]["source"]
+            except OSError as e:
+                rec["ctl_ok"] = False
+                rec["ctl_error"] = str(e)
+            c.close()
+        out.write(json.dumps(rec) + "\n")
+        if "STOPPING=1" in msg:
+            break
+EOF
+LISTENER=$!
+t_defer "kill $LISTENER 2>/dev/null || true"
+for ((i = 0; i < 100; i++)); do [ -S "$NOTIFY" ] && break; sleep 0.02; done
+[ -S "$NOTIFY" ] || t_fail "listener did not bind $NOTIFY"
+
+D_ENV=(NOTIFY_SOCKET="$NOTIFY" WATCHDOG_USEC=$WATCHDOG_USEC)
+d_start "$NS"
+
+# Wait (bounded) for READY=1 and then for at least 5 watchdog pings.
+for ((i = 0; i < 200; i++)); do
+	[ "$(grep -c 'WATCHDOG=1' "$NLOG" 2>/dev/null)" -ge 6 ] && break
+	sleep 0.05
+done
+first=$(head -n 1 "$NLOG" | jq -r .msg)
+case $first in
+*READY=1*) echo "ok: the first message is READY=1" ;;
+*) t_fail "first notify message is '$first', expected READY=1" ;;
+esac
+t_eq "$(head -n 1 "$NLOG" | jq -r .ctl_ok)" true "control socket answers at READY=1"
+if [ "$(jq -r '.daemon.bpf_error // empty' <(d_rtl --json status))" = "" ]; then
+	t_eq "$(head -n 1 "$NLOG" | jq -r .source)" bpf "probes attached at READY=1"
+else
+	echo "# BPF unavailable here: $(d_rtl --json status | jq -r .daemon.bpf_error)"
+fi
+grep -q 'STATUS=.*interfaces managed' "$NLOG" || t_fail "no STATUS= summary line"
+echo "ok: STATUS= summary sent"
+
+# Pings come from the loop at half the timeout: count them over the first second after
+# READY and check the spacing (100 ms expected; scheduling jitter allowed).
+pings=$(grep -c 'WATCHDOG=1' "$NLOG")
+t_ge "$pings" 6 "watchdog pings received"
+read -r span n < <(jq -rs '[.[] | select(.msg | contains("WATCHDOG=1")) | .t] |
+	"\(.[-1] - .[0]) \(length)"' "$NLOG")
+gap_ms=$(python3 -c "print(int($span / ($n - 1) * 1000))")
+t_ge "$gap_ms" 80 "mean gap between watchdog pings (ms)"
+t_le "$gap_ms" 130 "mean gap between watchdog pings (ms)"
+ready_line=$(grep -n 'READY=1' "$NLOG" | head -n 1 | cut -d: -f1)
+wd_line=$(grep -n 'WATCHDOG=1' "$NLOG" | head -n 1 | cut -d: -f1)
+t_le "$ready_line" "$((wd_line - 1))" "READY=1 comes before the first WATCHDOG=1"
+
+rc=0
+d_stop || rc=$?
+t_eq "$rc" 0 "exit code after SIGTERM"
+for ((i = 0; i < 100; i++)); do grep -q STOPPING=1 "$NLOG" && break; sleep 0.02; done
+grep -q 'STOPPING=1' "$NLOG" || t_fail "no STOPPING=1"
+echo "ok: STOPPING=1 sent"

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Acceptance (issue 5): systemd/rtltuned.service and rtltune-apply@.service pass
+# `systemd-analyze verify` with no complaint at all (the binaries' paths pointed at this
+# build in a temporary copy), and their offline security exposure is "OK" or better.
+. "$(dirname "$0")/../lib.sh"
+command -v systemd-analyze >/dev/null || t_skip "systemd-analyze not installed"
+[ -x "$RTLTUNED" ] || t_fail "$RTLTUNED not built"
+
+U=$T_TMP/units
+mkdir -p "$U"
+for f in "$TOP"/systemd/*.service; do
+	sed -e "s#/usr/sbin/rtltuned#$RTLTUNED#g" -e "s#/usr/sbin/rtltune #$RTLTUNE #g" \
+		"$f" >"$U/$(basename "$f")"
+done
+# An instance of the template, as `systemctl enable rtltune-apply@throughput` makes.
+cp "$U/rtltune-apply@.service" "$U/rtltune-apply@throughput.service"
+
+cd "$U"
+for unit in rtltuned.service rtltune-apply@throughput.service; do
+	rc=0
+	out=$(systemd-analyze verify --man=no "./$unit" 2>&1) || rc=$?
+	t_eq "$rc" 0 "systemd-analyze verify $unit exit code"
+	t_eq "$out" "" "systemd-analyze verify $unit output"
+	level=$(systemd-analyze security --offline=yes "./$unit" 2>/dev/null |
+		awk '/Overall exposure level/ { print $(NF - 2), $(NF - 1) }')
+	echo "# $unit: exposure $level"
+	case $level in
+	*PERFECT* | *SAFE* | *OK*) echo "ok: $unit exposure is OK or better" ;;
+	*) t_fail "$unit exposure: '$level', expected OK or better" ;;
+	esac
+done
+
+# The service must say what it needs and nothing more.
+svc=$TOP/systemd/rtltuned.service
+t_eq "$(sed -n 's/^Type=//p' "$svc")" notify "rtltuned.service Type"
+t_eq "$(sed -n 's/^CapabilityBoundingSet=//p' "$svc")" \
+	"CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_CHOWN" "rtltuned.service capabilities"
+grep -q '^WatchdogSec=' "$svc" || t_fail "no WatchdogSec"
+t_eq "$(sed -n 's/^ExecStart=//p' "$TOP/systemd/rtltune-apply@.service")" \
+	"/usr/sbin/rtltune apply %i" "rtltune-apply@ ExecStart"
