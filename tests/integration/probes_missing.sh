@@ -1,0 +1,83 @@
+#!/bin/bash
+# Acceptance (issue 4): a probe whose tracepoint is unavailable is reported missing while
+# the others still count. RTLTUNE_PROBE_DISABLE makes the loader look netif_rx_entry up
+# under a name no kernel has, the path a kernel without that tracepoint takes. On a
+# default veth (no NAPI) received frames enter through netif_rx, so with that probe gone
+# vb counts no driver-delivered frames, yet TX on va and after-GRO RX on vb count exactly.
+. "$(dirname "$0")/../lib.sh"
+
+A=$(t_netns a)
+B=$(t_netns b)
+for ns in "$A" "$B"; do
+	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
+t_veth_pair "$A" va "$B" vb
+t_silence "$A" va
+t_silence "$B" vb
+ip -n "$A" addr add 10.80.0.1/24 dev va
+ip -n "$B" addr add 10.80.0.2/24 dev vb
+ip -n "$A" neigh add 10.80.0.2 lladdr "$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')" dev va nud permanent
+ip -n "$B" neigh add 10.80.0.1 lladdr "$(ip -n "$A" -j link show dev va | jq -r '.[0].address')" dev vb nud permanent
+
+export RTLTUNE_PROBE_DISABLE=netif_rx_entry
+pids=()
+for side in "$A va" "$B vb"; do
+	set -- $side
+	ip netns exec "$1" "$RTLTUNE" trace "$2" --json >"$T_TMP/$2.json" 2>"$T_TMP/$2.err" &
+	pids+=($!)
+	t_defer "kill -9 $! 2>/dev/null || true"
+done
+for f in va vb; do
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^Tracing' "$T_TMP/$f.err" && break
+		sleep 0.05
+	done
+	grep -q '^Tracing' "$T_TMP/$f.err" || t_fail "trace $f: $(cat "$T_TMP/$f.err")"
+done
+N=5
+LEN=200 # UDP payload: 242-byte frames
+t_in "$B" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.80.0.2", 5001))
+s.settimeout(10)
+open(sys.argv[2], "w").close()
+for _ in range(int(sys.argv[1])):
+    s.recv(65535)
+' "$N" "$T_TMP/ready" &
+rx=$!
+for ((i = 0; i < 200; i++)); do [ -e "$T_TMP/ready" ] && break; sleep 0.05; done
+t_in "$A" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    s.sendto(b"x" * int(sys.argv[2]), ("10.80.0.2", 5001))
+' "$N" "$LEN"
+wait "$rx" || t_fail "receiver did not get $N datagrams"
+kill -INT "${pids[@]}"
+for p in "${pids[@]}"; do wait "$p" || t_fail "trace exited with $?"; done
+
+a=$T_TMP/va.json
+b=$T_TMP/vb.json
+for f in "$a" "$b"; do
+	t_eq "$(jq -r '.probes[] | select(.name == "netif_rx_entry") | .state' "$f")" missing "netif_rx_entry state"
+	t_eq "$(jq -r '.probes[] | select(.name == "netif_rx_entry") | .hook' "$f")" null "netif_rx_entry hook"
+	jq -r '.probes[] | select(.name == "netif_rx_entry") | .reason' "$f" | grep -q 'no tracepoint netif_rx_entry__rtltune_unavailable.*RTLTUNE_PROBE_DISABLE' ||
+		t_fail "reason: $(jq -r '.probes[] | select(.name == "netif_rx_entry") | .reason' "$f")"
+	t_eq "$(jq '[.probes[] | select(.name != "netif_rx_entry" and .name != "xdp") | select(.state == "attached")] | length' "$f")" 11 "the 11 other tracepoint probes attached"
+done
+t_eq "$(jq '.interfaces[0].tx_packets' "$a")" "$N" "TX packets on va"
+t_eq "$(jq '.interfaces[0].tx_bytes' "$a")" $((N * (LEN + 42))) "TX bytes on va"
+t_eq "$(jq '.interfaces[0].rx_packets' "$b")" 0 "RX frames on vb (their only entry point is missing)"
+t_eq "$(jq '.interfaces[0].rx_skb_bytes.count' "$b")" "$N" "after-GRO RX skbs on vb"
+t_eq "$(jq '.interfaces[0].rx_skb_bytes.sum' "$b")" $((N * (LEN + 42))) "after-GRO RX bytes on vb"
+
+# With every tracepoint made unavailable nothing can count: exit 3 with the reason.
+export RTLTUNE_PROBE_DISABLE=net_dev_start_xmit,net_dev_xmit,net_dev_xmit_timeout,napi_gro_receive_entry,napi_gro_frags_entry,netif_receive_skb_entry,netif_receive_skb_list_entry,netif_rx_entry,netif_receive_skb,napi_poll,kfree_skb,tcp_retransmit_skb
+set +e
+t_rtl "$A" --json trace va --seconds 1 >"$T_TMP/none.json" 2>/dev/null
+rc=$?
+set -e
+t_eq "$rc" 3 "exit code with no probe available"
+jq -r .error "$T_TMP/none.json" | grep -q 'no BPF probe could be attached' || t_fail "error: $(cat "$T_TMP/none.json")"
+echo "ok: $(jq -r .error "$T_TMP/none.json")"
