@@ -159,6 +159,9 @@ static int parse_duration(const char *v, uint64_t *us)
 		x *= 60e6;
 	else
 		return -EINVAL;
+	/* "nan", "inf" and 1e300 pass strtod(); converting them to an integer is undefined. */
+	if (!(x >= 0 && x < (double)UINT64_MAX))
+		return -EINVAL;
 	*us = (uint64_t)x;
 	return 0;
 }
