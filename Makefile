@@ -86,6 +86,7 @@ integration: $(PROGS)
 check: deps
 	$(MAKE) all $(UNIT_BINS) $(TOOL_BINS)
 	tests/run.sh $(UNIT_BINS)
+	$(MAKE) sanitize fuzz-replay
 
 demo: deps
 	$(MAKE) all
@@ -94,6 +95,48 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	scripts/bench.sh
+
+# Robustness (docs/security.md). Sanitizer and fuzzer builds re-run this Makefile in their
+# own BUILD directory with CC/CFLAGS from the environment (a command-line CFLAGS would
+# replace, not extend, the flags above), so nothing mixes with the normal build.
+SAN_FLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=undefined \
+		-Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
+ASAN_BUILD   := build/asan
+FUZZ_BUILD   := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS    := $(filter-out $(if $(wildcard daemon/config.c),,tests/fuzz/fuzz_config.c),\
+		$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzzers/%)
+.PHONY: sanitize fuzz fuzz-build fuzz-replay fuzzers valgrind soak
+
+$(BUILD)/fuzzers/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIBRTL)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Idaemon -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIBRTL) $(LDLIBS)
+# The daemon's config parser is not in the library: its fuzz target links the object.
+$(BUILD)/fuzzers/fuzz_config: $(if $(wildcard daemon/config.c),$(BUILD)/daemon/config.o)
+fuzzers: $(FUZZ_BINS)
+
+sanitize:
+	CC=clang CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) unit
+	scripts/sanitize.sh $(ASAN_BUILD)
+
+fuzz-build:
+	CC=clang CFLAGS="$(SAN_FLAGS) -fsanitize=fuzzer-no-link" \
+		$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) fuzzers
+
+fuzz: fuzz-build
+	scripts/fuzz.sh run $(FUZZ_BUILD)/fuzzers $(FUZZ_SECONDS)
+
+fuzz-replay: fuzz-build
+	scripts/fuzz.sh replay $(FUZZ_BUILD)/fuzzers
+
+valgrind: all
+	TESTS=valgrind_cli tests/run.sh
+
+soak: all
+	TESTS='soak_*' tests/run.sh
 
 FORMAT_SRCS = $(filter-out bpf/vmlinux.h,$(wildcard lib/*.c cli/*.c daemon/*.c bpf/*.c bpf/*.h include/rtltune/*.h tests/unit/*.c))
 format:

@@ -11,6 +11,7 @@ pkgs=(
 	iproute2 ethtool iperf3 procps util-linux kmod # integration tests: netns, veth, traffic
 	prometheus wrk jq python3               # promtool, /metrics load, test helpers
 	systemd                                 # systemd-analyze verify
+	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 )
 missing=()
 for p in "${pkgs[@]}"; do
