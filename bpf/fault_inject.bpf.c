@@ -23,7 +23,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define TC_ACT_OK   0
+#define TC_ACT_OK     0
 #define TC_ACT_STOLEN 4
 
 struct {

@@ -38,8 +38,9 @@
  *	tuner_recommend()  for `rtltune recommend`: what it would try next and why
  *	tuner_iface_info() for `status`: state, trial, backoff, decision counts
  * Every action except NONE is a decision record: log it (journal_log_append with
- * tuner_outcome_name() as the outcome) and count rtltune_tuning_decisions_total{knob =
- * knob_name(action.knob), outcome = tuner_outcome_name(action.kind)}.
+ * tuner_outcome_name() as the outcome) and, unless .retry, count
+ * rtltune_tuning_decisions_total{knob = knob_name(action.knob),
+ * outcome = tuner_outcome_name(action.kind)}.
  */
 
 /* What a sample carries beyond packets and bytes (the netlink fallback has only those). */
@@ -59,13 +60,13 @@ struct tuner_sample {
 	unsigned int have;    /* enum tuner_have bits */
 	uint64_t tx_packets;  /* skbs handed to the driver */
 	uint64_t tx_bytes;
-	uint64_t tx_segs;     /* wire segments: a GSO skb counts its gso_segs */
-	uint64_t rx_packets;  /* frames as the driver delivered them (before GRO) */
+	uint64_t tx_segs;    /* wire segments: a GSO skb counts its gso_segs */
+	uint64_t rx_packets; /* frames as the driver delivered them (before GRO) */
 	uint64_t rx_bytes;
-	uint64_t tx_gso_skbs;	/* GSO skbs handed to the driver */
-	uint64_t tx_gso_at_cap; /* of those, at/near gso_max_size (top log2 bucket <= cap) */
-	uint64_t rx_skbs;	/* skbs after GRO */
-	uint64_t rx_gro_at_cap; /* of those, merged up to at/near gro_max_size */
+	uint64_t tx_gso_skbs;	  /* GSO skbs handed to the driver */
+	uint64_t tx_gso_at_cap;	  /* of those, at/near gso_max_size (top log2 bucket <= cap) */
+	uint64_t rx_skbs;	  /* skbs after GRO */
+	uint64_t rx_gro_at_cap;	  /* of those, merged up to at/near gro_max_size */
 	uint64_t tcp_retransmits; /* retransmitted segments attributed to the interface */
 	uint64_t drops;
 	uint64_t tx_busy;     /* driver refusals (NETDEV_TX_BUSY) */
@@ -83,9 +84,9 @@ struct tuner_env {
 	int64_t mtu_max; /* max_mtu */
 	/* The admin's allowed_mtu range; 0..0 (the default) means MTU is never touched. */
 	int64_t allowed_mtu_min, allowed_mtu_max;
-	uint32_t quirks;	   /* enum chip_quirk bits of the matched entry */
-	bool pinned[KNOB__COUNT];  /* don't touch (config pins, ethtool "fixed" features) */
-	bool autotune;		   /* `autotune on|off IFACE`, --no-autotune */
+	uint32_t quirks;	  /* enum chip_quirk bits of the matched entry */
+	bool pinned[KNOB__COUNT]; /* don't touch (config pins, ethtool "fixed" features) */
+	bool autotune;		  /* `autotune on|off IFACE`, --no-autotune */
 };
 
 /*
@@ -93,33 +94,33 @@ struct tuner_env {
  * tuner_config_set() parses one by name for the daemon's [tuner] config section.
  */
 struct tuner_config {
-	unsigned int baseline_samples; /* 8: samples before a trial */
-	unsigned int settle_samples;   /* 2: ignored after a change (queues drain, TCP adapts) */
-	unsigned int observe_samples;  /* 8: samples judged after the change */
+	unsigned int baseline_samples;	  /* 8: samples before a trial */
+	unsigned int settle_samples;	  /* 2: ignored after a change (queues drain, TCP adapts) */
+	unsigned int observe_samples;	  /* 8: samples judged after the change */
 	unsigned int judge_slowly_factor; /* 3: windows x this on judge-slowly chips */
 	unsigned int max_trials;	  /* 1: trials at once over all interfaces */
-	double min_effect;	  /* 0.05: smallest relative gain kept (medians) */
-	double idle_bytes_per_s;  /* 125000: below this and idle_packets_per_s: idle */
-	double idle_packets_per_s; /* 100 */
-	double cap_share;	   /* 0.5: share of skbs at the cap that calls for a raise */
-	double gso_min_skbs_per_s; /* 100: GSO skbs/s before GSO rules look at the shares */
-	double gro_min_skbs_per_s; /* 100 */
-	double gro_on_min_pps;	   /* 10000: frames/s received that call for GRO on */
-	int64_t gso_floor;	   /* 16384: gso_max_size is never lowered below this */
-	double fault_ratio;	   /* 0.01: retransmits/segments, drops/packets, busy/skbs */
-	double fault_cap_share;	   /* 0.25: share of GSO skbs at the cap to blame GSO size */
-	unsigned int fault_min_events; /* 20: events in a window before a ratio counts */
-	double penalty_z;	       /* 3.0: z of a penalty rise that rolls back at once */
-	double penalty_min_rise;       /* 0.25: relative rise of a penalty rate that counts */
-	double fix_z;		       /* 2.5: z of the fall a fix must show */
-	double fix_min_fall;	       /* 0.5: relative fall of the fault rate a fix must show */
-	double fix_max_loss;	       /* 0.25: throughput a fix may cost and still be kept */
-	double collapse;	       /* 0.5: throughput median below (1 - this) x baseline */
-	double mtu_min_bytes_per_s;    /* 1e6: traffic before the MTU rule looks */
-	double mtu_full_share;	       /* 0.8: average frame / MTU that counts as full */
-	double jumbo_tso_factor;       /* 3: min_effect x this when jumbo turns TSO off */
-	uint64_t backoff_initial_ms;   /* 300000: after the first rejected trial */
-	uint64_t backoff_max_ms;       /* 86400000: doubling stops here */
+	double min_effect;		  /* 0.05: smallest relative gain kept (medians) */
+	double idle_bytes_per_s;	  /* 125000: below this and idle_packets_per_s: idle */
+	double idle_packets_per_s;	  /* 100 */
+	double cap_share;		  /* 0.5: share of skbs at the cap that calls for a raise */
+	double gso_min_skbs_per_s;	  /* 100: GSO skbs/s before GSO rules look at the shares */
+	double gro_min_skbs_per_s;	  /* 100 */
+	double gro_on_min_pps;		  /* 10000: frames/s received that call for GRO on */
+	int64_t gso_floor;		  /* 16384: gso_max_size is never lowered below this */
+	double fault_ratio;		  /* 0.01: retransmits/segments, drops/packets, busy/skbs */
+	double fault_cap_share;		  /* 0.25: share of GSO skbs at the cap to blame GSO size */
+	unsigned int fault_min_events;	  /* 20: events in a window before a ratio counts */
+	double penalty_z;		  /* 3.0: z of a penalty rise that rolls back at once */
+	double penalty_min_rise;	  /* 0.25: relative rise of a penalty rate that counts */
+	double fix_z;			  /* 2.5: z of the fall a fix must show */
+	double fix_min_fall;		  /* 0.5: relative fall of the fault rate a fix must show */
+	double fix_max_loss;		  /* 0.25: throughput a fix may cost and still be kept */
+	double collapse;		  /* 0.5: throughput median below (1 - this) x baseline */
+	double mtu_min_bytes_per_s;	  /* 1e6: traffic before the MTU rule looks */
+	double mtu_full_share;		  /* 0.8: average frame / MTU that counts as full */
+	double jumbo_tso_factor;	  /* 3: min_effect x this when jumbo turns TSO off */
+	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
+	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };
 
 void tuner_config_default(struct tuner_config *cfg);
@@ -179,6 +180,7 @@ struct tuner_action {
 	enum tuner_action_kind kind;
 	uint64_t ts_ms;
 	unsigned int trial; /* number of the trial it belongs to (per tuner, from 1) */
+	bool retry;	    /* a ROLLBACK given again after a failed one: count it once */
 	int ifindex;
 	char ifname[IF_NAMESIZE];
 	enum tuner_rule rule;
@@ -192,13 +194,13 @@ struct tuner_action {
 };
 
 enum tuner_state {
-	TUNER_ST_IDLE,	      /* no traffic: nothing collected */
-	TUNER_ST_BASELINE,    /* collecting (and sliding) the baseline window */
-	TUNER_ST_APPLYING,    /* START_TRIAL or STEP given, waiting for tuner_applied() */
-	TUNER_ST_SETTLE,      /* change applied, samples ignored */
-	TUNER_ST_OBSERVE,     /* collecting the trial's window */
+	TUNER_ST_IDLE,	       /* no traffic: nothing collected */
+	TUNER_ST_BASELINE,     /* collecting (and sliding) the baseline window */
+	TUNER_ST_APPLYING,     /* START_TRIAL or STEP given, waiting for tuner_applied() */
+	TUNER_ST_SETTLE,       /* change applied, samples ignored */
+	TUNER_ST_OBSERVE,      /* collecting the trial's window */
 	TUNER_ST_ROLLING_BACK, /* ROLLBACK given, waiting for (or retrying after) tuner_applied() */
-	TUNER_ST_COOLDOWN,    /* after a rollback or failure, samples ignored */
+	TUNER_ST_COOLDOWN,     /* after a rollback or failure, samples ignored */
 	TUNER_ST__COUNT
 };
 const char *tuner_state_name(enum tuner_state s); /* "idle", "baseline", ... */
@@ -229,8 +231,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
  * values in *out (act on it as on any); a failed ROLLBACK is given again at the next
  * tuner_feed(). -EALREADY when no apply was awaited.
  */
-int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now_ms,
-		  struct tuner_action *out);
+int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now_ms, struct tuner_action *out);
 /*
  * End the interface's trial now (daemon shutdown, `autotune off`, the interface going
  * away): a ROLLBACK when a change is applied or being applied (then tuner_applied()), else
@@ -240,15 +241,15 @@ int tuner_abort(struct tuner *t, int ifindex, uint64_t now_ms, const char *why,
 		struct tuner_action *out);
 
 enum tuner_cand_status {
-	TUNER_CAND_READY,	 /* would start now */
-	TUNER_CAND_NO_EVIDENCE,	 /* the samples do not call for it */
-	TUNER_CAND_NO_DATA,	 /* the samples lack what the rule needs (no probes, no samples) */
-	TUNER_CAND_AT_LIMIT,	 /* already at the chip's limit, the floor or the allowed range */
-	TUNER_CAND_NOT_ALLOWED,	 /* configuration or chip quirk forbids it */
+	TUNER_CAND_READY,	/* would start now */
+	TUNER_CAND_NO_EVIDENCE, /* the samples do not call for it */
+	TUNER_CAND_NO_DATA,	/* the samples lack what the rule needs (no probes, no samples) */
+	TUNER_CAND_AT_LIMIT,	/* already at the chip's limit, the floor or the allowed range */
+	TUNER_CAND_NOT_ALLOWED, /* configuration or chip quirk forbids it */
 	TUNER_CAND_PINNED,
-	TUNER_CAND_BACKOFF,	 /* rejected recently: backoff_until_ms */
+	TUNER_CAND_BACKOFF, /* rejected recently: backoff_until_ms */
 	TUNER_CAND_AUTOTUNE_OFF,
-	TUNER_CAND_WAITING,	 /* evidence is there; window not full, traffic not steady, busy */
+	TUNER_CAND_WAITING, /* evidence is there; window not full, traffic not steady, busy */
 	TUNER_CAND__COUNT
 };
 const char *tuner_cand_status_name(enum tuner_cand_status s); /* "ready", "no_evidence", ... */
@@ -277,8 +278,8 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now_ms,
 		    struct tuner_recommendation *out);
 
 struct tuner_backoff {
-	uint64_t until_ms;  /* no trial of (knob, dir) before this; 0 none */
-	uint64_t period_ms; /* the next rejection backs off this long (0: initial) */
+	uint64_t until_ms;     /* no trial of (knob, dir) before this; 0 none */
+	uint64_t period_ms;    /* the next rejection backs off this long (0: initial) */
 	unsigned int rejected; /* rejected trials since the last kept one */
 };
 
@@ -291,7 +292,7 @@ struct tuner_iface_info {
 	struct tuner_action trial; /* the trial in progress: its START_TRIAL, with changes
 				    * from the pre-trial values to the ones applied now */
 	uint64_t trial_started_ms;
-	struct tuner_backoff backoff[KNOB__COUNT][2]; /* [knob][enum tuner_dir] */
+	struct tuner_backoff backoff[KNOB__COUNT][2];	      /* [knob][enum tuner_dir] */
 	uint64_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT]; /* actions given, by kind */
 };
 int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info *out);

@@ -56,10 +56,11 @@ static int fail(int code, const char *fmt, ...)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: %s attach IFACE [--fraction F] [--min-len BYTES] [--all-skbs]\n"
-			"       %s set IFACE [--fraction F] [--min-len BYTES] [--all-skbs] [--off]\n"
-			"       %s stats IFACE\n"
-			"       %s detach IFACE\n",
+	fprintf(stderr,
+		"usage: %s attach IFACE [--fraction F] [--min-len BYTES] [--all-skbs]\n"
+		"       %s set IFACE [--fraction F] [--min-len BYTES] [--all-skbs] [--off]\n"
+		"       %s stats IFACE\n"
+		"       %s detach IFACE\n",
 		prog, prog, prog, prog);
 	return 2;
 }
@@ -91,7 +92,7 @@ static int find_attached(int ifindex, struct found *f)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_EGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FI_HANDLE, .priority = FI_PRIORITY);
-	struct bpf_prog_info info = { 0 };
+	struct bpf_prog_info info = {0};
 	__u32 ids[16], len = sizeof(info), i;
 	int r;
 
@@ -111,7 +112,7 @@ static int find_attached(int ifindex, struct found *f)
 	if (strcmp(info.name, FAULTINJ_PROG_NAME) != 0)
 		return -ENOENT; /* someone else's filter at our handle: not ours to touch */
 	for (i = 0; i < info.nr_map_ids && i < sizeof(ids) / sizeof(ids[0]); i++) {
-		struct bpf_map_info mi = { 0 };
+		struct bpf_map_info mi = {0};
 		__u32 mlen = sizeof(mi);
 		int fd = bpf_map_get_fd_by_id(ids[i]);
 
@@ -142,11 +143,11 @@ struct opts {
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "fraction", required_argument, NULL, 'f' },
-		{ "min-len", required_argument, NULL, 'm' },
-		{ "all-skbs", no_argument, NULL, 'a' },
-		{ "off", no_argument, NULL, 'o' },
-		{ 0 },
+		{"fraction", required_argument, NULL, 'f'},
+		{"min-len", required_argument, NULL, 'm'},
+		{"all-skbs", no_argument, NULL, 'a'},
+		{"off", no_argument, NULL, 'o'},
+		{0},
 	};
 	char *end;
 	int c;
@@ -157,8 +158,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'f':
 			errno = 0;
 			o->fraction = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(o->fraction >= 0 && o->fraction <= 1))
-				return fail(2, "--fraction: expected a number from 0 to 1, got '%s'",
+			if (errno || *end || end == optarg ||
+			    !(o->fraction >= 0 && o->fraction <= 1))
+				return fail(2,
+					    "--fraction: expected a number from 0 to 1, got '%s'",
 					    optarg);
 			o->have_fraction = true;
 			break;
@@ -200,8 +203,8 @@ static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FI_HANDLE, .priority = FI_PRIORITY,
 			    .flags = BPF_TC_F_REPLACE);
 	/* Defaults: 5% of GSO skbs above 16 KiB. */
-	struct faultinj_cfg cfg = { .enabled = 1, .min_len = 16384,
-				    .threshold = (__u64)(0.05 * 4294967296.0) };
+	struct faultinj_cfg cfg = {
+		.enabled = 1, .min_len = 16384, .threshold = (__u64)(0.05 * 4294967296.0)};
 	struct fault_inject *skel;
 	__u32 zero = 0;
 	int r;
@@ -264,8 +267,8 @@ static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 
 static int cmd_stats(const char *ifname, int ifindex)
 {
-	struct faultinj_stats sum = { 0 }, *percpu;
-	struct faultinj_cfg cfg = { 0 };
+	struct faultinj_stats sum = {0}, *percpu;
+	struct faultinj_cfg cfg = {0};
 	int ncpu = libbpf_num_possible_cpus(), i, r;
 	struct found f;
 	__u32 zero = 0;
@@ -302,10 +305,9 @@ static int cmd_stats(const char *ifname, int ifindex)
 	       "gso_only %u\nseen %llu\ngso %llu\neligible %llu\ndropped %llu\n"
 	       "dropped_segs %llu\ndropped_bytes %llu\n",
 	       ifname, ifindex, f.prog_id, cfg.enabled, (double)cfg.threshold / 4294967296.0,
-	       cfg.min_len, cfg.gso_only, (unsigned long long)sum.seen,
-	       (unsigned long long)sum.gso, (unsigned long long)sum.eligible,
-	       (unsigned long long)sum.dropped, (unsigned long long)sum.dropped_segs,
-	       (unsigned long long)sum.dropped_bytes);
+	       cfg.min_len, cfg.gso_only, (unsigned long long)sum.seen, (unsigned long long)sum.gso,
+	       (unsigned long long)sum.eligible, (unsigned long long)sum.dropped,
+	       (unsigned long long)sum.dropped_segs, (unsigned long long)sum.dropped_bytes);
 	r = 0;
 out:
 	free(percpu);
@@ -334,7 +336,7 @@ static int cmd_detach(const char *ifname, int ifindex)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct opts o = {0};
 	const char *cmd, *ifname;
 	unsigned int ifindex;
 	int r;

@@ -21,8 +21,8 @@
 #include "rtltune/link.h"
 #include "rtltune/tuner.h"
 
-#define IFX   7
-#define MSS   1448.0
+#define IFX    7
+#define MSS    1448.0
 #define MAXLOG 512
 
 struct sim;
@@ -34,10 +34,10 @@ struct sim {
 	uint64_t now;
 	uint64_t rng;
 	model_fn model;
-	double noise;	    /* relative standard deviation of throughput */
-	double outliers;    /* share of samples that land at 0.5x or 1.5x (iperf-style) */
-	double base_bps;    /* model parameter: bytes/s at the reference setting */
-	double param;	    /* model-specific */
+	double noise;	 /* relative standard deviation of throughput */
+	double outliers; /* share of samples that land at 0.5x or 1.5x (iperf-style) */
+	double base_bps; /* model parameter: bytes/s at the reference setting */
+	double param;	 /* model-specific */
 	bool fail_apply;
 	bool quiet;
 	struct tuner_action log[MAXLOG];
@@ -97,7 +97,7 @@ static void env_default(struct tuner_env *e)
 static void sim_init(struct sim *s, model_fn model, const struct tuner_config *cfg)
 {
 	memset(s, 0, sizeof(*s));
-	assert_int_equal(tuner_new(cfg, &s->t, &(struct rterr){ 0 }), 0);
+	assert_int_equal(tuner_new(cfg, &s->t, &(struct rterr){0}), 0);
 	assert_int_equal(tuner_iface_add(s->t, IFX, "sim0"), 0);
 	env_default(&s->env);
 	s->model = model;
@@ -163,8 +163,8 @@ static void sim_record(struct sim *s, const struct tuner_action *a)
 	if (!s->quiet && getenv("TUNER_TEST_VERBOSE"))
 		printf("  t=%6.0fs %-11s %-17s %s %" PRId64 " -> %" PRId64 ": %s\n",
 		       (double)(s->now - 1000000) / 1000, tuner_outcome_name(a->kind),
-		       tuner_rule_name(a->rule), knob_name(a->changes[0].knob),
-		       a->changes[0].from, a->changes[0].to, a->reason);
+		       tuner_rule_name(a->rule), knob_name(a->changes[0].knob), a->changes[0].from,
+		       a->changes[0].to, a->reason);
 }
 
 /* Play the daemon for an action: apply it (or fail), report, handle what comes back. */
@@ -234,7 +234,11 @@ static const struct tuner_action *last_of(const struct sim *s, enum tuner_action
 static void m_gso_gain(struct sim *s, struct tuner_sample *o)
 {
 	double g = (double)s->env.knob[KNOB_GSO_MAX_SIZE];
-	double f = g <= 16384 ? 1.0 : g <= 32768 ? 1.6 : g <= 65536 ? 2.0 : g <= 131072 ? 2.3 : 2.32;
+	double f = g <= 16384	 ? 1.0
+		   : g <= 32768	 ? 1.6
+		   : g <= 65536	 ? 2.0
+		   : g <= 131072 ? 2.3
+				 : 2.32;
 
 	bulk_tx(s, o, noisy(s, s->base_bps * f), 0.9, 0);
 }
@@ -264,8 +268,24 @@ static void m_big_gso_retrans(struct sim *s, struct tuner_sample *o)
 {
 	double g = (double)s->env.knob[KNOB_GSO_MAX_SIZE];
 
-	bulk_tx(s, o, noisy(s, s->base_bps * (g > 65536 ? 1.3 : 1.0)), 0.9,
-		g > 65536 ? 0.03 : 0.0);
+	bulk_tx(s, o, noisy(s, s->base_bps * (g > 65536 ? 1.3 : 1.0)), 0.9, g > 65536 ? 0.03 : 0.0);
+}
+
+/* A TX queue that hangs (watchdog) with skbs above 32K. */
+static void m_timeouts(struct sim *s, struct tuner_sample *o)
+{
+	bool bad = s->env.knob[KNOB_GSO_MAX_SIZE] > 32768;
+
+	bulk_tx(s, o, noisy(s, s->base_bps * (bad ? 0.7 : 1.0)), 0.8, 0);
+	o->tx_timeouts = bad && (s->now / 1000) % 2 ? 1 : 0;
+}
+
+/* Above 64K the throughput collapses without a single fault counted. */
+static void m_collapse(struct sim *s, struct tuner_sample *o)
+{
+	bool bad = s->env.knob[KNOB_GSO_MAX_SIZE] > 65536;
+
+	bulk_tx(s, o, noisy(s, s->base_bps * (bad ? 0.3 : 1.0)), 0.9, 0);
 }
 
 /* Nothing on the wire but a keepalive now and then. */
@@ -534,6 +554,37 @@ static void test_retrans_rise_rolls_back_early(void **state)
 	sim_free(&s);
 }
 
+/* TX timeouts with big skbs: lowered, kept once none fire while observed. */
+static void test_timeouts_fix(void **state)
+{
+	struct sim s;
+
+	sim_init(&s, m_timeouts, NULL);
+	sim_run(&s, 30);
+	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
+	assert_int_equal(s.log[0].rule, TUNER_RULE_GSO_FAULTS);
+	assert_non_null(strstr(s.log[0].reason, "TX timeouts"));
+	assert_int_equal(s.log[1].kind, TUNER_KEEP);
+	assert_non_null(strstr(s.log[1].reason, "TX timeouts fell"));
+	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 32768);
+	sim_free(&s);
+}
+
+/* A collapse with no fault counted is rolled back after three samples, not ten. */
+static void test_collapse_rolls_back_early(void **state)
+{
+	struct sim s;
+
+	sim_init(&s, m_collapse, NULL);
+	sim_run(&s, 30);
+	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
+	assert_int_equal(s.log[1].kind, TUNER_ROLLBACK);
+	assert_non_null(strstr(s.log[1].reason, "collapsed"));
+	assert_int_equal(s.log[1].ts_ms - s.log[0].ts_ms, (2 + 3) * 1000);
+	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 65536);
+	sim_free(&s);
+}
+
 /* Two minutes without traffic: no action at all, and recommend says why. */
 static void test_idle_nothing(void **state)
 {
@@ -641,7 +692,10 @@ static void test_limits_never_exceeded(void **state)
 
 	/* Random environments and traffic: every change stays inside its limits. */
 	for (seed = 1; seed <= 40; seed++) {
-		sim_init(&s, seed % 3 == 0 ? m_tso_faults : seed % 3 == 1 ? m_gso_gain : m_mtu,
+		sim_init(&s,
+			 seed % 3 == 0	 ? m_tso_faults
+			 : seed % 3 == 1 ? m_gso_gain
+					 : m_mtu,
 			 NULL);
 		s.quiet = true;
 		s.rng ^= seed * 0x9E3779B97F4A7C15ULL;
@@ -803,7 +857,8 @@ static void test_apply_failure(void **state)
 /* A failed rollback is asked for again at every sample until it succeeds. */
 static void test_rollback_retried(void **state)
 {
-	struct tuner_sample smp = { .interval_ms = 1000, .have = 0 };
+	struct tuner_sample smp = {.interval_ms = 1000, .have = 0};
+	struct tuner_iface_info info;
 	struct tuner_action a;
 	struct sim s;
 
@@ -817,10 +872,14 @@ static void test_rollback_retried(void **state)
 	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 131072);
 	sim_run(&s, 2);
 	assert_int_equal(s.n_kind[TUNER_ROLLBACK], 3);
+	assert_true(s.log[s.n_log - 1].retry);
 	s.fail_apply = false;
 	sim_run(&s, 1);
 	assert_int_equal(s.n_kind[TUNER_ROLLBACK], 4);
 	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 65536);
+	/* Counted once for the metric. */
+	assert_int_equal(tuner_iface_info(s.t, IFX, &info), 0);
+	assert_int_equal(info.decisions[KNOB_GSO_MAX_SIZE][TUNER_ROLLBACK], 1);
 	/* Done: no further rollback. */
 	smp.ts_ms = s.now + 1000;
 	assert_int_equal(tuner_feed(s.t, IFX, &smp, &s.env, s.now + 1000, &a), 0);
@@ -977,7 +1036,7 @@ static void test_recommend(void **state)
 static void test_config(void **state)
 {
 	struct tuner_config c;
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	struct tuner *t;
 	char buf[64];
 	unsigned int i;
@@ -1020,6 +1079,8 @@ int main(void)
 		cmocka_unit_test(test_faults_then_tso_off),
 		cmocka_unit_test(test_storm_quirk_tso_first),
 		cmocka_unit_test(test_retrans_rise_rolls_back_early),
+		cmocka_unit_test(test_timeouts_fix),
+		cmocka_unit_test(test_collapse_rolls_back_early),
 		cmocka_unit_test(test_idle_nothing),
 		cmocka_unit_test(test_pins_and_autotune),
 		cmocka_unit_test(test_limits_never_exceeded),

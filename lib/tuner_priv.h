@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_TUNER_PRIV_H
+#define RTLTUNE_TUNER_PRIV_H
+
+/*
+ * Inside the tuner (include/rtltune/tuner.h is the API): tuner_stats.c (windows, the
+ * criterion's statistics, the words of a reason), tuner_rules.c (what to try next),
+ * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtltune/tuner.h"
+
+/* GSO_LEGACY_MAX_SIZE: the kernel mirrors sizes up to this into the IPv4 twin. */
+#define LEGACY_MAX_SIZE 65536
+
+/* One sample reduced to what the rules and the criterion read. */
+struct point {
+	double secs;
+	unsigned int have;
+	double tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_segs;
+	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap;
+	double retrans, drops, busy, timeouts, cpu_ns;
+};
+
+/* The newest n points, oldest first. */
+struct window {
+	struct point p[TUNER_MAX_WINDOW];
+	unsigned int n;
+};
+
+/* Fault counters, in the order a fix looks at them (the most severe first). */
+enum fault { F_TIMEOUTS, F_RETRANS, F_BUSY, F_DROPS, F__COUNT };
+
+struct fault_desc {
+	const char *name;
+	const char *unit;
+	unsigned int have; /* enum tuner_have bits it needs */
+};
+extern const struct fault_desc tnr_faults[F__COUNT];
+
+/* Which throughput a knob moves: TX offloads the sent bytes, GRO the received ones. */
+enum objective { OBJ_TX, OBJ_RX, OBJ_BOTH };
+
+static inline enum objective tnr_knob_objective(enum knob_id k)
+{
+	switch (k) {
+	case KNOB_GRO:
+	case KNOB_GRO_MAX_SIZE:
+	case KNOB_GRO_IPV4_MAX_SIZE:
+		return OBJ_RX;
+	case KNOB_MTU:
+		return OBJ_BOTH;
+	default:
+		return OBJ_TX;
+	}
+}
+
+static inline const char *tnr_objective_name(enum objective o)
+{
+	return o == OBJ_TX ? "tx throughput" : o == OBJ_RX ? "rx throughput" : "throughput";
+}
+
+static inline double tnr_throughput(const struct point *p, enum objective o)
+{
+	double b = o == OBJ_TX	 ? p->tx_bytes
+		   : o == OBJ_RX ? p->rx_bytes
+				 : p->tx_bytes + p->rx_bytes;
+
+	return b / p->secs;
+}
+
+enum trial_kind { TRIAL_GAIN, TRIAL_FIX };
+
+struct trial {
+	struct tuner_action start;
+	/* from: the pre-trial value; to: the value applied now (steps move it). */
+	struct tuner_change chg[TUNER_MAX_CHANGES];
+	int64_t step_from[TUNER_MAX_CHANGES]; /* values before the step being applied */
+	unsigned int steps;
+	enum trial_kind kind;
+	int fault; /* TRIAL_FIX: the fault it must cure */
+	double min_effect;
+	struct window base, obs;
+	uint64_t started_ms;
+};
+
+struct iface {
+	struct iface *next;
+	int ifindex;
+	char ifname[IF_NAMESIZE];
+	enum tuner_state state;
+	struct window win;	       /* the baseline being collected (sliding) */
+	int64_t win_knob[KNOB__COUNT]; /* knob values the window was taken with */
+	unsigned int count;	       /* samples of settle / cooldown */
+	bool in_trial;
+	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
+	struct trial trial;
+	struct tuner_action rollback; /* given again while it keeps failing */
+	struct tuner_backoff backoff[KNOB__COUNT][2];
+	uint64_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT];
+	struct tuner_env env;
+	bool have_env;
+	uint64_t last_ts_ms;
+	bool have_ts;
+};
+
+struct tuner {
+	struct tuner_config cfg;
+	struct iface *ifaces;
+	unsigned int active_trials;
+	unsigned int next_trial;
+};
+
+/* Baseline a vs trial b: means, medians, Welch's t and its critical value. */
+struct cmp {
+	unsigned int na, nb;
+	double ma, mb, meda, medb, t, df, tcrit;
+};
+
+/* Sums over a window; have holds only what every sample had. */
+struct agg {
+	unsigned int n, have;
+	double secs, tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_segs;
+	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap, cpu_ns;
+	double ev[F__COUNT], ex[F__COUNT];
+};
+
+/* tuner_stats.c */
+void tnr_cat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *tnr_fmt_bps(double bytes_per_s, char *buf, size_t len);
+const char *tnr_fmt_fault_rate(enum fault f, double rate, char *buf, size_t len);
+const char *tnr_fmt_fault_change(enum fault f, double a, double b, char *buf, size_t len);
+double tnr_pct(double ratio);
+double tnr_median_of(const double *v, unsigned int n);
+void tnr_compare(const double *a, unsigned int na, const double *b, unsigned int nb, struct cmp *c);
+bool tnr_cmp_up(const struct cmp *c, double min_effect);
+bool tnr_cmp_down(const struct cmp *c, double min_effect);
+double tnr_tclamp(double t);
+double tnr_rate_z(double ka, double ea, double kb, double eb);
+void tnr_win_push(struct window *w, const struct point *p, unsigned int cap);
+unsigned int tnr_win_values(const struct window *w, unsigned int from, unsigned int to,
+			    enum objective o, double *v);
+unsigned int tnr_win_cpu_per_byte(const struct window *w, double *v);
+double tnr_win_mean_secs(const struct window *w);
+void tnr_aggregate(const struct window *w, struct agg *a);
+double tnr_agg_rate(const struct agg *a, enum fault f);
+unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f);
+int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len);
+
+/* tuner_rules.c */
+int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
+		 const struct window *w, uint64_t now, struct tuner_candidate cands[]);
+bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum objective o,
+		  char *why, size_t len);
+
+#endif

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner's rules: from a window of samples and the interface's limits, what each rule
+ * would try and why, or why not (docs/tuning.md "Rules"); and which one goes first.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rtltune/chipdb.h"
+#include "tuner_priv.h"
+
+struct ctx {
+	const struct tuner *t;
+	const struct iface *ifc;
+	const struct tuner_env *env;
+	const struct window *w;
+	struct agg a;
+	int fault; /* fault present in the window, -1 none */
+	char fault_text[192];
+	uint64_t now;
+};
+
+static void cand_init(struct tuner_candidate *c, enum tuner_rule rule, enum knob_id knob,
+		      enum tuner_dir dir)
+{
+	memset(c, 0, sizeof(*c));
+	c->rule = rule;
+	c->knob = knob;
+	c->dir = dir;
+	c->status = TUNER_CAND_NO_EVIDENCE;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+cand_set(struct tuner_candidate *c, enum tuner_cand_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->status = st;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void cand_change(struct tuner_candidate *c, enum knob_id k, int64_t from, int64_t to)
+{
+	if (c->n_changes < TUNER_MAX_CHANGES)
+		c->changes[c->n_changes++] = (struct tuner_change){k, from, to};
+}
+
+/*
+ * A size and its IPv4 twin move together (the kernel mirrors sizes up to 64K itself; above
+ * that the twin must be set). A pinned twin blocks a change the kernel would mirror into it.
+ */
+static bool cand_twin(const struct ctx *x, struct tuner_candidate *c, enum knob_id twin, int64_t to)
+{
+	int64_t cur = x->env->knob[twin];
+
+	if (cur < 0 || cur == to)
+		return true;
+	if (x->env->pinned[twin]) {
+		if (to <= LEGACY_MAX_SIZE) {
+			cand_set(c, TUNER_CAND_PINNED,
+				 "%s is pinned and the kernel would move it with %s %" PRId64,
+				 knob_name(twin), knob_name(c->knob), to);
+			return false;
+		}
+		return true;
+	}
+	cand_change(c, twin, cur, to);
+	return true;
+}
+
+static bool have(const struct ctx *x, unsigned int bits)
+{
+	return (x->a.have & bits) == bits;
+}
+
+static void rule_gso_faults(const struct ctx *x, struct tuner_candidate *c)
+{
+	int64_t cur = x->env->knob[KNOB_GSO_MAX_SIZE], floor = x->t->cfg.gso_floor, to;
+	double rate, share;
+
+	cand_init(c, TUNER_RULE_GSO_FAULTS, KNOB_GSO_MAX_SIZE, TUNER_DOWN);
+	if (cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "gso_max_size not reported by the kernel");
+	if (x->fault < 0)
+		return cand_set(c, x->a.have ? TUNER_CAND_NO_EVIDENCE : TUNER_CAND_NO_DATA, "%s",
+				x->fault_text);
+	if (cur <= floor)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"%s, but gso_max_size %" PRId64 " is at the floor %" PRId64,
+				x->fault_text, cur, floor);
+	if (!have(x, TUNER_HAVE_GSO))
+		return cand_set(c, TUNER_CAND_NO_DATA, "%s; GSO sizes not sampled (BPF probes)",
+				x->fault_text);
+	rate = x->a.gso_skbs / x->a.secs;
+	share = x->a.gso_skbs > 0 ? x->a.gso_at_cap / x->a.gso_skbs : 0;
+	if (rate < x->t->cfg.gso_min_skbs_per_s || share < x->t->cfg.fault_cap_share)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%s, but only %.0f%% of %.0f GSO skbs/s at the gso_max_size cap "
+				"%" PRId64 " (< %.0f%%): a lower cap changes little",
+				x->fault_text, share * 100, rate, cur,
+				x->t->cfg.fault_cap_share * 100);
+	to = cur / 2 > floor ? cur / 2 : floor;
+	cand_change(c, KNOB_GSO_MAX_SIZE, cur, to);
+	if (!cand_twin(x, c, KNOB_GSO_IPV4_MAX_SIZE, to))
+		return;
+	cand_set(c, TUNER_CAND_READY,
+		 "%s with %.0f%% of %.0f GSO skbs/s at the gso_max_size cap %" PRId64
+		 ": try %" PRId64 " (floor %" PRId64 ")",
+		 x->fault_text, share * 100, rate, cur, to, floor);
+}
+
+static void rule_tso_faults(const struct ctx *x, const struct tuner_candidate *gso,
+			    struct tuner_candidate *c)
+{
+	int64_t tso = x->env->knob[KNOB_TSO];
+	bool storm = x->env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM;
+	double rate;
+
+	cand_init(c, TUNER_RULE_TSO_FAULTS, KNOB_TSO, TUNER_DOWN);
+	if (tso < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "TSO state not known");
+	if (tso == 0)
+		return cand_set(c, TUNER_CAND_AT_LIMIT, "TSO is off");
+	if (x->fault < 0)
+		return cand_set(c, x->a.have ? TUNER_CAND_NO_EVIDENCE : TUNER_CAND_NO_DATA, "%s",
+				x->fault_text);
+	if (!have(x, TUNER_HAVE_GSO))
+		return cand_set(c, TUNER_CAND_NO_DATA, "%s; GSO use not sampled (BPF probes)",
+				x->fault_text);
+	rate = x->a.gso_skbs / x->a.secs;
+	if (rate < x->t->cfg.gso_min_skbs_per_s)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%s, but only %.0f GSO skbs/s: TSO is barely used", x->fault_text,
+				rate);
+	cand_change(c, KNOB_TSO, 1, 0);
+	if (storm)
+		return cand_set(c, TUNER_CAND_READY,
+				"%s and the chip is known for TSO retransmit storms "
+				"(tso-retransmit-storm): try TSO off first",
+				x->fault_text);
+	if (gso->status == TUNER_CAND_READY)
+		return cand_set(c, TUNER_CAND_WAITING, "%s: lowering gso_max_size comes first",
+				x->fault_text);
+	cand_set(c, TUNER_CAND_READY,
+		 "%s persist and lowering gso_max_size is out (%s: %s): try TSO off", x->fault_text,
+		 tuner_cand_status_name(gso->status),
+		 gso->status == TUNER_CAND_BACKOFF ? "a lower size did not help"
+						   : "see gso-faults");
+}
+
+/* Gains wait while faults persist: a fix comes first, and faults make the criterion blind. */
+static bool gain_blocked(const struct ctx *x, struct tuner_candidate *c)
+{
+	if (x->fault < 0)
+		return false;
+	cand_set(c, TUNER_CAND_NO_EVIDENCE, "not while faults persist: %s", x->fault_text);
+	return true;
+}
+
+static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
+{
+	int64_t cur = x->env->knob[KNOB_GSO_MAX_SIZE], max = x->env->gso_max, to;
+	double rate, share;
+
+	cand_init(c, TUNER_RULE_GSO_AT_CAP, KNOB_GSO_MAX_SIZE, TUNER_UP);
+	if (cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "gso_max_size not reported by the kernel");
+	if (x->env->quirks & CHIP_Q_NEEDS_SMALL_GSO)
+		return cand_set(c, TUNER_CAND_NOT_ALLOWED,
+				"chip quirk needs-small-gso: gso_max_size is never raised");
+	if (max <= 0)
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"the chip's gso_max_size limit is unknown: never raised");
+	if (cur >= max)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"gso_max_size %" PRId64 " is at the chip's limit %" PRId64, cur,
+				max);
+	if (!have(x, TUNER_HAVE_GSO))
+		return cand_set(c, TUNER_CAND_NO_DATA, "GSO sizes not sampled (BPF probes)");
+	if (gain_blocked(x, c))
+		return;
+	rate = x->a.gso_skbs / x->a.secs;
+	share = x->a.gso_skbs > 0 ? x->a.gso_at_cap / x->a.gso_skbs : 0;
+	if (rate < x->t->cfg.gso_min_skbs_per_s)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f GSO skbs/s (< %.0f)", rate,
+				x->t->cfg.gso_min_skbs_per_s);
+	if (share < x->t->cfg.cap_share)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%.0f%% of %.0f GSO skbs/s at the gso_max_size cap %" PRId64
+				" (< %.0f%%)",
+				share * 100, rate, cur, x->t->cfg.cap_share * 100);
+	to = cur * 2 < max ? cur * 2 : max;
+	cand_change(c, KNOB_GSO_MAX_SIZE, cur, to);
+	if (!cand_twin(x, c, KNOB_GSO_IPV4_MAX_SIZE, to))
+		return;
+	cand_set(c, TUNER_CAND_READY,
+		 "%.0f%% of %.0f GSO skbs/s at the gso_max_size cap %" PRId64
+		 " and the chip allows %" PRId64 ": try %" PRId64,
+		 share * 100, rate, cur, max, to);
+}
+
+static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
+{
+	int64_t gro = x->env->knob[KNOB_GRO];
+	double pps;
+
+	cand_init(c, TUNER_RULE_GRO_OFF, KNOB_GRO, TUNER_UP);
+	if (gro < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "GRO state not known");
+	if (gro > 0)
+		return cand_set(c, TUNER_CAND_AT_LIMIT, "GRO is on");
+	if (!x->a.n)
+		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
+	if (gain_blocked(x, c))
+		return;
+	pps = x->a.rx_pkts / x->a.secs;
+	if (pps < x->t->cfg.gro_on_min_pps)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"GRO is off at %.0f frames/s received (< %.0f)", pps,
+				x->t->cfg.gro_on_min_pps);
+	cand_change(c, KNOB_GRO, 0, 1);
+	cand_set(c, TUNER_CAND_READY, "GRO is off at %.0f frames/s received (>= %.0f): try GRO on",
+		 pps, x->t->cfg.gro_on_min_pps);
+}
+
+static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)
+{
+	int64_t cur = x->env->knob[KNOB_GRO_MAX_SIZE], max = x->env->gro_max, to;
+	double rate, share;
+
+	cand_init(c, TUNER_RULE_GRO_AT_CAP, KNOB_GRO_MAX_SIZE, TUNER_UP);
+	if (cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "gro_max_size not reported by the kernel");
+	if (x->env->knob[KNOB_GRO] == 0)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "GRO is off");
+	if (max <= 0)
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"the gro_max_size limit is unknown: never raised");
+	if (cur >= max)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"gro_max_size %" PRId64 " is at the limit %" PRId64, cur, max);
+	if (!have(x, TUNER_HAVE_GRO))
+		return cand_set(c, TUNER_CAND_NO_DATA, "GRO merge sizes not sampled (BPF probes)");
+	if (gain_blocked(x, c))
+		return;
+	rate = x->a.rx_skbs / x->a.secs;
+	share = x->a.rx_skbs > 0 ? x->a.gro_at_cap / x->a.rx_skbs : 0;
+	if (rate < x->t->cfg.gro_min_skbs_per_s)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f skbs/s after GRO (< %.0f)", rate,
+				x->t->cfg.gro_min_skbs_per_s);
+	if (share < x->t->cfg.cap_share)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%.0f%% of %.0f skbs/s after GRO at the gro_max_size cap %" PRId64
+				" (< %.0f%%)",
+				share * 100, rate, cur, x->t->cfg.cap_share * 100);
+	to = cur * 2 < max ? cur * 2 : max;
+	cand_change(c, KNOB_GRO_MAX_SIZE, cur, to);
+	if (!cand_twin(x, c, KNOB_GRO_IPV4_MAX_SIZE, to))
+		return;
+	cand_set(c, TUNER_CAND_READY,
+		 "%.0f%% of %.0f skbs/s after GRO at the gro_max_size cap %" PRId64
+		 " and the limit is %" PRId64 ": try %" PRId64,
+		 share * 100, rate, cur, max, to);
+}
+
+static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_env *e = x->env;
+	int64_t cur = e->knob[KNOB_MTU], hi = e->allowed_mtu_max;
+	double bps, tx_frame, rx_frame, full;
+	char b[32];
+
+	cand_init(c, TUNER_RULE_MTU, KNOB_MTU, TUNER_UP);
+	if (e->allowed_mtu_max <= 0)
+		return cand_set(c, TUNER_CAND_NOT_ALLOWED,
+				"no allowed_mtu range configured: the L2 domain decides the MTU");
+	if (cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "MTU not known");
+	if (e->mtu_max > 0 && hi > e->mtu_max)
+		hi = e->mtu_max;
+	if (cur >= hi)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"MTU %" PRId64 " is at the top of allowed_mtu %" PRId64 "..%" PRId64
+				" (max_mtu %" PRId64 ")",
+				cur, e->allowed_mtu_min, e->allowed_mtu_max, e->mtu_max);
+	if (hi < e->allowed_mtu_min)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"allowed_mtu %" PRId64 "..%" PRId64 " is above max_mtu %" PRId64,
+				e->allowed_mtu_min, e->allowed_mtu_max, e->mtu_max);
+	if (!x->a.n)
+		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
+	if (gain_blocked(x, c))
+		return;
+	bps = (x->a.tx_bytes + x->a.rx_bytes) / x->a.secs;
+	tx_frame = x->a.tx_segs > 0 ? x->a.tx_bytes / x->a.tx_segs : 0;
+	rx_frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
+	full = x->t->cfg.mtu_full_share * (double)cur;
+	if (bps < x->t->cfg.mtu_min_bytes_per_s || (tx_frame < full && rx_frame < full))
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"frames average %.0f bytes sent, %.0f received at %s: not full "
+				"MTU-%" PRId64 " frames in bulk",
+				tx_frame, rx_frame, tnr_fmt_bps(bps, b, sizeof(b)), cur);
+	cand_change(c, KNOB_MTU, cur, hi);
+	cand_set(c, TUNER_CAND_READY,
+		 "full frames (average %.0f bytes sent, %.0f received, MTU %" PRId64
+		 ") at %s; allowed_mtu %" PRId64 "..%" PRId64 ": try %" PRId64,
+		 tx_frame, rx_frame, cur, tnr_fmt_bps(bps, b, sizeof(b)), e->allowed_mtu_min,
+		 e->allowed_mtu_max, hi);
+	if (hi > 1500 && (e->quirks & CHIP_Q_JUMBO_DISABLES_TSO) && e->knob[KNOB_TSO] > 0)
+		tnr_cat(c->reason, sizeof(c->reason),
+			" (this chip turns TSO off above 1500: kept only for a gain of %.0f%%)",
+			x->t->cfg.min_effect * x->t->cfg.jumbo_tso_factor * 100);
+}
+
+/* Pins, autotune and backoff, over what the rules found. */
+static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_backoff *b = &x->ifc->backoff[c->knob][c->dir];
+	unsigned int i;
+
+	if (x->env->pinned[c->knob]) {
+		cand_set(c, TUNER_CAND_PINNED, "%s is pinned", knob_name(c->knob));
+		return;
+	}
+	for (i = 0; i < c->n_changes; i++)
+		if (x->env->pinned[c->changes[i].knob]) {
+			cand_set(c, TUNER_CAND_PINNED, "%s is pinned",
+				 knob_name(c->changes[i].knob));
+			return;
+		}
+	if (c->status != TUNER_CAND_READY && c->status != TUNER_CAND_WAITING)
+		return;
+	if (b->until_ms > x->now) {
+		char why[sizeof(c->reason)];
+
+		snprintf(why, sizeof(why), "%s", c->reason);
+		cand_set(c, TUNER_CAND_BACKOFF,
+			 "backing off %s %s for %" PRIu64 "s more (%u rejected): %s",
+			 knob_name(c->knob), tuner_dir_name(c->dir),
+			 (b->until_ms - x->now + 999) / 1000, b->rejected, why);
+		c->backoff_until_ms = b->until_ms;
+		return;
+	}
+	if (!x->env->autotune)
+		cand_set(c, TUNER_CAND_AUTOTUNE_OFF, "autotune is off (%s)", c->reason);
+}
+
+/* Every rule over window w, in cands[rule]; returns the index of the one to try, or -1. */
+int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
+		 const struct window *w, uint64_t now, struct tuner_candidate cands[])
+{
+	/* Selection order: fixes before gains; a storm-prone chip loses TSO first. */
+	static const enum tuner_rule order[] = {TUNER_RULE_GSO_FAULTS, TUNER_RULE_TSO_FAULTS,
+						TUNER_RULE_GSO_AT_CAP, TUNER_RULE_GRO_OFF,
+						TUNER_RULE_GRO_AT_CAP, TUNER_RULE_MTU};
+	struct ctx x = {.t = t, .ifc = ifc, .env = env, .w = w, .now = now};
+	unsigned int i;
+	int r;
+
+	tnr_aggregate(w, &x.a);
+	x.fault = x.a.n ? tnr_fault_present(&t->cfg, &x.a, x.fault_text, sizeof(x.fault_text)) : -1;
+	if (!x.a.n)
+		snprintf(x.fault_text, sizeof(x.fault_text), "no samples");
+	rule_gso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS]);
+	cand_gate(&x, &cands[TUNER_RULE_GSO_FAULTS]);
+	rule_tso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS], &cands[TUNER_RULE_TSO_FAULTS]);
+	cand_gate(&x, &cands[TUNER_RULE_TSO_FAULTS]);
+	rule_gso_at_cap(&x, &cands[TUNER_RULE_GSO_AT_CAP]);
+	rule_gro_off(&x, &cands[TUNER_RULE_GRO_OFF]);
+	rule_gro_at_cap(&x, &cands[TUNER_RULE_GRO_AT_CAP]);
+	rule_mtu(&x, &cands[TUNER_RULE_MTU]);
+	for (i = TUNER_RULE_GSO_AT_CAP; i < TUNER_RULE__COUNT; i++)
+		cand_gate(&x, &cands[i]);
+	if ((env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM) &&
+	    cands[TUNER_RULE_TSO_FAULTS].status == TUNER_CAND_READY)
+		return TUNER_RULE_TSO_FAULTS;
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		r = order[i];
+		if (cands[r].status == TUNER_CAND_READY)
+			return r;
+	}
+	return -1;
+}
+
+/*
+ * Whether the traffic itself moved within the baseline: its halves differ beyond noise.
+ * A trial started then would credit the knob with the traffic's change.
+ */
+bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum objective o,
+		  char *why, size_t len)
+{
+	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
+	unsigned int h = w->n / 2, na, nb;
+	struct cmp c;
+	char x[32], y[32];
+
+	na = tnr_win_values(w, 0, h, o, a);
+	nb = tnr_win_values(w, h, w->n, o, b);
+	tnr_compare(a, na, b, nb, &c);
+	if (!tnr_cmp_up(&c, cfg->min_effect) && !tnr_cmp_down(&c, cfg->min_effect))
+		return false;
+	snprintf(why, len,
+		 "traffic not steady: %s %s in the first half of the window, %s in the second",
+		 tnr_objective_name(o), tnr_fmt_bps(c.meda, x, sizeof(x)),
+		 tnr_fmt_bps(c.medb, y, sizeof(y)));
+	return true;
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner's windows and statistics: per-sample points, sums over a window, Welch's t
+ * with a minimum effect on medians for throughput and CPU, the two-rate test for fault
+ * counters (docs/tuning.md "The criterion"), and the words reasons are made of.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tuner_priv.h"
+
+const struct fault_desc tnr_faults[F__COUNT] = {
+	[F_TIMEOUTS] = {"TX timeouts", "per minute", TUNER_HAVE_TX_FAULTS},
+	[F_RETRANS] = {"retransmits", "of segments", TUNER_HAVE_RETRANS},
+	[F_BUSY] = {"driver refusals", "of skbs", TUNER_HAVE_TX_FAULTS},
+	[F_DROPS] = {"drops", "of packets", TUNER_HAVE_DROPS},
+};
+
+static double fault_events(const struct point *p, enum fault f)
+{
+	switch (f) {
+	case F_TIMEOUTS:
+		return p->timeouts;
+	case F_RETRANS:
+		return p->retrans;
+	case F_BUSY:
+		return p->busy;
+	default:
+		return p->drops;
+	}
+}
+
+/* What a fault count is relative to: per wire segment, skb, packet; timeouts per minute. */
+static double fault_exposure(const struct point *p, enum fault f)
+{
+	switch (f) {
+	case F_TIMEOUTS:
+		return p->secs / 60.0;
+	case F_RETRANS:
+		return p->tx_segs;
+	case F_BUSY:
+		return p->tx_pkts;
+	default:
+		return p->tx_pkts + p->rx_pkts;
+	}
+}
+
+/* ---- text ------------------------------------------------------------------------- */
+
+void tnr_cat(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, len);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Bytes per second as people quote link speeds. */
+const char *tnr_fmt_bps(double bytes_per_s, char *buf, size_t len)
+{
+	double b = bytes_per_s * 8;
+
+	if (b >= 1e9)
+		snprintf(buf, len, "%.2f Gbit/s", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(buf, len, "%.1f Mbit/s", b / 1e6);
+	else
+		snprintf(buf, len, "%.0f kbit/s", b / 1e3);
+	return buf;
+}
+
+const char *tnr_fmt_fault_rate(enum fault f, double rate, char *buf, size_t len)
+{
+	if (f == F_TIMEOUTS)
+		snprintf(buf, len, "%.2f %s", rate, tnr_faults[f].unit);
+	else
+		snprintf(buf, len, "%.3f%% %s", rate * 100, tnr_faults[f].unit);
+	return buf;
+}
+
+/* "0.010% -> 5.000% of segments" */
+const char *tnr_fmt_fault_change(enum fault f, double a, double b, char *buf, size_t len)
+{
+	if (f == F_TIMEOUTS)
+		snprintf(buf, len, "%.2f -> %.2f %s", a, b, tnr_faults[f].unit);
+	else
+		snprintf(buf, len, "%.3f%% -> %.3f%% %s", a * 100, b * 100, tnr_faults[f].unit);
+	return buf;
+}
+
+double tnr_pct(double ratio)
+{
+	return (ratio - 1) * 100;
+}
+
+/* ---- statistics ------------------------------------------------------------------- */
+
+static double mean_of(const double *v, unsigned int n)
+{
+	double s = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / n : 0;
+}
+
+static double var_of(const double *v, unsigned int n, double m)
+{
+	double s = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return n > 1 ? s / (n - 1) : 0;
+}
+
+double tnr_median_of(const double *v, unsigned int n)
+{
+	double s[TUNER_MAX_WINDOW];
+	unsigned int i, j;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		double x = v[i];
+
+		for (j = i; j > 0 && s[j - 1] > x; j--)
+			s[j] = s[j - 1];
+		s[j] = x;
+	}
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/*
+ * One-sided 99% quantiles of Student's t by degrees of freedom: the critical value of a
+ * Welch test. 99% rather than the textbook 95%: a tuner runs many trials over its life,
+ * and a change kept on noise stays. A fractional df rounds down (the larger value).
+ */
+static double t_critical(double df)
+{
+	static const double q[] = {0,	  31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998,
+				   2.896, 2.821,  2.764, 2.718, 2.681, 2.650, 2.624, 2.602,
+				   2.583, 2.567,  2.552, 2.539, 2.528, 2.518, 2.508, 2.500,
+				   2.492, 2.485,  2.479, 2.473, 2.467, 2.462, 2.457};
+
+	if (!(df >= 1))
+		return q[1];
+	if (df < 31)
+		return q[(int)df];
+	if (df < 40)
+		return 2.457;
+	if (df < 60)
+		return 2.423;
+	if (df < 120)
+		return 2.390;
+	return 2.358;
+}
+
+void tnr_compare(const double *a, unsigned int na, const double *b, unsigned int nb, struct cmp *c)
+{
+	double va, vb, se2;
+
+	c->na = na;
+	c->nb = nb;
+	c->ma = mean_of(a, na);
+	c->mb = mean_of(b, nb);
+	c->meda = tnr_median_of(a, na);
+	c->medb = tnr_median_of(b, nb);
+	va = var_of(a, na, c->ma);
+	vb = var_of(b, nb, c->mb);
+	se2 = (na ? va / na : 0) + (nb ? vb / nb : 0);
+	if (se2 > 0) {
+		double da = na > 1 ? (va / na) * (va / na) / (na - 1) : 0;
+		double db = nb > 1 ? (vb / nb) * (vb / nb) / (nb - 1) : 0;
+
+		c->t = (c->mb - c->ma) / sqrt(se2);
+		c->df = da + db > 0 ? se2 * se2 / (da + db) : (double)(na + nb - 2);
+	} else {
+		/* No spread at all: any difference is certain, none is none. */
+		c->t = c->mb > c->ma ? 1e9 : c->mb < c->ma ? -1e9 : 0;
+		c->df = (double)(na + nb - 2);
+	}
+	c->tcrit = t_critical(c->df);
+}
+
+/* The mean moved beyond noise and the median by at least min_effect, upwards. */
+bool tnr_cmp_up(const struct cmp *c, double min_effect)
+{
+	return c->t >= c->tcrit && c->medb >= c->meda * (1 + min_effect) && c->medb > c->meda;
+}
+
+bool tnr_cmp_down(const struct cmp *c, double min_effect)
+{
+	return c->t <= -c->tcrit && c->medb <= c->meda * (1 - min_effect) && c->medb < c->meda;
+}
+
+double tnr_tclamp(double t)
+{
+	return t > 999 ? 999 : t < -999 ? -999 : t;
+}
+
+/*
+ * Whether events in window b come at a different rate (per exposure) than in a: the
+ * conditional test of two Poisson rates. Given k = ka + kb events, kb is binomial with
+ * p0 = eb / (ea + eb) when the rates are equal; z > 0 means b's rate is higher.
+ */
+double tnr_rate_z(double ka, double ea, double kb, double eb)
+{
+	double k = ka + kb, p0;
+
+	if (k <= 0 || ea <= 0 || eb <= 0)
+		return 0;
+	p0 = eb / (ea + eb);
+	return (kb - k * p0) / sqrt(k * p0 * (1 - p0));
+}
+
+/* ---- windows ---------------------------------------------------------------------- */
+
+void tnr_win_push(struct window *w, const struct point *p, unsigned int cap)
+{
+	if (cap > TUNER_MAX_WINDOW)
+		cap = TUNER_MAX_WINDOW;
+	while (w->n >= cap && w->n > 0) {
+		memmove(&w->p[0], &w->p[1], (w->n - 1) * sizeof(w->p[0]));
+		w->n--;
+	}
+	w->p[w->n++] = *p;
+}
+
+unsigned int tnr_win_values(const struct window *w, unsigned int from, unsigned int to,
+			    enum objective o, double *v)
+{
+	unsigned int i, n = 0;
+
+	for (i = from; i < to && i < w->n; i++)
+		v[n++] = tnr_throughput(&w->p[i], o);
+	return n;
+}
+
+/* CPU time per byte moved, per sample. */
+unsigned int tnr_win_cpu_per_byte(const struct window *w, double *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++) {
+		double bytes = w->p[i].tx_bytes + w->p[i].rx_bytes;
+
+		v[i] = bytes > 0 ? w->p[i].cpu_ns / bytes : 0;
+	}
+	return w->n;
+}
+
+double tnr_win_mean_secs(const struct window *w)
+{
+	double s = 0;
+	unsigned int i;
+
+	for (i = 0; i < w->n; i++)
+		s += w->p[i].secs;
+	return w->n ? s / w->n : 0;
+}
+
+void tnr_aggregate(const struct window *w, struct agg *a)
+{
+	unsigned int i, f;
+
+	memset(a, 0, sizeof(*a));
+	a->have = w->n ? ~0u : 0;
+	for (i = 0; i < w->n; i++) {
+		const struct point *p = &w->p[i];
+
+		a->have &= p->have;
+		a->secs += p->secs;
+		a->tx_bytes += p->tx_bytes;
+		a->rx_bytes += p->rx_bytes;
+		a->tx_pkts += p->tx_pkts;
+		a->rx_pkts += p->rx_pkts;
+		a->tx_segs += p->tx_segs;
+		a->gso_skbs += p->gso_skbs;
+		a->gso_at_cap += p->gso_at_cap;
+		a->rx_skbs += p->rx_skbs;
+		a->gro_at_cap += p->gro_at_cap;
+		a->cpu_ns += p->cpu_ns;
+		for (f = 0; f < F__COUNT; f++) {
+			a->ev[f] += fault_events(p, f);
+			a->ex[f] += fault_exposure(p, f);
+		}
+	}
+	a->n = w->n;
+}
+
+double tnr_agg_rate(const struct agg *a, enum fault f)
+{
+	return a->ex[f] > 0 ? a->ev[f] / a->ex[f] : 0;
+}
+
+unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f)
+{
+	/* A TX watchdog firing is a hung queue: one is evidence. */
+	return f == F_TIMEOUTS ? 1 : cfg->fault_min_events;
+}
+
+/* The most severe fault present in a window, or -1; text describes it (or the absence). */
+int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len)
+{
+	char r[48];
+	int f;
+	bool any = false;
+
+	text[0] = '\0';
+	for (f = 0; f < F__COUNT; f++) {
+		double rate = tnr_agg_rate(a, f);
+
+		if (!(a->have & tnr_faults[f].have))
+			continue;
+		any = true;
+		if (a->ev[f] < tnr_fault_min_events(cfg, f))
+			continue;
+		if (f != F_TIMEOUTS && rate < cfg->fault_ratio)
+			continue;
+		snprintf(text, len, "%s %s (%.0f in %u samples)", tnr_faults[f].name,
+			 tnr_fmt_fault_rate(f, rate, r, sizeof(r)), a->ev[f], a->n);
+		return f;
+	}
+	if (!any)
+		snprintf(text, len, "no fault counters (retransmits, drops, refusals) sampled");
+	else if (a->have & TUNER_HAVE_RETRANS)
+		snprintf(text, len, "no tnr_faults (retransmits %s)",
+			 tnr_fmt_fault_rate(F_RETRANS, tnr_agg_rate(a, F_RETRANS), r, sizeof(r)));
+	else
+		snprintf(text, len, "no faults");
+	return -1;
+}
