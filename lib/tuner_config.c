@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The tuner's tunables (defaults and why: docs/tuning.md "Tunables") and names. */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +106,54 @@ static const struct cfg_key *cfg_key_find(const char *name)
 	return NULL;
 }
 
+/* A field as a double (every value a tunable may hold is exact in one) and back. */
+static double key_get(const struct tuner_config *c, const struct cfg_key *k)
+{
+	const void *p = (const unsigned char *)c + k->off;
+	unsigned int u;
+	int64_t i;
+	uint64_t ms;
+	double d;
+
+	switch (k->type) {
+	case CT_UINT:
+		memcpy(&u, p, sizeof(u));
+		return u;
+	case CT_I64:
+		memcpy(&i, p, sizeof(i));
+		return (double)i;
+	case CT_MS:
+		memcpy(&ms, p, sizeof(ms));
+		return (double)ms;
+	default:
+		memcpy(&d, p, sizeof(d));
+		return d;
+	}
+}
+
+static void key_put(struct tuner_config *c, const struct cfg_key *k, double v)
+{
+	void *p = (unsigned char *)c + k->off;
+	unsigned int u = (unsigned int)v;
+	int64_t i = (int64_t)v;
+	uint64_t ms = (uint64_t)v;
+
+	switch (k->type) {
+	case CT_UINT:
+		memcpy(p, &u, sizeof(u));
+		break;
+	case CT_I64:
+		memcpy(p, &i, sizeof(i));
+		break;
+	case CT_MS:
+		memcpy(p, &ms, sizeof(ms));
+		break;
+	default:
+		memcpy(p, &v, sizeof(v));
+		break;
+	}
+}
+
 int tuner_config_set(struct tuner_config *cfg, const char *key, const char *value,
 		     struct rterr *err)
 {
@@ -137,20 +184,7 @@ int tuner_config_set(struct tuner_config *cfg, const char *key, const char *valu
 	}
 	if (v < k->min || v > k->max)
 		goto bad;
-	switch (k->type) {
-	case CT_UINT:
-		*(unsigned int *)((char *)cfg + k->off) = (unsigned int)v;
-		break;
-	case CT_DOUBLE:
-		*(double *)((char *)cfg + k->off) = v;
-		break;
-	case CT_I64:
-		*(int64_t *)((char *)cfg + k->off) = (int64_t)v;
-		break;
-	case CT_MS:
-		*(uint64_t *)((char *)cfg + k->off) = (uint64_t)v;
-		break;
-	}
+	key_put(cfg, k, v);
 	return 0;
 bad:
 	switch (k->type) {
@@ -172,31 +206,19 @@ bad:
 int tuner_config_format(const struct tuner_config *cfg, const char *key, char *buf, size_t len)
 {
 	const struct cfg_key *k = cfg_key_find(key);
-	const char *p;
+	double v;
 
 	if (!k)
 		return -ENOENT;
-	p = (const char *)cfg + k->off;
-	switch (k->type) {
-	case CT_UINT:
-		snprintf(buf, len, "%u", *(const unsigned int *)p);
-		break;
-	case CT_DOUBLE:
-		snprintf(buf, len, "%g", *(const double *)p);
-		break;
-	case CT_I64:
-		snprintf(buf, len, "%" PRId64, *(const int64_t *)p);
-		break;
-	case CT_MS: {
-		uint64_t ms = *(const uint64_t *)p;
-
-		if (ms % 1000)
-			snprintf(buf, len, "%" PRIu64 "ms", ms);
-		else
-			snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
-		break;
-	}
-	}
+	v = key_get(cfg, k);
+	if (k->type == CT_DOUBLE)
+		snprintf(buf, len, "%g", v);
+	else if (k->type != CT_MS)
+		snprintf(buf, len, "%.0f", v);
+	else if (fmod(v, 1000))
+		snprintf(buf, len, "%.0fms", v);
+	else
+		snprintf(buf, len, "%.0fs", v / 1000);
 	return 0;
 }
 
@@ -206,11 +228,7 @@ int tuner_config_check(const struct tuner_config *c, struct rterr *err)
 
 	for (i = 0; i < N_CFG_KEYS; i++) {
 		const struct cfg_key *k = &cfg_keys[i];
-		const char *p = (const char *)c + k->off;
-		double v = k->type == CT_UINT	  ? *(const unsigned int *)p
-			   : k->type == CT_DOUBLE ? *(const double *)p
-			   : k->type == CT_I64	  ? (double)*(const int64_t *)p
-						  : (double)*(const uint64_t *)p;
+		double v = key_get(c, k);
 
 		if (!(v >= k->min && v <= k->max))
 			return rterr_input(err, "tuner setting %s = %g is outside %g..%g", k->name,
