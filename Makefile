@@ -151,3 +151,84 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- install / uninstall (issue 8; docs: README "Install") --------------------------------
+# `make install` puts the programs, data and docs under PREFIX; DESTDIR stages it for a
+# package (binaries keep the final paths compiled in). rtltune lands in BINDIR because its
+# read-only commands (show, chips, status, stats) serve users outside root; rtltuned in SBINDIR.
+BINDIR         ?= $(PREFIX)/bin
+SBINDIR        ?= $(PREFIX)/sbin
+MANDIR         ?= $(PREFIX)/share/man
+DOCDIR         ?= $(PREFIX)/share/doc/rtltune
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+BASHCOMPDIR    ?= $(PREFIX)/share/bash-completion/completions
+INSTALL        ?= install
+
+# The binaries carry DATADIR/SYSCONFDIR/LOCALSTATEDIR as compiled-in defaults: when they
+# change (`make install PREFIX=/opt/rtltune` after a plain `make`), everything that could
+# read them is rebuilt. The stamp is rewritten only when the values differ.
+PATHS_STAMP := $(BUILD)/paths.stamp
+PATHS_LINE  := $(DATADIR) $(SYSCONFDIR) $(LOCALSTATEDIR)
+$(PATHS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(PATHS_LINE)' | cmp -s - $@ || echo '$(PATHS_LINE)' > $@
+$(LIB_OBJS) $(CLI_OBJS) $(DAEMON_OBJS): $(PATHS_STAMP)
+.PHONY: FORCE install uninstall
+FORCE:
+
+MAN_PAGES    := $(wildcard man/*.[1-8])
+UNIT_FILES   := $(wildcard systemd/*.service systemd/*.socket systemd/*.timer systemd/*.path)
+DAEMON_CONF  := $(wildcard etc/rtltuned.conf)
+DOC_FILES    := $(wildcard docs/*.md)
+DOC_EXTRA    := $(wildcard docs/prometheus/*.yml docs/grafana/*.json)
+# Units name the programs by their Debian paths; follow BINDIR/SBINDIR/SYSCONFDIR when moved.
+UNIT_SED     := -e 's|/usr/sbin/rtltuned\b|$(SBINDIR)/rtltuned|g' \
+		-e 's|/usr/s\{0,1\}bin/rtltune\b|$(BINDIR)/rtltune|g' \
+		-e 's|/etc/rtltune\b|$(SYSCONFDIR)/rtltune|g'
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/chips \
+		$(DESTDIR)$(SYSCONFDIR)/rtltune/profiles $(DESTDIR)$(SYSCONFDIR)/rtltune/chips \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0755 $(BUILD)/rtltune $(DESTDIR)$(BINDIR)/rtltune
+	$(if $(DAEMON_SRCS),$(INSTALL) -D -m 0755 $(BUILD)/rtltuned $(DESTDIR)$(SBINDIR)/rtltuned)
+	$(INSTALL) -m 0644 profiles/*.conf $(DESTDIR)$(DATADIR)/profiles/
+	$(INSTALL) -m 0644 chips/*.conf $(DESTDIR)$(DATADIR)/chips/
+	set -e; for f in $(UNIT_FILES); do \
+		$(INSTALL) -d $(DESTDIR)$(SYSTEMDUNITDIR); \
+		sed $(UNIT_SED) $$f > $(DESTDIR)$(SYSTEMDUNITDIR)/$${f##*/}; \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${f##*/}; \
+	done
+	set -e; for f in $(MAN_PAGES); do \
+		$(INSTALL) -D -m 0644 $$f $(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/}; \
+	done
+	sed -e 's|^_rtltune_datadir=.*|_rtltune_datadir=$(DATADIR)|' \
+	    -e 's|^_rtltune_sysconfdir=.*|_rtltune_sysconfdir=$(SYSCONFDIR)/rtltune|' \
+		completion/rtltune.bash > $(DESTDIR)$(BASHCOMPDIR)/rtltune
+	cp $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
+	$(INSTALL) -m 0644 README.md $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	set -e; for f in $(DOC_EXTRA); do \
+		$(INSTALL) -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$${f#docs/}; \
+	done
+	@# An administrator's config is never overwritten; uninstall removes it only unedited.
+	$(if $(DAEMON_CONF),[ -e $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf ] || \
+		$(INSTALL) -m 0644 $(DAEMON_CONF) $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/rtltune $(DESTDIR)$(SBINDIR)/rtltuned
+	rm -f $(DESTDIR)$(DATADIR)/profiles/*.conf $(DESTDIR)$(DATADIR)/chips/*.conf
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNIT_FILES)))
+	set -e; for f in $(MAN_PAGES); do rm -f $(DESTDIR)$(MANDIR)/man$${f##*.}/$${f##*/}; done
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
+	rm -f $(DESTDIR)$(DOCDIR)/*.md $(DESTDIR)$(DOCDIR)/prometheus/*.yml \
+		$(DESTDIR)$(DOCDIR)/grafana/*.json
+	$(if $(DAEMON_CONF),cmp -s $(DAEMON_CONF) $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf || true)
+	@# Only rtltune's own directories go, and only when empty (an admin's files stay).
+	rmdir $(DESTDIR)$(DOCDIR)/prometheus $(DESTDIR)$(DOCDIR)/grafana \
+		$(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/chips \
+		$(DESTDIR)$(SYSCONFDIR)/rtltune/profiles $(DESTDIR)$(SYSCONFDIR)/rtltune/chips \
+		2>/dev/null || true
+	rmdir $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(SYSCONFDIR)/rtltune \
+		2>/dev/null || true

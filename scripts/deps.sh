@@ -11,6 +11,8 @@ pkgs=(
 	iproute2 ethtool iperf3 procps util-linux kmod # integration tests: netns, veth, traffic
 	prometheus wrk jq python3               # promtool, /metrics load, test helpers
 	systemd                                 # systemd-analyze verify
+	debhelper dpkg-dev lintian adduser      # scripts/build-deb.sh, tests/integration/install_deb.sh
+	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 )
 missing=()
