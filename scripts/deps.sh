@@ -9,7 +9,7 @@ pkgs=(
 	libjson-c-dev libinih-dev libsystemd-dev libmicrohttpd-dev # JSON, INI, sd_notify, HTTP
 	libcmocka-dev cppcheck clang-format     # unit tests, lint, format
 	iproute2 ethtool iperf3 procps util-linux kmod # integration tests: netns, veth, traffic
-	prometheus wrk jq python3               # promtool, /metrics load, test helpers
+	prometheus wrk jq python3 iputils-ping  # promtool, /metrics load, test helpers, ping
 	systemd                                 # systemd-analyze verify
 	debhelper dpkg-dev lintian adduser      # scripts/build-deb.sh, tests/integration/install_deb.sh
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh

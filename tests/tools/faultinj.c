@@ -4,7 +4,7 @@
  * egress hook in the current network namespace, configure it, read its counts, detach it.
  *
  *	faultinj attach IFACE [--fraction F] [--min-len BYTES] [--all-skbs]
- *	faultinj set IFACE [--fraction F] [--min-len BYTES] [--all-skbs] [--off]
+ *	faultinj set IFACE [--fraction F] [--min-len BYTES] [--all-skbs|--gso-only] [--off|--on]
  *	faultinj stats IFACE
  *	faultinj detach IFACE
  *
@@ -58,7 +58,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s attach IFACE [--fraction F] [--min-len BYTES] [--all-skbs]\n"
-		"       %s set IFACE [--fraction F] [--min-len BYTES] [--all-skbs] [--off]\n"
+		"       %s set IFACE [--fraction F] [--min-len BYTES] [--all-skbs|--gso-only] "
+		"[--off|--on]\n"
 		"       %s stats IFACE\n"
 		"       %s detach IFACE\n",
 		prog, prog, prog, prog);
@@ -136,8 +137,9 @@ static int find_attached(int ifindex, struct found *f)
 struct opts {
 	double fraction;
 	long min_len;
-	bool all_skbs, off;
 	bool have_fraction, have_min_len;
+	int gso_only; /* -1 not given: set changes only what is given */
+	int enabled;  /* -1 not given */
 };
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -146,7 +148,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"fraction", required_argument, NULL, 'f'},
 		{"min-len", required_argument, NULL, 'm'},
 		{"all-skbs", no_argument, NULL, 'a'},
+		{"gso-only", no_argument, NULL, 'g'},
 		{"off", no_argument, NULL, 'o'},
+		{"on", no_argument, NULL, 'O'},
 		{0},
 	};
 	char *end;
@@ -175,10 +179,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->have_min_len = true;
 			break;
 		case 'a':
-			o->all_skbs = true;
+		case 'g':
+			o->gso_only = c == 'g';
 			break;
 		case 'o':
-			o->off = true;
+		case 'O':
+			o->enabled = c == 'O';
 			break;
 		default:
 			return usage();
@@ -193,8 +199,10 @@ static void cfg_from_opts(const struct opts *o, struct faultinj_cfg *cfg)
 		cfg->threshold = (__u64)(o->fraction * 4294967296.0);
 	if (o->have_min_len)
 		cfg->min_len = (__u32)o->min_len;
-	cfg->gso_only = !o->all_skbs;
-	cfg->enabled = !o->off;
+	if (o->gso_only >= 0)
+		cfg->gso_only = (__u32)o->gso_only;
+	if (o->enabled >= 0)
+		cfg->enabled = (__u32)o->enabled;
 }
 
 static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
@@ -203,8 +211,10 @@ static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FI_HANDLE, .priority = FI_PRIORITY,
 			    .flags = BPF_TC_F_REPLACE);
 	/* Defaults: 5% of GSO skbs above 16 KiB. */
-	struct faultinj_cfg cfg = {
-		.enabled = 1, .min_len = 16384, .threshold = (__u64)(0.05 * 4294967296.0)};
+	struct faultinj_cfg cfg = {.enabled = 1,
+				   .min_len = 16384,
+				   .gso_only = 1,
+				   .threshold = (__u64)(0.05 * 4294967296.0)};
 	struct fault_inject *skel;
 	__u32 zero = 0;
 	int r;
@@ -336,7 +346,7 @@ static int cmd_detach(const char *ifname, int ifindex)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {0};
+	struct opts o = {.gso_only = -1, .enabled = -1};
 	const char *cmd, *ifname;
 	unsigned int ifindex;
 	int r;
