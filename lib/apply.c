@@ -457,7 +457,7 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 			 undone, bad ? " (interface left changed: run rtltune restore)" : "");
 		return -err->errnum;
 	}
-	r = journal_inflight_end(j, &id, err);
+	r = opts->keep_inflight ? 0 : journal_inflight_end(j, &id, err);
 	for (k = 0; k < KNOB__COUNT; k++)
 		if (plan->items[k].changed)
 			log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].after, "applied",

@@ -66,6 +66,12 @@ struct apply_opts {
 	const char *actor; /* "cli" or "daemon" */
 	const char *reason; /* logged with each change, may be NULL */
 	bool journal_originals; /* record originals first (false for restore) */
+	/*
+	 * Leave the in-flight record open on success: a tuner trial stays in flight until its
+	 * verdict, so a crash mid-trial is rolled back at the next start. The caller ends it
+	 * (journal_inflight_end) when it keeps or rolls back.
+	 */
+	bool keep_inflight;
 };
 
 /*
