@@ -8,7 +8,7 @@ pkgs=(
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev # rtnetlink
 	libjson-c-dev libinih-dev libsystemd-dev libmicrohttpd-dev # JSON, INI, sd_notify, HTTP
 	libcmocka-dev cppcheck clang-format     # unit tests, lint, format
-	iproute2 ethtool iperf3 procps util-linux kmod # integration tests: netns, veth, traffic
+	iproute2 ethtool iperf3 procps util-linux kmod bc strace # tests: netns, veth, traffic
 	prometheus wrk jq python3 iputils-ping  # promtool, /metrics load, test helpers, ping
 	systemd                                 # systemd-analyze verify
 	debhelper dpkg-dev lintian adduser      # scripts/build-deb.sh, tests/integration/install_deb.sh
