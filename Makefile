@@ -77,7 +77,7 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBRTL)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 deps:
-	scripts/deps.sh
+	bash scripts/deps.sh
 
 unit: $(UNIT_BINS)
 integration: $(PROGS)
