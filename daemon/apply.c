@@ -160,15 +160,17 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 			*out = plan_json(&plan, false);
 		return 0;
 	}
+	/* Kept for iface_forget(): read now, while the device surely exists (it may vanish
+	 * during the run and leave originals journaled under this identity). */
+	if (journal_ident_read(ifc->name, &ifc->jid, err) < 0)
+		return -ENODEV;
+	ifc->have_jid = true;
 	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
 	if (r < 0)
 		return r;
 	r = apply_execute(j, "/sys", &plan, &opts, err);
 	journal_close(j);
 	account(ifc, &plan, r, why);
-	/* Kept for iface_forget(): the device is gone by the time it runs. */
-	if (plan.n_changes && journal_ident_read(ifc->name, &ifc->jid, NULL) == 0)
-		ifc->have_jid = true;
 	if (out) {
 		*out = plan_json(&plan, true);
 		if (r < 0)
@@ -310,6 +312,8 @@ void iface_forget(struct iface *ifc)
 		return;
 	if (journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, &err) < 0)
 		return;
+	/* A run the device's removal cut short leaves its operation in flight too. */
+	journal_inflight_end(j, &ifc->jid, &err);
 	journal_forget(j, &ifc->jid, NULL, &err);
 	journal_close(j);
 }

@@ -94,8 +94,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
+	static int request_seen;
 	struct MHD_Response *r;
 
+	/* The first call only announces the request. Answering in it makes libmicrohttpd
+	 * close the connection after the reply (it cannot know the request body was
+	 * read), which would cost every scrape a TCP handshake. */
+	if (!*con_cls) {
+		*con_cls = &request_seen;
+		return MHD_YES;
+	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return simple(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n", "GET, HEAD");
 	if (strcmp(url, "/") == 0)

@@ -132,15 +132,21 @@ void iface_schedule_apply(struct iface *ifc, uint64_t delay_us)
 	ifc->apply_due_us = now_us() + delay_us;
 }
 
+/* Applications per loop turn are bounded in time: a burst of 200 new interfaces (each a
+ * journal write with fsync) must not keep the socket and /metrics waiting for seconds. */
+#define APPLY_SLICE_US 20000
+
 uint64_t iface_run_pending(void)
 {
-	uint64_t now = now_us(), next = UINT64_MAX;
+	uint64_t now = now_us(), next = UINT64_MAX, start = now;
 	struct iface *ifc;
 	struct rterr err;
 
 	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
 		if (!ifc->apply_pending)
 			continue;
+		if (now_us() - start > APPLY_SLICE_US)
+			return 0; /* the rest at the next turn, after other events */
 		if (ifc->apply_due_us > now) {
 			if (ifc->apply_due_us - now < next)
 				next = ifc->apply_due_us - now;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,6 +380,12 @@ int main(int argc, char **argv)
 {
 	struct rterr err = {0};
 
+	/* Fixed thresholds: glibc otherwise raises the mmap threshold after the first big
+	 * free, and the /metrics text of a burst of interfaces would then stay on the heap
+	 * for good. Big buffers are mmap'ed and unmapped when freed; the heap top is
+	 * trimmed early. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 	if (parse_args(argc, argv) < 0)
 		return 2;
 	if (config_load(&rtd.ov, &rtd.cfg, &err) < 0)

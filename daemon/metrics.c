@@ -359,7 +359,15 @@ static uint64_t text_gen = UINT64_MAX;
 const char *metrics_text(size_t *len)
 {
 	if (text_gen != rtd.generation || !text.p) {
-		render(&text);
+		/* A fresh buffer each time, sized by the last text: after 200 interfaces come
+		 * and go the memory of the big rendering goes back (large blocks are mmap'ed,
+		 * freed ones unmapped) instead of staying resident. */
+		struct sbuf fresh = {0};
+
+		sb_grow(&fresh, text.len + text.len / 8);
+		render(&fresh);
+		free(text.p);
+		text = fresh;
 		if (text.oom) {
 			dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
 			text.len = 0;
