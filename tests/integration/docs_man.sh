@@ -1,0 +1,108 @@
+#!/bin/bash
+# The man pages render without a single groff warning, and they document what the programs
+# really accept: every command of `rtltune --help`, every option of `rtltuned --help`, every
+# rtltuned.conf key, profile knob and chip quirk the parsers list in their own error
+# messages, every environment variable rtltune names. Needs no root or network, but runs
+# with the integration tests.
+. "$(dirname "$0")/../lib.sh"
+cd "$TOP"
+[ -x "$RTLTUNED" ] || t_fail "$RTLTUNED not built (run make)"
+command -v man >/dev/null || t_fail "man missing (scripts/deps.sh installs man-db)"
+
+pages=(man/rtltune.8 man/rtltuned.8 man/rtltune.conf.5 man/rtltune-profile.5 man/rtltune-chips.5)
+for p in "${pages[@]}"; do [ -f "$p" ] || t_fail "$p missing"; done
+t_eq "$(ls man/*.[1-8] | wc -l)" "${#pages[@]}" "man pages in man/"
+
+# ---- render: any warning fails (man exits 0 on warnings, so read stderr) --------------
+for p in "${pages[@]}"; do
+	man --warnings -E UTF-8 -l -Tutf8 -Z "$p" >/dev/null 2>"$T_TMP/warn"
+	# -ww: every groff warning category, stricter than man's default (mac)
+	groff -ww -z -man -Tutf8 "$p" 2>>"$T_TMP/warn"
+	[ -s "$T_TMP/warn" ] && { cat "$T_TMP/warn"; t_fail "$p: groff warnings"; }
+	echo "ok: $p renders without warnings"
+done
+
+# Plain text, one paragraph per line (huge line length, no hyphenation), for the checks.
+text() { groff -man -Tascii -rLL=5000n -rHY=0 -P-cbou "$1" 2>/dev/null; }
+# section PAGE NAME: the text of one section.
+section() { text "$1" | awk -v s="$2" '$0 == s { f = 1; next } /^[A-Z]/ { f = 0 } f'; }
+# The words a parser lists after "expected" in its error message.
+expected_words() {
+	sed -e 's/.*expected//' | tr -s ' ,:();' '\n' | grep -E '^[a-z0-9_-]+$' | grep -vxE 'one|of|or'
+}
+# check_words PAGE SECTION WHAT WORDS...: each word is (one of) a tag in SECTION: at a line
+# start, or in a list there ("tso, gso, gro").
+check_words() {
+	local page=$1 sec=$2 what=$3 n=0 w
+	shift 3
+	section "$page" "$sec" >"$T_TMP/sec"
+	[ -s "$T_TMP/sec" ] || t_fail "$page has no $sec section"
+	for w in "$@"; do
+		grep -qE "^ +([a-z0-9_-]+, )*$w([ ,]|$)" "$T_TMP/sec" || t_fail "$page: $what '$w' not documented in $sec"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || t_fail "$page: no ${what}s to check"
+	echo "ok: $page: all $n ${what}s documented in $sec"
+}
+
+for p in "${pages[@]}"; do
+	for s in NAME SYNOPSIS DESCRIPTION "SEE ALSO"; do
+		text "$p" | grep -qx "$s" || t_fail "$p: no $s section"
+	done
+done
+echo "ok: every page has NAME, SYNOPSIS, DESCRIPTION, SEE ALSO"
+
+# Cross references to rtltune pages point at pages that exist.
+refs=$(for p in "${pages[@]}"; do text "$p"; done | grep -oE 'rtltune[a-z.-]*\([0-9]\)' | sort -u)
+for r in $refs; do
+	f="man/${r%(*}.$(tr -dc 0-9 <<<"$r")"
+	[ -f "$f" ] || t_fail "reference $r has no page ($f)"
+done
+t_ge "$(wc -w <<<"$refs")" 5 "cross references resolve"
+
+# ---- the pages against the programs ----------------------------------------------------
+cmds=$("$RTLTUNE" --help | awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { exit }')
+t_ge "$(wc -w <<<"$cmds")" 8 "commands listed by rtltune --help"
+# shellcheck disable=SC2086
+check_words man/rtltune.8 COMMANDS "command" $cmds
+
+envs=$("$RTLTUNE" --help | grep -oE 'RTLTUNE_[A-Z_]+' | sort -u)
+# shellcheck disable=SC2086
+check_words man/rtltune.8 ENVIRONMENT "variable" $envs
+for code in 0 1 2 3; do
+	section man/rtltune.8 "EXIT STATUS" | grep -qE "^ +$code( |$)" || t_fail "rtltune.8: exit status $code"
+done
+echo "ok: rtltune.8 documents exit statuses 0-3"
+
+opts=$("$RTLTUNED" --help | grep -oE -- '--[a-z-]+' | sort -u)
+t_ge "$(wc -w <<<"$opts")" 8 "options listed by rtltuned --help"
+# shellcheck disable=SC2086
+check_words man/rtltuned.8 OPTIONS "option" $opts
+
+printf '[daemon]\nno_such_key = 1\n' >"$T_TMP/bad.conf"
+keys=$({ "$RTLTUNED" --config "$T_TMP/bad.conf" 2>&1 || true; } | expected_words)
+t_ge "$(wc -w <<<"$keys")" 10 "keys rtltuned.conf accepts (from its error message)"
+# shellcheck disable=SC2086
+check_words man/rtltune.conf.5 KEYS "key" $keys
+
+printf '[knobs]\nno_such_knob = 1\n' >"$T_TMP/bad-profile.conf"
+knobs=$({ "$RTLTUNE" profile show "$T_TMP/bad-profile.conf" 2>&1 || true; } | expected_words)
+t_ge "$(wc -w <<<"$knobs")" 9 "knobs a profile accepts (from its error message)"
+# shellcheck disable=SC2086
+check_words man/rtltune-profile.5 KNOBS "knob" $knobs
+for k in $knobs; do
+	section man/rtltune.8 KNOBS | grep -qw -- "$k" || t_fail "rtltune.8 KNOBS lacks $k"
+done
+echo "ok: rtltune.8 KNOBS names every knob"
+
+mkdir -p "$T_TMP/chips"
+printf '[x]\ndriver = x\nquirks = no-such-quirk\n' >"$T_TMP/chips/bad.conf"
+quirks=$({ RTLTUNE_CHIP_PATH=$T_TMP/chips "$RTLTUNE" chips 2>&1 || true; } | expected_words)
+t_ge "$(wc -w <<<"$quirks")" 10 "quirks the chip parser accepts (from its error message)"
+section man/rtltune-chips.5 FORMAT >"$T_TMP/sec"
+n=0
+for q in $quirks; do
+	grep -qw -- "$q" "$T_TMP/sec" || t_fail "rtltune-chips.5 does not list quirk $q"
+	n=$((n + 1))
+done
+t_ge "$n" 10 "rtltune-chips.5 lists every quirk"
