@@ -211,27 +211,45 @@ static int cmp_ifindex(const void *a, const void *b)
 	return (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
+/*
+ * A link added, removed or renamed while the kernel dumps makes it flag the dump
+ * interrupted (NLM_F_DUMP_INTR, libnl's -NLE_DUMP_INTR): the list may miss or repeat a
+ * link, so it is taken again. Each try costs one round trip; only a host changing links
+ * continuously for all of them gets the error.
+ */
+#define LINK_DUMP_TRIES 16
+
 int link_dump(struct link_info **links, int *n, struct rterr *err)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct dump_ctx ctx = { 0 };
-	struct ack_ctx ack = { 0 };
+	struct dump_ctx ctx;
+	struct ack_ctx ack;
 	struct nl_sock *sk;
-	int r;
+	int r, tries = 0;
 
 	*links = NULL;
 	*n = 0;
-	sk = rtnl_open(err);
-	if (!sk)
-		return -err->errnum;
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid_cb, &ctx);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
-	r = nl_send_simple(sk, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
-	if (r >= 0)
-		r = nl_recvmsgs_default(sk);
-	nl_socket_free(sk);
+	do {
+		memset(&ctx, 0, sizeof(ctx));
+		memset(&ack, 0, sizeof(ack));
+		sk = rtnl_open(err);
+		if (!sk)
+			return -err->errnum;
+		nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid_cb, &ctx);
+		nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
+		r = nl_send_simple(sk, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
+		if (r >= 0)
+			r = nl_recvmsgs_default(sk);
+		nl_socket_free(sk);
+		if (r == -NLE_DUMP_INTR && ctx.err == 0 && !ack.error)
+			free(ctx.links);
+	} while (r == -NLE_DUMP_INTR && ctx.err == 0 && !ack.error && ++tries < LINK_DUMP_TRIES);
 	if (ctx.err == 0 && ack.error)
 		ctx.err = ack.error;
+	if (ctx.err == 0 && r == -NLE_DUMP_INTR)
+		return rterr_sys(err, EAGAIN,
+				 "rtnetlink link dump interrupted %d times by links changing",
+				 LINK_DUMP_TRIES);
 	if (ctx.err == 0 && r < 0)
 		ctx.err = -EIO;
 	if (ctx.err) {
