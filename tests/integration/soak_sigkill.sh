@@ -1,0 +1,98 @@
+#!/bin/bash
+# Fault soak: SIGKILL at random moments of `rtltune apply` (between knob changes, and
+# inside the journal's own write: before fsync, before rename, after commit, right after
+# locking), sometimes of the `restore` that follows too, 30 times (SOAK_KILLS); then of
+# rtltuned while it applies its profile, followed by a restart. After every kill
+# `rtltune restore` brings back exactly the values from before the first change.
+. "$(dirname "$0")/../lib.sh"
+KILLS=${SOAK_KILLS:-30}
+
+ns=$(t_netns a)
+nsb=$(t_netns b)
+t_veth_pair "$ns" v0 "$nsb" v1
+export RTLTUNE_PROFILE_PATH=$T_TMP/profiles
+mkdir -p "$RTLTUNE_PROFILE_PATH"
+printf '[knobs]\nmtu = 4000\ntso = off\ngro = on\ngso_max_size = 32768\ngro_max_size = 131072\n' >"$RTLTUNE_PROFILE_PATH/k1.conf"
+printf '[knobs]\nmtu = 9000\ngso = off\ngro = on\ngso_max_size = 16384\ngso_max_segs = 64\n' >"$RTLTUNE_PROFILE_PATH/k2.conf"
+before=$(t_link_state "$ns" v0)
+# Per round, a quick independent look (no python: ip and ethtool only); the full
+# t_link_state, IPv4 BIG TCP sizes included, at the end.
+quick_state() {
+	ip -n "$ns" -d -j link show dev v0 | jq -c '.[0] | {mtu, gso_max_size, gso_max_segs, gro_max_size}'
+	ip netns exec "$ns" ethtool -k v0 | grep -E '^(\s+tx-tcp|tcp-seg|generic-)' | tr -s ' \t' ' '
+}
+quick_before=$(quick_state)
+points=(apply_knob apply_knob apply_knob journal_fsync journal_rename journal_committed journal_locked)
+
+# Start "rtltune ARGS" with a delay at POINT, SIGKILL it after a random moment. Prints
+# whether it had finished on its own.
+kill_during() { # point ms args...
+	local point=$1 ms=$2 pid
+	shift 2
+	RTLTUNE_TEST_DELAY="$point=$ms" ip netns exec "$ns" "$RTLTUNE" "$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(printf '0.%03d' $((RANDOM % (ms * 4 < 999 ? ms * 4 : 999))))"
+	if kill -9 $pid 2>/dev/null; then echo killed; else echo finished; fi
+	wait $pid 2>/dev/null || true
+}
+
+killed=0 finished=0 midway=0 restore_kills=0 restores=0
+for ((i = 1; i <= KILLS; i++)); do
+	point=${points[RANDOM % ${#points[@]}]}
+	ms=$((20 + RANDOM % 80))
+	case $(kill_during "$point" "$ms" apply "k$((i % 2 + 1))" v0) in
+	killed) killed=$((killed + 1)) ;;
+	*) finished=$((finished + 1)) ;;
+	esac
+	[ "$(quick_state)" != "$quick_before" ] && midway=$((midway + 1))
+	# Every third round the restore is killed as well, and restore runs again.
+	if ((i % 3 == 0)); then
+		[ "$(kill_during apply_knob 40 restore v0)" = killed ] && restore_kills=$((restore_kills + 1))
+	fi
+	if ! t_rtl "$ns" restore v0 >"$T_TMP/restore.out" 2>&1; then
+		cat "$T_TMP/restore.out"
+		t_fail "round $i ($point=$ms): restore failed"
+	fi
+	now=$(quick_state)
+	[ "$now" = "$quick_before" ] || t_fail "round $i ($point=$ms): not restored: $now"
+	restores=$((restores + 1))
+	[ -e "$RTLTUNE_STATE_DIR/journal.tmp" ] && echo "# round $i: journal.tmp left by the kill (ignored)"
+done
+echo "# $KILLS rounds: $killed applies killed ($midway left the link changed), $finished finished first; $restore_kills restores killed"
+t_eq "$restores" "$KILLS" "restores checked"
+t_eq "$(t_link_state "$ns" v0)" "$before" "full link state after $KILLS kill/restore rounds"
+t_ge "$midway" 1 "rounds where the kill left the link half-changed"
+t_eq "$(grep -c '^inflight' "$RTLTUNE_STATE_DIR/journal" 2>/dev/null || true)" 0 "operations left in flight"
+
+# rtltuned killed while it applies its profile, then restarted.
+if [ -x "$RTLTUNED" ]; then
+	. "$TOP/tests/daemon-lib.sh"
+	D_STATE=$RTLTUNE_STATE_DIR
+	printf '[daemon]\nsample_interval = 200ms\nprofile = k1\n' >"$T_TMP/with-profile.conf"
+	printf '[daemon]\nsample_interval = 200ms\n' >"$T_TMP/observe.conf"
+	self_rolled=0
+	for ((i = 1; i <= 5; i++)); do
+		D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH" RTLTUNE_TEST_DELAY=apply_knob=150)
+		d_start "$ns" --config "$T_TMP/with-profile.conf" --interfaces v0
+		for ((w = 0; w < 100; w++)); do
+			[ "$(t_ip_attr "$ns" v0 mtu)" = 4000 ] && break
+			sleep 0.02
+		done
+		t_eq "$(t_ip_attr "$ns" v0 mtu)" 4000 "round $i: rtltuned had started changing v0"
+		kill -9 "$D_PID"
+		wait "$D_PID" 2>/dev/null || true
+		# Restarted without a profile: it must start despite the orphaned operation.
+		D_ENV=()
+		d_start "$ns" --config "$T_TMP/observe.conf" --interfaces v0
+		d_wait_samples 1
+		[ "$(quick_state)" = "$quick_before" ] && self_rolled=$((self_rolled + 1))
+		kill -0 "$D_PID" || t_fail "round $i: restarted rtltuned died"
+		d_stop >/dev/null || true
+		t_rtl "$ns" restore v0 >/dev/null
+		t_eq "$(quick_state)" "$quick_before" "round $i: state after rtltuned was killed mid-apply, restarted, restore"
+		restores=$((restores + 1))
+	done
+	echo "# rtltuned killed mid-apply 5 times: rolled back on its own at restart $self_rolled times"
+	t_eq "$(t_link_state "$ns" v0)" "$before" "full link state after the rtltuned rounds"
+fi
+echo "soak_sigkill: kills=$KILLS restores_checked=$restores"
