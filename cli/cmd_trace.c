@@ -242,6 +242,22 @@ static json_object *counters_json(const struct probes *p, const struct probe_cou
 	return o;
 }
 
+static json_object *ns_per_run(const struct probe_cost *c)
+{
+	if (!c->run_count)
+		return NULL;
+	return json_object_new_double(round((double)c->run_time_ns / (double)c->run_count * 10) /
+				      10);
+}
+
+static void add_cost(json_object *o, const struct probe_cost *c)
+{
+	add_u64(o, "run_count", c->run_count);
+	add_u64(o, "run_time_ns", c->run_time_ns);
+	add_u64(o, "recursion_misses", c->recursion_misses);
+	json_object_object_add(o, "ns_per_run", ns_per_run(c));
+}
+
 static json_object *probes_json(struct probes *p, bool stats)
 {
 	json_object *arr = json_object_new_array();
@@ -260,18 +276,8 @@ static json_object *probes_json(struct probes *p, bool stats)
 					       ? NULL
 					       : json_object_new_string(probe_hook_name(st->hook)));
 		json_object_object_add(o, "reason", cli_json_str(st->reason));
-		if (stats && probes_cost(p, i, &cost, NULL) == 0 && st->state == PROBE_ATTACHED) {
-			add_u64(o, "run_count", cost.run_count);
-			add_u64(o, "run_time_ns", cost.run_time_ns);
-			add_u64(o, "recursion_misses", cost.recursion_misses);
-			json_object_object_add(
-				o, "ns_per_run",
-				cost.run_count ? json_object_new_double(
-							 round((double)cost.run_time_ns /
-							       (double)cost.run_count * 10) /
-							 10)
-					       : NULL);
-		}
+		if (stats && probes_cost(p, i, &cost, NULL) == 0 && st->state == PROBE_ATTACHED)
+			add_cost(o, &cost);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -370,6 +376,9 @@ static void render_trace(json_object *doc)
 			printf(" %s", json_object_get_string(get(o, "reason")));
 		printf("\n");
 	}
+	if (get(doc, "stats_floor") && get(get(doc, "stats_floor"), "ns_per_run"))
+		printf("    (an empty program costs %s ns/run here: stats and call overhead)\n",
+		       json_object_get_string(get(get(doc, "stats_floor"), "ns_per_run")));
 	printf("\nBPF memory: maps %s bytes, programs %s bytes\n",
 	       json_object_get_string(get(doc, "map_memory_bytes")),
 	       json_object_get_string(get(doc, "prog_memory_bytes")));
@@ -378,8 +387,8 @@ static void render_trace(json_object *doc)
 static int usage(struct cli_ctx *ctx, const char *what)
 {
 	return cli_usage_error(ctx,
-			       "trace: %s (usage: rtltune trace [IFACE...] [--seconds N] "
-			       "[--xdp] [--stats])",
+			       "trace: %s (usage: rtltune trace [[NETNS/]IFACE...] [--seconds N] "
+			       "[--xdp] [--stats] [--max-ifaces N])",
 			       what);
 }
 
@@ -443,6 +452,16 @@ static int collect(struct cli_ctx *ctx, struct trace *t, struct probes *p, doubl
 	}
 	if (!ret) {
 		json_object_object_add(doc, "probes", probes_json(p, t->opts.run_stats));
+		if (t->opts.run_stats) {
+			/* An empty program's cost: the part of every ns_per_run that is the
+			 * stats' and the call's, not the probe's. */
+			struct probe_cost floor;
+			json_object *o = json_object_new_object();
+
+			if (probes_cost_floor(p, &floor, NULL) == 0)
+				add_cost(o, &floor);
+			json_object_object_add(doc, "stats_floor", o);
+		}
 		ret = probes_memory(p, &map_bytes, &prog_bytes, err);
 		add_u64(doc, "map_memory_bytes", map_bytes);
 		add_u64(doc, "prog_memory_bytes", prog_bytes);
@@ -463,6 +482,7 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"xdp", no_argument, NULL, 'x'},
 		{"stats", no_argument, NULL, 'S'},
+		{"max-ifaces", required_argument, NULL, 'm'},
 		{NULL, 0, NULL, 0},
 	};
 	struct rterr err = {0};
@@ -470,6 +490,7 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 	struct probes *p = NULL;
 	struct select_arg sa;
 	json_object *doc = NULL;
+	unsigned long max_ifaces = 0;
 	sigset_t sigs, old;
 	double start;
 	unsigned int i;
@@ -493,6 +514,12 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 		case 'S':
 			t.opts.run_stats = true;
 			break;
+		case 'm':
+			errno = 0;
+			max_ifaces = strtoul(optarg, &end, 10);
+			if (errno || *end || !max_ifaces || max_ifaces > PROBES_MAX_IFACES)
+				return usage(ctx, "--max-ifaces needs a number from 1 to 4096");
+			break;
 		default:
 			return usage(ctx, "unknown option");
 		}
@@ -505,7 +532,8 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 				  PROBES_MAX_IFACES);
 		goto fail;
 	}
-	t.opts.max_ifaces = t.n ? t.n : 1;
+	/* Maps sized for what is traced, unless asked (to see the memory of a larger set). */
+	t.opts.max_ifaces = max_ifaces > t.n ? (unsigned int)max_ifaces : t.n ? t.n : 1;
 
 	/* Blocked before anything is attached: a Ctrl-C during setup still ends cleanly. */
 	sigemptyset(&sigs);

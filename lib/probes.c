@@ -28,6 +28,8 @@
 #include "../bpf/rtltune_abi.h"
 #include "rtltune.skel.h"
 
+#define max(a, b) ((a) > (b) ? (a) : (b))
+
 _Static_assert(sizeof(struct rtl_hist_raw) == sizeof(struct rtl_hist), "histogram layouts");
 
 /* Tracepoint and program stem (rtl_<stem>_btf / rtl_<stem>_raw) of each probe. */
@@ -52,7 +54,9 @@ static const struct {
 
 /* Suffix that RTLTUNE_PROBE_DISABLE appends to a tracepoint name: no kernel has it. */
 #define UNAVAILABLE_SUFFIX "__rtltune_unavailable"
-#define DROP_MAP_ENTRIES   4096
+/* Distinct (slot, reason) pairs kept: a link sees a handful of reasons, 16 is generous. */
+#define DROP_REASONS_PER_SLOT 16
+#define DROP_MAP_MIN_ENTRIES  256
 
 struct probe_slot {
 	bool used;
@@ -70,6 +74,8 @@ struct probes {
 	int ncpus;
 	int stats_fd;
 	bool xdp;
+	bool want_floor; /* load the empty calibration program (run-time stats only) */
+	struct bpf_link *floor_link;
 	struct btf *vmlinux_btf;
 	void *percpu; /* ncpus values of struct rtl_slot_stats, scratch for reads */
 };
@@ -363,6 +369,7 @@ static int open_skel(struct probes *p, const enum plan *plan, unsigned int drop_
 		if (prog)
 			bpf_program__set_autoload(prog, true);
 	}
+	bpf_program__set_autoload(skel->progs.rtl_floor, p->want_floor);
 	p->skel = skel;
 	return 0;
 }
@@ -406,13 +413,21 @@ static int load(struct probes *p, enum plan *plan, struct rterr *err)
 
 	/* Every failure steps one probe down one level: bounded by 2 per probe. */
 	for (attempt = 0; attempt <= 2 * PROBE_COUNT; attempt++) {
-		ret = open_skel(p, plan, DROP_MAP_ENTRIES);
+		ret = open_skel(p, plan,
+				max(DROP_MAP_MIN_ENTRIES, p->nslots * DROP_REASONS_PER_SLOT));
 		if (ret)
 			return rterr_sys(err, ret, "opening the BPF object");
 		memset(&libbpf_said, 0, sizeof(libbpf_said));
 		ret = rtltune__load(p->skel);
 		if (!ret)
 			return 0;
+		if (p->want_floor && strcmp(libbpf_said.prog, "rtl_floor") == 0) {
+			/* Only a yardstick for the stats: go on without it. */
+			p->want_floor = false;
+			rtltune__destroy(p->skel);
+			p->skel = NULL;
+			continue;
+		}
 		id = libbpf_said.prog[0] ? probe_of_prog(p, plan, libbpf_said.prog) : -1;
 		if (id < 0) {
 			rterr_sys(err, ret, "loading the BPF probes (%s)",
@@ -518,9 +533,13 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 		goto fail;
 	}
 	plan_probes(p, opts, plan);
+	p->want_floor = opts->run_stats;
 	ret = load(p, plan, err);
-	if (!ret)
+	if (!ret) {
 		attach_all(p, plan);
+		if (p->want_floor)
+			p->floor_link = bpf_program__attach(p->skel->progs.rtl_floor);
+	}
 	libbpf_set_print(prev);
 	if (ret)
 		goto fail;
@@ -544,12 +563,21 @@ fail:
 	return ret;
 }
 
+/* Retire the programs' per-CPU memos of the filter (bpf/rtltune.bpf.c: slot_of()). */
+static void filter_changed(struct probes *p)
+{
+	__atomic_add_fetch(&p->skel->bss->filter_gen, 1, __ATOMIC_SEQ_CST);
+}
+
 static void slot_detach_xdp(struct probes *p, struct probe_slot *s)
 {
 	if (s->xdp_link_fd >= 0) {
 		close(s->xdp_link_fd);
 		s->xdp_link_fd = -1;
-		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.xdp_slot), &s->key.ifindex);
+		struct rtl_iface_key key = {.ifindex = s->key.ifindex};
+
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.xdp_slot), &key);
+		filter_changed(p);
 	}
 }
 
@@ -564,6 +592,7 @@ void probes_close(struct probes *p)
 			slot_detach_xdp(p, &p->slots[i]);
 	for (i = 0; i < PROBE_COUNT; i++)
 		bpf_link__destroy(p->link[i]);
+	bpf_link__destroy(p->floor_link);
 	rtltune__destroy(p->skel);
 	if (p->stats_fd >= 0)
 		close(p->stats_fd);
@@ -608,7 +637,8 @@ static void xdp_attach(struct probes *p, int slot, int ifindex)
 	} modes[] = {{XDP_FLAGS_DRV_MODE, PROBE_HOOK_XDP_NATIVE},
 		     {XDP_FLAGS_SKB_MODE, PROBE_HOOK_XDP_GENERIC}};
 	int map = bpf_map__fd(p->skel->maps.xdp_slot);
-	__u32 key = (__u32)ifindex, val = (__u32)slot;
+	struct rtl_iface_key key = {.ifindex = (__u32)ifindex};
+	__u32 val = (__u32)slot;
 	char name[IF_NAMESIZE] = "?";
 	unsigned int i;
 	int fd = -1, e = 0;
@@ -637,6 +667,7 @@ static void xdp_attach(struct probes *p, int slot, int ifindex)
 			st->state = PROBE_MISSING;
 		return;
 	}
+	filter_changed(p);
 	p->slots[slot].xdp_link_fd = fd;
 	st->state = PROBE_ATTACHED;
 	st->reason[0] = '\0';
@@ -681,6 +712,7 @@ int probes_select(struct probes *p, int ifindex, struct rterr *err)
 	fd = bpf_map__fd(p->skel->maps.iface_slot);
 	if (bpf_map_update_elem(fd, &key, &slot, BPF_ANY) != 0)
 		return rterr_sys(err, errno, "selecting %s", ifindex ? name : "the host slot");
+	filter_changed(p);
 	p->slots[slot].used = true;
 	p->slots[slot].key = key;
 	if (p->xdp && ifindex != PROBES_HOST_IFINDEX) {
@@ -709,6 +741,7 @@ int probes_unselect(struct probes *p, int slot, struct rterr *err)
 	if (bpf_map_delete_elem(bpf_map__fd(p->skel->maps.iface_slot), &s->key) != 0 &&
 	    errno != ENOENT)
 		return rterr_sys(err, errno, "unselecting slot %d", slot);
+	filter_changed(p);
 	s->used = false;
 	return 0;
 }
@@ -805,6 +838,22 @@ int probes_cost(struct probes *p, enum probe_id id, struct probe_cost *out, stru
 		return 0;
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(p->prog[id]), &info, &len) != 0)
 		return rterr_sys(err, errno, "reading BPF stats of %s", probe_defs[id].tp);
+	out->run_count = info.run_cnt;
+	out->run_time_ns = info.run_time_ns;
+	out->recursion_misses = info.recursion_misses;
+	return 0;
+}
+
+int probes_cost_floor(struct probes *p, struct probe_cost *out, struct rterr *err)
+{
+	struct bpf_prog_info info = {0};
+	__u32 len = sizeof(info);
+
+	memset(out, 0, sizeof(*out));
+	if (!p->floor_link)
+		return rterr_sys(err, ENOENT, "no calibration program (run-time stats are off)");
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(p->skel->progs.rtl_floor), &info, &len) != 0)
+		return rterr_sys(err, errno, "reading BPF stats of the calibration program");
 	out->run_count = info.run_cnt;
 	out->run_time_ns = info.run_time_ns;
 	out->recursion_misses = info.recursion_misses;
