@@ -97,13 +97,37 @@ void bpf_untrack(struct iface *ifc)
 	ifc->probe_slot = 0;
 }
 
+/*
+ * Drop reason names come from kernel BTF by a linear search over every type: cached here,
+ * or 64 interfaces x a few reasons per second cost more than all the rest of a sample.
+ */
+#define REASON_CACHE 128
+static struct {
+	uint32_t reason;
+	char name[48];
+} reason_cache[REASON_CACHE];
+static unsigned int reason_cached;
+
+static const char *reason_name(uint32_t reason)
+{
+	unsigned int i;
+
+	for (i = 0; i < reason_cached; i++)
+		if (reason_cache[i].reason == reason)
+			return reason_cache[i].name;
+	i = reason_cached < REASON_CACHE ? reason_cached++ : reason % REASON_CACHE;
+	reason_cache[i].reason = reason;
+	probes_drop_reason_name(rtd.probes, reason, reason_cache[i].name,
+				sizeof(reason_cache[i].name));
+	return reason_cache[i].name;
+}
+
 bool bpf_read(struct iface *ifc)
 {
 	static struct probe_counters pc; /* 3.5 KiB: off the stack, the loop is one thread */
 	struct iface_stats *s = &ifc->stats;
 	struct rterr err = {0};
 	unsigned int i;
-	char name[48];
 
 	if (!rtd.probes || ifc->probe_slot <= 0)
 		return false;
@@ -125,10 +149,7 @@ bool bpf_read(struct iface *ifc)
 	for (i = 0; i < SC__COUNT; i++)
 		s->have_counter[i] = true;
 	for (i = 0; i < pc.n_drop_reasons; i++)
-		stat_drop_set(s,
-			      probes_drop_reason_name(rtd.probes, pc.drop_reasons[i].reason, name,
-						      sizeof(name)),
-			      pc.drop_reasons[i].count);
+		stat_drop_set(s, reason_name(pc.drop_reasons[i].reason), pc.drop_reasons[i].count);
 	return true;
 }
 

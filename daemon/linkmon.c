@@ -38,6 +38,7 @@ struct link_msg {
 	char name[IF_NAMESIZE];
 	char kind[32];
 	char operstate[16];
+	bool event; /* a multicast notification, not a reply to our dump */
 	bool have_stats;
 	struct link_counters st;
 };
@@ -56,6 +57,7 @@ static int link_msg_parse(struct nlmsghdr *nlh, struct link_msg *m)
 	ifi = nlmsg_data(nlh);
 	m->ifindex = ifi->ifi_index;
 	m->flags = ifi->ifi_flags;
+	m->event = !(nlh->nlmsg_flags & NLM_F_MULTI);
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return 0;
 	if (link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
@@ -154,7 +156,11 @@ static void link_update(struct iface *ifc, const struct link_msg *m)
 		rtd.generation++;
 	}
 	ifc->flags = m->flags;
-	ifc->knob_dirty = true;
+	/* Only a notification can mean a knob changed (set by us, ip, ethtool, the driver:
+	 * a feature change is announced with RTM_NEWLINK too). The sampler's own dump
+	 * replies must not trigger a re-read of every interface every second. */
+	if (m->event)
+		ifc->knob_dirty = true;
 }
 
 static void link_gone(struct iface *ifc, const char *how)

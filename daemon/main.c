@@ -338,6 +338,8 @@ static int run(void)
 
 	while (!rtd.stopping) {
 		next_apply = iface_run_pending();
+		if (sampler_step() == 0 || http_work())
+			next_apply = 0;
 		timeout = http_timeout_ms();
 		if (next_apply != UINT64_MAX) {
 			int ms = (int)((next_apply + 999) / 1000);

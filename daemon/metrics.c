@@ -90,15 +90,17 @@ static void sb_double(struct sbuf *b, double v)
 /* Label values escape backslash, double quote and newline (format 0.0.4). */
 static void sb_label(struct sbuf *b, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			sb_mem(b, "\\\\", 2);
-		else if (*s == '"')
-			sb_mem(b, "\\\"", 2);
-		else if (*s == '\n')
-			sb_mem(b, "\\n", 2);
-		else
-			sb_mem(b, s, 1);
+	size_t plain;
+
+	/* Interface names almost never need escaping: copy runs, not characters. */
+	while (*s) {
+		plain = strcspn(s, "\\\"\n");
+		sb_mem(b, s, plain);
+		s += plain;
+		if (!*s)
+			break;
+		sb_mem(b, *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", 2);
+		s++;
 	}
 }
 
@@ -186,17 +188,21 @@ static unsigned int managed_sorted(void)
 	return n;
 }
 
+/* Bucket labels, formatted once: a full scrape prints thousands of them. */
+static char le_text[HIST_BUCKETS][24];
+
 static void render_hist(struct sbuf *b, const char *name, const char *device,
 			const struct rtl_hist *h)
 {
 	uint64_t cum = 0;
 	unsigned int i;
-	char le[24];
 
+	if (!le_text[0][0])
+		for (i = 0; i < HIST_BUCKETS; i++)
+			snprintf(le_text[i], sizeof(le_text[i]), "%" PRIu64, hist_bucket_le(i));
 	for (i = 0; i < HIST_BUCKETS; i++) {
 		cum += h->buckets[i];
-		snprintf(le, sizeof(le), "%" PRIu64, hist_bucket_le(i));
-		series(b, name, "_bucket", device, "le", le, NULL, NULL);
+		series(b, name, "_bucket", device, "le", le_text[i], NULL, NULL);
 		sb_u64(b, cum);
 		sb_mem(b, "\n", 1);
 	}
@@ -353,47 +359,44 @@ static void render(struct sbuf *b)
 	sb_mem(b, "\n", 1);
 }
 
-static struct sbuf text;
-static uint64_t text_gen = UINT64_MAX;
+/* Sized by the last rendering: one allocation per scrape-worthy change, no regrowth. */
+static size_t last_len;
 
-const char *metrics_text(size_t *len)
+char *metrics_render(size_t *len)
 {
-	if (text_gen != rtd.generation || !text.p) {
-		/* A fresh buffer each time, sized by the last text: after 200 interfaces come
-		 * and go the memory of the big rendering goes back (large blocks are mmap'ed,
-		 * freed ones unmapped) instead of staying resident. */
-		struct sbuf fresh = {0};
+	struct sbuf b = {0};
 
-		sb_grow(&fresh, text.len + text.len / 8);
-		render(&fresh);
-		free(text.p);
-		text = fresh;
-		if (text.oom) {
-			dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
-			text.len = 0;
-		}
-		text_gen = rtd.generation;
+	sb_grow(&b, last_len + last_len / 8);
+	render(&b);
+	if (b.oom) {
+		dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
+		free(b.p);
+		return NULL;
 	}
-	*len = text.len;
-	return text.p ? text.p : "";
+	last_len = b.len;
+	*len = b.len;
+	return b.p;
 }
 
 void metrics_textfile_write(void)
 {
 	static uint64_t written_gen = UINT64_MAX;
-	char tmp[PATH_MAX + 16];
-	const char *t;
+	char tmp[PATH_MAX + 16], *t;
 	size_t len, off = 0;
 	int fd;
 
 	if (!rtd.cfg.textfile[0] || written_gen == rtd.generation)
 		return;
-	t = metrics_text(&len);
+	t = metrics_render(&len);
+	if (!t)
+		return;
 	/* node_exporter reads *.prom: the temporary name must not end in .prom. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", rtd.cfg.textfile);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		free(t);
 		goto fail;
+	}
 	while (off < len) {
 		ssize_t w = write(fd, t + off, len - off);
 
@@ -402,10 +405,12 @@ void metrics_textfile_write(void)
 				continue;
 			close(fd);
 			unlink(tmp);
+			free(t);
 			goto fail;
 		}
 		off += (size_t)w;
 	}
+	free(t);
 	if (close(fd) < 0 || rename(tmp, rtd.cfg.textfile) < 0) {
 		unlink(tmp);
 		goto fail;

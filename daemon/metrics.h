@@ -2,19 +2,20 @@
 #ifndef RTLTUNED_METRICS_H
 #define RTLTUNED_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "rtltune/err.h"
 
 /*
- * Prometheus text exposition format 0.0.4 (docs/metrics.md). The text is rendered once
- * per change of rtd.generation and served from that copy: a scrape costs a memcpy, not a
- * walk over every interface and histogram.
+ * Prometheus text exposition format 0.0.4 (docs/metrics.md). The HTTP server renders once
+ * per change of rtd.generation and serves that response to every scrape until the next
+ * change: a scrape costs a send, not a walk over every interface and histogram.
  */
 
-/* The current exposition text (rendered if stale); valid until the next call. */
-const char *metrics_text(size_t *len);
+/* The exposition text now: malloc'ed, the caller frees it; NULL on ENOMEM. */
+char *metrics_render(size_t *len);
 /* Write the textfile (cfg.textfile) atomically when configured and stale. */
 void metrics_textfile_write(void);
 
@@ -24,5 +25,7 @@ void http_stop(void);
 /* Milliseconds until libmicrohttpd needs to run for its timeouts, or -1. */
 int http_timeout_ms(void);
 void http_run(void);
+/* Background work (the gzip'ed text after a change), one slice; true when more remains. */
+bool http_work(void);
 
 #endif

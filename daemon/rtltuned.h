@@ -162,6 +162,9 @@ bool bpf_probe_info(unsigned int i, const char **name, bool *attached, uint64_t 
 #define SAMPLE_SLOT_SAMPLES 4
 int sampler_start(void);
 void sampler_stop(void);
+/* Continue a sample in progress for one time slice: 0 when more remains, else
+ * UINT64_MAX. The main loop calls it every turn. */
+uint64_t sampler_step(void);
 /* Run one sample now and wait for it (bounded): startup, tests. */
 void sampler_kick(void);
 /* An interface went away: memory can be handed back after the next sample. */

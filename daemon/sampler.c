@@ -38,28 +38,40 @@ static void fill_from_link(struct iface *ifc)
 	stat_drop_set(s, "tx_dropped", s->link.tx_dropped);
 }
 
-static void sample_finish(int err)
-{
-	uint64_t now = now_us(), slot_us = rtd.cfg.sample_interval_us * SAMPLE_SLOT_SAMPLES;
-	struct iface *ifc;
+/*
+ * Reading 64 interfaces' per-CPU maps takes milliseconds; done in one go it would stall
+ * every scrape and request that arrives meanwhile (the /metrics p99). So the work after
+ * the dump goes in slices of SAMPLE_SLICE_US, in ifindex order, between other events.
+ * The sample's generation is bumped once at the end, so /metrics never serves a half.
+ */
+#define SAMPLE_SLICE_US 1500
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
-		if (!ifc->managed)
-			continue;
-		/* An interface the probes cannot count (no free slot) falls back alone. */
-		if (!bpf_read(ifc))
-			fill_from_link(ifc);
-		if (ifc->knob_dirty)
-			iface_refresh(ifc);
-		stat_advance(&ifc->stats, now, slot_us);
-		ifc->stats.valid = true;
-	}
+static bool finishing;
+static int cursor; /* last ifindex done in this sample */
+static uint64_t sample_now, busy_us;
+
+static struct iface *next_managed(int after)
+{
+	struct iface *ifc, *best = NULL;
+
+	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
+		if (ifc->managed && ifc->ifindex > after && (!best || ifc->ifindex < best->ifindex))
+			best = ifc;
+	return best;
+}
+
+static void sample_done(void)
+{
+	uint64_t now = now_us();
+
 	bpf_read_costs();
 	rtd.samples++;
-	rtd.last_sample_us = now;
+	rtd.last_sample_us = sample_now;
 	rtd.generation++;
 	metrics_textfile_write();
-	rtd.sample_cost_us = now_us() - run_start_us;
+	busy_us += now_us() - now;
+	rtd.sample_cost_us = busy_us;
+	finishing = false;
 	running = false;
 	notify_status();
 	/* Bursts (200 veths that come and go, 50 clients at once) leave freed memory in
@@ -72,9 +84,58 @@ static void sample_finish(int err)
 	}
 }
 
+uint64_t sampler_step(void)
+{
+	uint64_t start, slot_us = rtd.cfg.sample_interval_us * SAMPLE_SLOT_SAMPLES;
+	struct iface *ifc;
+
+	if (!finishing)
+		return UINT64_MAX;
+	start = now_us();
+	while ((ifc = next_managed(cursor))) {
+		/* An interface the probes cannot count (no free slot) falls back alone. */
+		if (!bpf_read(ifc))
+			fill_from_link(ifc);
+		if (ifc->knob_dirty)
+			iface_refresh(ifc);
+		stat_advance(&ifc->stats, sample_now, slot_us);
+		ifc->stats.valid = true;
+		cursor = ifc->ifindex;
+		if (now_us() - start >= SAMPLE_SLICE_US) {
+			busy_us += now_us() - start;
+			return 0;
+		}
+	}
+	busy_us += now_us() - start;
+	sample_done();
+	return UINT64_MAX;
+}
+
+static void sample_finish(int err)
+{
+	finishing = true;
+	cursor = 0;
+	/* One timestamp for the whole sample: rates use the time the counters were read. */
+	sample_now = now_us();
+	busy_us += sample_now - run_start_us;
+	sampler_step();
+}
+
 void sampler_note_removal(void)
 {
 	removed_since_trim++;
+}
+
+#define DUMP_EVERY 10
+
+static bool link_counters_needed(void)
+{
+	struct iface *ifc;
+
+	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
+		if (ifc->managed && ifc->probe_slot <= 0)
+			return true;
+	return false;
 }
 
 static void sample_run(void)
@@ -82,9 +143,17 @@ static void sample_run(void)
 	int r;
 
 	if (running)
-		return; /* the previous dump is still coming in: skip, do not pile up */
+		return; /* the previous one is still in progress: skip, do not pile up */
 	running = true;
+	busy_us = 0;
 	run_start_us = now_us();
+	/* The dump brings link counters (needed only where the probes do not count) and
+	 * resynchronizes the table (events already keep it current): with every managed
+	 * interface counted by the probes, one dump in DUMP_EVERY samples is enough. */
+	if (!link_counters_needed() && rtd.samples % DUMP_EVERY != 0) {
+		sample_finish(0);
+		return;
+	}
 	r = linkmon_dump(sample_finish);
 	if (r < 0) {
 		/* No link counters this round; the probes' counters are still worth taking. */
@@ -114,5 +183,6 @@ void sampler_kick(void)
 
 	sample_run();
 	while (running && now_us() < deadline)
-		loop_run_once(100);
+		if (sampler_step() != 0)
+			loop_run_once(100);
 }

@@ -1,0 +1,140 @@
+#!/bin/bash
+# rtltuned under load: 64 veth interfaces with traffic in every histogram, /metrics under
+# wrk (latency p50/p99, requests/s), the daemon's RSS, its CPU while idle-sampling at 1 s,
+# and the unit's `systemd-analyze security --offline=yes` exposure. Targets (issue 5):
+# RSS <= 16 MiB, idle CPU <= 1% of a core, /metrics p99 <= 10 ms. Exit 1 when one is missed.
+# wrk asks for gzip as Prometheus does (Accept-Encoding: gzip); the uncompressed figures
+# follow for comparison. Knobs: N (interfaces, 64), WRK_SECONDS (10), WRK_CONNECTIONS (4),
+# IDLE_SECONDS (30).
+set -eu
+cd "$(dirname "$0")/.."
+RTLTUNE=$PWD/build/rtltune
+RTLTUNED=$PWD/build/rtltuned
+N=${N:-64}
+WRK_SECONDS=${WRK_SECONDS:-10}
+WRK_CONNECTIONS=${WRK_CONNECTIONS:-4}
+IDLE_SECONDS=${IDLE_SECONDS:-30}
+PORT=9775
+[ -x "$RTLTUNED" ] || { echo "bench-daemon: build first (make)" >&2; exit 2; }
+command -v wrk >/dev/null || { echo "bench-daemon: wrk not installed (scripts/deps.sh)" >&2; exit 2; }
+
+ns=rtdbench$$
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	ip netns del $ns 2>/dev/null
+	ip netns del ${ns}p 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+ip netns add $ns
+ip netns add ${ns}p
+ip -n $ns link set lo up
+for i in $(seq 0 $((N - 1))); do
+	echo "link add b$i netns $ns type veth peer name p$i netns ${ns}p"
+done | ip -batch -
+for i in $(seq 0 $((N - 1))); do
+	echo "addr add 10.$((90 + i / 250)).$((i % 250)).1/24 dev b$i"
+	echo "link set b$i up"
+done | ip -n $ns -batch -
+for i in $(seq 0 $((N - 1))); do
+	echo "addr add 10.$((90 + i / 250)).$((i % 250)).2/24 dev p$i"
+	echo "link set p$i up"
+done | ip -n ${ns}p -batch -
+
+export RTLTUNE_STATE_DIR=$tmp/state RTLTUNE_SOCKET=$tmp/control.sock
+ip netns exec $ns "$RTLTUNED" --foreground --socket "$tmp/control.sock" --state-dir "$tmp/state" \
+	--metrics "127.0.0.1:$PORT" --interfaces 'b*' >"$tmp/rtltuned.log" 2>&1 &
+pid=$!
+for ((i = 0; i < 100; i++)); do "$RTLTUNE" status >/dev/null 2>&1 && break; sleep 0.05; done
+"$RTLTUNE" status >/dev/null || { cat "$tmp/rtltuned.log"; exit 1; }
+source=$("$RTLTUNE" --json status | jq -r .daemon.source)
+
+# Traffic of every size from 1 byte to a full frame, both ways, on every interface, so
+# that each histogram has many non-empty buckets (UDP to a discard port: drops, too).
+ip netns exec $ns python3 - "$N" <<'EOF'
+import socket, sys
+n = int(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(n):
+    dst = ("10.%d.%d.2" % (90 + i // 250, i % 250), 9)
+    for size in (1, 2, 5, 10, 30, 60, 100, 200, 400, 700, 1000, 1400, 1472):
+        for _ in range(3):
+            s.sendto(b"x" * size, dst)
+EOF
+sleep 2.2 # two samples at 1 s pick the traffic up
+
+fetch() { # PATH [gzip]: the body as sent (gzip'ed when asked for), on stdout
+	ip netns exec $ns python3 -c '
+import sys, urllib.request
+headers = {"Accept-Encoding": "gzip"} if len(sys.argv) > 3 else {}
+url = "http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2])
+sys.stdout.buffer.write(urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10).read())
+' "$PORT" "$@"
+}
+fetch /metrics >"$tmp/metrics.txt"
+series=$(grep -vc '^#' "$tmp/metrics.txt")
+bytes=$(wc -c <"$tmp/metrics.txt")
+nonempty=$(grep -c '_bucket{.*} [1-9]' "$tmp/metrics.txt" || true)
+
+gz_bytes=$(fetch /metrics gzip | wc -c)
+ip netns exec $ns wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency \
+	-H 'Accept-Encoding: gzip' "http://127.0.0.1:$PORT/metrics" >"$tmp/wrk.txt"
+ip netns exec $ns wrk -t2 -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency \
+	"http://127.0.0.1:$PORT/metrics" >"$tmp/wrk-plain.txt"
+p50=$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.txt")
+p99=$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.txt")
+rps=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/wrk.txt")
+plain_p50=$(awk '$1 == "50%" { print $2 }' "$tmp/wrk-plain.txt")
+plain_p99=$(awk '$1 == "99%" { print $2 }' "$tmp/wrk-plain.txt")
+plain_rps=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/wrk-plain.txt")
+to_ms() { # wrk prints 812.00us, 1.20ms, 2.01s
+	case $1 in
+	*us) echo "scale=3; ${1%us} / 1000" | bc ;;
+	*ms) echo "${1%ms}" ;;
+	*s) echo "scale=3; ${1%s} * 1000" | bc ;;
+	esac
+}
+p99_ms=$(to_ms "$p99")
+rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/$pid/status)
+hwm_kib=$(awk '/^VmHWM:/ { print $2 }' /proc/$pid/status)
+
+# Idle: nothing but the 1 s sampler (and the link monitor) for IDLE_SECONDS.
+ticks() { awk '{ print $14 + $15 }' /proc/$pid/stat; }
+hz=$(getconf CLK_TCK)
+t0=$(ticks)
+s0=$(date +%s%N)
+sleep "$IDLE_SECONDS"
+t1=$(ticks)
+s1=$(date +%s%N)
+idle_pct=$(echo "scale=3; ($t1 - $t0) * 100 * 1000000000 / $hz / ($s1 - $s0)" | bc)
+samples=$("$RTLTUNE" --json status | jq .daemon.samples)
+cost_ms=$("$RTLTUNE" --json status | jq '.daemon.sample_cost_seconds * 1000 | . * 1000 | round / 1000')
+
+exposure=n/a
+if command -v systemd-analyze >/dev/null; then
+	sed -e "s#/usr/sbin/rtltuned#$RTLTUNED#" systemd/rtltuned.service >"$tmp/rtltuned.service"
+	exposure=$(cd "$tmp" && systemd-analyze security --offline=yes ./rtltuned.service 2>/dev/null |
+		awk '/Overall exposure level/ { print $(NF - 2), $(NF - 1) }')
+fi
+
+rc=0
+verdict() { # VALUE TARGET (both numbers, lower is better); sets rc, so not in $(...)
+	if [ "$(echo "$1 <= $2" | bc)" = 1 ]; then v="ok"; else v="MISSED (target <= $2)"; rc=1; fi
+}
+verdict "$p99_ms" 10
+v_p99=$v
+verdict "$rss_kib" 16384
+v_rss=$v
+verdict "$idle_pct" 1
+v_idle=$v
+echo "interfaces:          $N (counting with $source)"
+echo "/metrics:            $series series, $bytes bytes ($gz_bytes gzip'ed), $nonempty non-empty buckets"
+echo "/metrics under wrk:  $rps req/s, p50 $p50, p99 $p99 (gzip, $WRK_CONNECTIONS connections, ${WRK_SECONDS} s)  $v_p99"
+echo "  uncompressed:      $plain_rps req/s, p50 $plain_p50, p99 $plain_p99"
+echo "machine load:        $(cut -d' ' -f1-3 /proc/loadavg) (load average; $(nproc) CPUs)"
+echo "RSS:                 $((rss_kib / 1024)).$(((rss_kib % 1024) * 10 / 1024)) MiB (peak $((hwm_kib / 1024)) MiB)  $v_rss"
+echo "idle CPU:            ${idle_pct}% of a core over ${IDLE_SECONDS} s at 1 s sampling ($samples samples, last one ${cost_ms} ms)  $v_idle"
+echo "unit exposure:       $exposure (systemd-analyze security --offline=yes)"
+exit $rc
