@@ -1,0 +1,52 @@
+#!/bin/bash
+# README.md and docs/fleet.md say what the code does: the README's chip table is the chip
+# database (every entry, with its limits), every `rtltune COMMAND` they show is a command
+# rtltune has, and every rule and alert docs/fleet.md names is in the shipped rules.
+. "$(dirname "$0")/../lib.sh"
+cd "$TOP"
+
+for s in "## Install" "## The four ways to use it" "## Chips"; do
+	grep -qx "$s" README.md || t_fail "README.md lacks '$s'"
+done
+echo "ok: README has Install, The four ways to use it, Chips"
+
+# The chip table: one row per database entry, limits as the database has them.
+RTLTUNE_CHIP_PATH=$TOP/chips "$RTLTUNE" --json chips | jq -r '.chips[] |
+	[.id, (.limits.max_mtu // "-" | tostring), (.limits.tso_max_size // "-" | tostring),
+	 (if .big_tcp == true then "yes" elif .big_tcp == false then "no" else "-" end)] | join(" ")' |
+	sort >"$T_TMP/db"
+awk -F'|' '/^## Chips$/ { f = 1 } /^## / && !/^## Chips$/ { f = 0 }
+	f && $2 ~ /`/ { gsub(/[` ]/, "", $2); gsub(/ /, "", $5); split($6, t, "/"); gsub(/ /, "", t[1]); gsub(/ /, "", $7)
+		print $2, $5, t[1], $7 }' README.md | sort >"$T_TMP/readme"
+t_ge "$(wc -l <"$T_TMP/db")" 30 "chip database entries"
+diff "$T_TMP/db" "$T_TMP/readme" || t_fail "README chip table differs from the chip database (<: database, >: README)"
+t_eq "$(wc -l <"$T_TMP/readme")" "$(wc -l <"$T_TMP/db")" "README chip table rows"
+
+# Commands shown in README and fleet.md exist.
+cmds=$("$RTLTUNE" --help | awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { exit }')
+# In `code` spans, and where a code block runs it (not in its comments or prose).
+used=$({
+	grep -ohE '`rtltune (--json )?[a-z]+' README.md docs/fleet.md
+	grep -hE '^    ' README.md docs/fleet.md | grep -oE "(^ +(\\$ |sudo )?|bin/|: )rtltune (--json )?[a-z]+"
+} | awk '{ print $NF }' | sort -u)
+n=0
+for c in $used; do
+	grep -qx "$c" <<<"$cmds" || t_fail "docs show 'rtltune $c', which is not a command"
+	n=$((n + 1))
+done
+t_ge "$n" 10 "rtltune commands shown in README/fleet.md that exist"
+
+# Rules and alerts named in fleet.md (whole names, not the abbreviated "…" ones).
+rules=docs/prometheus/rtltune.rules.yml
+n=0
+for r in $(grep -ohE '`(device|probe):rtltune_[a-z0-9_]+:[a-z0-9_]+`' docs/fleet.md | tr -d '`' | sort -u); do
+	grep -qE "record: $r$" "$rules" || t_fail "fleet.md names rule $r, not in $rules"
+	n=$((n + 1))
+done
+t_ge "$n" 8 "recording rules named in fleet.md that exist"
+n=0
+for a in $(grep -ohE '`Rtltune[A-Za-z]+`' docs/fleet.md | tr -d '`' | sort -u); do
+	grep -qE "alert: $a$" "$rules" || t_fail "fleet.md names alert $a, not in $rules"
+	n=$((n + 1))
+done
+t_eq "$n" "$(grep -oE 'alert: Rtltune[A-Za-z]+' "$rules" | sort -u | wc -l)" "alerts fleet.md explains (all of them)"
