@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "recommend.h"
 #include "rtltune/link.h"
+#include "rtltune/profile.h"
 #include "rtltuned.h"
 
 #ifndef RTLTUNE_VERSION
@@ -398,6 +399,10 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 		json_object_array_add(a, one);
 	}
 	o = json_object_new_object();
+	json_object_object_add(o, "profile",
+			       profile	     ? json_object_new_string(profile)
+			       : rtd.profile ? json_object_new_string(rtd.profile->name)
+					     : NULL);
 	json_object_object_add(o, "dry_run", json_object_new_boolean(dry_run));
 	json_object_object_add(o, "interfaces", a);
 	return o;

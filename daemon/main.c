@@ -352,8 +352,10 @@ static int run(void)
 			rterr_sys(&err, -r, "epoll_wait");
 			goto out;
 		}
-		if (http_timeout_ms() == 0)
-			http_run();
+		/* Every turn, not only when its epoll fd is ready: after closing idle
+		 * connections at its limit, libmicrohttpd re-arms its listening socket only
+		 * in a later run, and the backlog would wait for the next timeout. */
+		http_run();
 	}
 	r = 0;
 out:
