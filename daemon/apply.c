@@ -22,7 +22,8 @@
 
 const char *decision_outcome_name(enum decision_outcome o)
 {
-	static const char *const names[] = {"applied", "failed", "rolled_back", "kept"};
+	static const char *const names[] = {"applied", "failed",    "rolled_back", "kept",
+					    "trial",   "abandoned", "step"};
 
 	return (unsigned int)o < OUTCOME__COUNT ? names[o] : "unknown";
 }
@@ -304,6 +305,7 @@ void iface_forget(struct iface *ifc)
 	struct rterr err;
 
 	bpf_untrack(ifc);
+	tune_forget(ifc);
 	sampler_note_removal();
 	/* A device without a permanent address (veth, bridge, tunnel) is matched by ifindex
 	 * within one boot and netns: once gone, its journal entry can never be restored and

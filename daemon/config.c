@@ -293,6 +293,50 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		COPY(socket_group);
 		return 0;
 	}
+	if (strcmp(key, "pin") == 0) {
+		struct strv knobs = {0};
+		unsigned int i;
+		int k;
+
+		if (strv_split(&knobs, value) < 0)
+			return -ENOMEM;
+		memset(cfg->pin, 0, sizeof(cfg->pin));
+		for (i = 0; i < knobs.n; i++) {
+			k = knob_from_name(knobs.v[i]);
+			if (k < 0) {
+				snprintf(why, whylen,
+					 "pin: unknown knob '%s' (expected mtu, tso, gso, gro, "
+					 "gso_max_size, gso_ipv4_max_size, gro_max_size, "
+					 "gro_ipv4_max_size or gso_max_segs)",
+					 knobs.v[i]);
+				strv_free(&knobs);
+				return -EINVAL;
+			}
+			cfg->pin[k] = true;
+		}
+		strv_free(&knobs);
+		return 0;
+	}
+	if (strcmp(key, "allowed_mtu") == 0) {
+		long long lo, hi;
+		int n = 0;
+
+		if (strcmp(value, "none") == 0) {
+			cfg->allowed_mtu_min = cfg->allowed_mtu_max = 0;
+			return 0;
+		}
+		if (sscanf(value, "%lld-%lld%n", &lo, &hi, &n) != 2 || value[n] || lo < 68 ||
+		    hi < lo || hi > 65535) {
+			snprintf(why, whylen,
+				 "allowed_mtu: expected MIN-MAX within 68-65535 (\"1500-9000\") or "
+				 "none, got '%s'",
+				 value);
+			return -EINVAL;
+		}
+		cfg->allowed_mtu_min = lo;
+		cfg->allowed_mtu_max = hi;
+		return 0;
+	}
 	if (strcmp(key, "log_level") == 0) {
 		if (parse_level(value, &cfg->log_level) < 0) {
 			snprintf(why, whylen,
@@ -306,7 +350,7 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, profile, "
 		 "autotune, metrics, textfile, sample_interval, restore_on_exit, socket, "
-		 "state_dir, socket_group or log_level)",
+		 "state_dir, socket_group, log_level, pin or allowed_mtu)",
 		 key);
 	return -EINVAL;
 #undef COPY
@@ -323,6 +367,7 @@ static void config_defaults(struct rtd_config *cfg)
 	snprintf(cfg->socket_group, sizeof(cfg->socket_group), "root");
 	cfg->socket_gid = 0;
 	cfg->log_level = LOG_INFO;
+	tuner_config_default(&cfg->tuner);
 }
 
 /* inih reports errors by the number of the reader call; map those back to file lines. */
@@ -373,8 +418,14 @@ static int config_handler(void *user, const char *section, const char *name, con
 
 	if (ps->err_call)
 		return 1; /* report the first problem only */
-	if (section[0] && strcmp(section, "daemon") != 0) {
-		snprintf(why, sizeof(why), "unknown section [%s] (expected [daemon])", section);
+	if (strcmp(section, "tuner") == 0) {
+		struct rterr terr = {0};
+
+		r = tuner_config_set(&ps->cfg->tuner, name, value, &terr);
+		snprintf(why, sizeof(why), "[tuner] %s", terr.msg);
+	} else if (section[0] && strcmp(section, "daemon") != 0) {
+		snprintf(why, sizeof(why), "unknown section [%s] (expected [daemon] or [tuner])",
+			 section);
 		r = -EINVAL;
 	} else {
 		why[0] = '\0';
@@ -454,6 +505,11 @@ int config_load(const struct rtd_overrides *ov, struct rtd_config *out, struct r
 		r = config_read_file(path, &cfg, err);
 		if (r < 0)
 			goto fail;
+		r = tuner_config_check(&cfg.tuner, err);
+		if (r < 0) {
+			rterr_prefix(err, "%s: [tuner]: ", path);
+			goto fail;
+		}
 		snprintf(cfg.path, sizeof(cfg.path), "%s", path);
 	}
 	env = getenv("RTLTUNE_SOCKET");

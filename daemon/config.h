@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #include "rtltune/err.h"
+#include "rtltune/knob.h"
+#include "rtltune/tuner.h"
 
 /* A list of words from a comma/space separated value ("eth*, enp*"). */
 struct strv {
@@ -36,6 +38,11 @@ struct rtd_config {
 	char socket_group[64]; /* group that may read through the socket */
 	gid_t socket_gid;
 	int log_level; /* LOG_ERR..LOG_DEBUG */
+	/* The tuner: knobs it never touches, the MTU range it may use (0..0: never), and its
+	 * [tuner] section (docs/tuning.md "Tunables"). */
+	bool pin[KNOB__COUNT];
+	int64_t allowed_mtu_min, allowed_mtu_max;
+	struct tuner_config tuner;
 };
 
 /* Values given on the command line; NULL / -1 when not given. */

@@ -323,6 +323,7 @@ static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 		dlog(LOG_NOTICE, ifc->name, "autotune %s (by uid %u)", ifc->autotune ? "on" : "off",
 		     (unsigned int)rc->peer->uid);
 		rtd.generation++;
+		tune_autotune_changed(ifc);
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));

@@ -107,6 +107,7 @@ out:
 
 void iface_refresh(struct iface *ifc)
 {
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
 	const struct chip_entry *chip = NULL;
 	struct rterr err;
 	struct nic nic;
@@ -120,6 +121,11 @@ void iface_refresh(struct iface *ifc)
 	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
 	for (k = 0; k < KNOB__COUNT; k++)
 		ifc->knob[k] = nic_knob_value(&nic, (enum knob_id)k);
+	chip_effective_limits(chip, &nic, eff);
+	ifc->gso_max = eff[CHIP_LIMIT_GSO_MAX_SIZE].value;
+	ifc->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
+	ifc->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
+	ifc->quirks = chip ? chip->quirks : 0;
 	ifc->knob_dirty = false;
 	rtd.generation++;
 }
@@ -211,5 +217,6 @@ json_object *iface_status_json(const struct iface *ifc)
 		json_object_object_add(o, "applied", NULL);
 	}
 	json_object_object_add(o, "knobs", knobs_json(ifc));
+	json_object_object_add(o, "tuner", tune_status_json(ifc));
 	return o;
 }

@@ -113,6 +113,7 @@ static void link_new(const struct link_msg *m)
 	iface_refresh(ifc);
 	iface_select(ifc);
 	bpf_track(ifc);
+	tune_track(ifc);
 	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
 	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
 	     ifc->managed ? "managed" : ifc->why);
@@ -132,6 +133,8 @@ static void link_update(struct iface *ifc, const struct link_msg *m)
 		rtd.generation++;
 		iface_select(ifc);
 		bpf_track(ifc);
+		tune_rename(ifc);
+		tune_track(ifc);
 		if (ifc->managed && !was)
 			iface_schedule_apply(ifc, 0);
 		else if (was && !ifc->managed)

@@ -72,6 +72,7 @@ static void reselect_all(bool reapply)
 		if (now != was)
 			dlog(LOG_INFO, ifc->name, "%s", now ? "now managed" : ifc->why);
 		bpf_track(ifc);
+		tune_track(ifc);
 		if (now && (reapply || !was))
 			iface_schedule_apply(ifc, 0);
 	}
@@ -112,6 +113,12 @@ static void reload(void)
 	}
 	if (cfg.sample_interval_us != old.sample_interval_us)
 		sampler_start();
+	/* New tunables need a new tuner: trials in progress are rolled back first. */
+	if (memcmp(&cfg.tuner, &old.tuner, sizeof(cfg.tuner)) != 0) {
+		tune_stop("tuner reconfigured");
+		if (tune_start(&err) < 0)
+			dlog(LOG_ERR, NULL, "tuner: %s", err.msg);
+	}
 	log_setup(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	reselect_all(true);
@@ -329,6 +336,11 @@ static int run(void)
 	}
 	/* The first dump fills the interface table and the probe slots before READY=1. */
 	sampler_kick();
+	/* Before any change: a trial or apply a crash left in flight goes back first. */
+	tune_recover_orphans();
+	r = tune_start(&err);
+	if (r < 0)
+		goto out;
 	reselect_all(false);
 	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, profile %s", rtd.cfg.socket,
 	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off", rtd.bpf ? "BPF probes" : "link counters",
@@ -360,6 +372,7 @@ static int run(void)
 	r = 0;
 out:
 	notify_stopping();
+	tune_stop("rtltuned stopping");
 	if (rtd.stopping && rtd.cfg.restore_on_exit)
 		daemon_restore_all();
 	/* Settings stay as they are (unless restore_on_exit): the probes go, the NICs keep

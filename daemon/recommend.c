@@ -162,6 +162,7 @@ json_object *recommend_json(struct iface *ifc)
 	if (!json_object_array_length(r.list) && !json_object_array_length(r.notes))
 		note(&r, "nothing to suggest from the last window");
 out:
+	json_object_object_add(o, "tuner", tune_recommend_json(ifc));
 	json_object_object_add(o, "recommendations", r.list);
 	json_object_object_add(o, "notes", r.notes);
 	return o;

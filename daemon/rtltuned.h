@@ -22,11 +22,15 @@ struct chipdb;
  * module reads and the owning module writes.
  */
 
+/* Outcomes of rtltune_tuning_decisions_total: profile applications, then the tuner's. */
 enum decision_outcome {
 	OUTCOME_APPLIED,
 	OUTCOME_FAILED,
 	OUTCOME_ROLLED_BACK,
 	OUTCOME_KEPT,
+	OUTCOME_TRIAL,
+	OUTCOME_ABANDONED,
+	OUTCOME_STEP,
 	OUTCOME__COUNT
 };
 const char *decision_outcome_name(enum decision_outcome o);
@@ -68,6 +72,20 @@ struct iface {
 	bool knob_dirty; /* re-read at the next sample */
 
 	uint64_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+
+	/* What the tuner needs beyond the knobs: the effective limits (kernel cut by the chip
+	 * database) and quirks, read with the knobs; the counters at the previous sample;
+	 * the values before the trial in progress (kept in flight in the journal). */
+	int64_t gso_max, gro_max, mtu_max;
+	uint32_t quirks;
+	bool tuned; /* added to the tuner */
+	bool tprev_valid;
+	uint64_t tprev_us;
+	uint64_t tprev_counter[SC__COUNT];
+	uint64_t tprev_drops;
+	struct rtl_hist tprev_hist[SH__COUNT];
+	bool trial_which[KNOB__COUNT];
+	int64_t trial_pre[KNOB__COUNT];
 
 	struct journal_ident jid; /* identity as journaled by our last change */
 	bool have_jid;
@@ -139,6 +157,25 @@ int daemon_restore_request(struct iface *ifc, uid_t uid, json_object **out, stru
 void daemon_restore_all(void);
 /* (Re)load cfg.profile and the chip database into rtd; keeps the old ones on error. */
 int daemon_load_profile_and_chips(const struct rtd_config *cfg, struct rterr *err);
+
+/* tune.c: the autotuner (lib/tuner.c) wired to samples, the journal and lib/apply.c. */
+int tune_start(struct rterr *err);
+/* Roll back trials in progress (shutdown, reconfiguration) and free the tuner. */
+void tune_stop(const char *why);
+/* Follow ifc: added when managed, aborted and removed when not (or gone). */
+void tune_track(struct iface *ifc);
+void tune_forget(struct iface *ifc);
+void tune_rename(struct iface *ifc);
+/* After `autotune off`: a trial in progress is rolled back now. */
+void tune_autotune_changed(struct iface *ifc);
+/* Host CPU time for this sample (once per sample, before the interfaces). */
+void tune_sample_begin(void);
+/* Feed ifc's sample (its stats are current) and act on what the tuner says. */
+void tune_sample(struct iface *ifc, uint64_t now_us);
+/* Operations a crash left in flight: their pre-values put back (start-up). */
+void tune_recover_orphans(void);
+json_object *tune_status_json(const struct iface *ifc);
+json_object *tune_recommend_json(const struct iface *ifc);
 
 /* bpf.c: the probes (lib/probes.c) as the daemon runs them. */
 void bpf_start(void);

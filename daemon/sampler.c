@@ -100,6 +100,7 @@ uint64_t sampler_step(void)
 			iface_refresh(ifc);
 		stat_advance(&ifc->stats, sample_now, slot_us);
 		ifc->stats.valid = true;
+		tune_sample(ifc, sample_now);
 		cursor = ifc->ifindex;
 		if (now_us() - start >= SAMPLE_SLICE_US) {
 			busy_us += now_us() - start;
@@ -118,6 +119,7 @@ static void sample_finish(int err)
 	/* One timestamp for the whole sample: rates use the time the counters were read. */
 	sample_now = now_us();
 	busy_us += sample_now - run_start_us;
+	tune_sample_begin();
 	sampler_step();
 }
 

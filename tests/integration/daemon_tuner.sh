@@ -1,0 +1,109 @@
+#!/bin/bash
+# The autotuner inside rtltuned (docs/tuning.md): with TCP traffic pressing against a small
+# gso_max_size it starts a trial, keeps it in flight in the journal until the verdict,
+# records both decisions (log, journal, /metrics) and leaves the knob where the verdict
+# says. A SIGKILL mid-trial is rolled back to the pre-trial value at the next start;
+# `autotune off` mid-trial rolls back at once.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
+
+A=$(t_netns a)
+B=$(t_netns b)
+t_veth_pair "$A" ta "$B" tb
+ip -n "$A" addr add 10.88.0.1/24 dev ta
+ip -n "$B" addr add 10.88.0.2/24 dev tb
+ip -n "$A" link set ta gso_max_size 16384
+cat >"$T_TMP/rtltuned.conf" <<'CONF'
+[daemon]
+sample_interval = 200ms
+[tuner]
+baseline_samples = 4
+settle_samples = 1
+observe_samples = 4
+CONF
+t_in "$B" iperf3 -s -D -p 5201 --logfile "$T_TMP/iperf-server.log"
+t_defer "ip netns exec $B pkill -f 'iperf3 -s -D -p 5201' || true"
+traffic() { # SECONDS, in the background
+	t_in "$A" iperf3 -c 10.88.0.2 -p 5201 -t "$1" -P 2 >"$T_TMP/iperf.log" 2>&1 &
+	TRAFFIC=$!
+	t_defer "kill $TRAFFIC 2>/dev/null || true"
+}
+wait_for() { # GREP-PATTERN FILE MAX-SECONDS
+	local i
+	for ((i = 0; i < $3 * 50; i++)); do
+		grep -qE "$1" "$2" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# 1. A trial and its verdict.
+d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
+traffic 8
+wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no trial started: $(cat "$D_LOG")"
+echo "ok: trial started: $(grep -o 'tuner trial gso_max_size.*' "$D_LOG" | cut -c1-100)"
+grep -q '^inflight ta .*op=trial' "$D_STATE/journal" ||
+	wait_for '^inflight ta .*op=trial' "$D_STATE/journal" 1 || t_fail "trial not in flight in the journal"
+echo "ok: trial in flight in the journal"
+wait_for 'ta: tuner (kept|rolled_back) gso_max_size' "$D_LOG" 6 || t_fail "no verdict: $(cat "$D_LOG")"
+verdict=$(grep -oE 'tuner (kept|rolled_back) gso_max_size [0-9]+ -> [0-9]+' "$D_LOG" | head -n 1)
+echo "# verdict: $verdict"
+case $verdict in
+*kept*) want=$(echo "$verdict" | awk '{ print $NF }') ;;
+*) want=16384 ;;
+esac
+for ((i = 0; i < 50; i++)); do grep -q '^inflight ta ' "$D_STATE/journal" || break; sleep 0.02; done
+grep -q '^inflight ta ' "$D_STATE/journal" && t_fail "verdict given but the trial is still in flight"
+echo "ok: in-flight record ended with the verdict"
+t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$want" "gso_max_size after the verdict"
+d_wait_samples 1
+m=$(d_http /metrics)
+t_eq "$(echo "$m" | grep -c '^rtltune_tuning_decisions_total{device="ta",knob="gso_max_size",outcome="trial"} 1')" \
+	1 "trial counted in /metrics"
+t_eq "$(echo "$m" | grep -cE '^rtltune_tuning_decisions_total\{device="ta",knob="gso_max_size",outcome="(kept|rolled_back)"\} 1')" \
+	1 "verdict counted in /metrics"
+t_eq "$(d_rtl --json recommend ta | jq -r '.interfaces[0].tuner | has("state") and has("candidates")')" \
+	true "recommend carries the tuner's view"
+wait "$TRAFFIC" 2>/dev/null || true
+d_stop >/dev/null || t_fail "unclean exit"
+
+# 2. SIGKILL mid-trial: rolled back at the next start.
+ip -n "$A" link set ta gso_max_size 16384
+: >"$D_LOG"
+d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
+traffic 6
+wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no second trial: $(cat "$D_LOG")"
+# Kill once the trial is applied (journaled in flight, device changed), before a verdict.
+for ((i = 0; i < 100; i++)); do
+	[ "$(t_ip_attr "$A" ta gso_max_size)" -gt 16384 ] &&
+		grep -q '^inflight ta .*op=trial' "$D_STATE/journal" && break
+	sleep 0.01
+done
+kill -9 "$D_PID"
+wait "$D_PID" 2>/dev/null || true
+trial_value=$(t_ip_attr "$A" ta gso_max_size)
+t_ge "$trial_value" 32768 "trial value on the device after SIGKILL"
+grep -q '^inflight ta .*op=trial' "$D_STATE/journal" || t_fail "no trial in flight after SIGKILL"
+wait "$TRAFFIC" 2>/dev/null || true
+d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
+t_eq "$(t_ip_attr "$A" ta gso_max_size)" 16384 "pre-trial value back after the restart"
+grep -q '^inflight' "$D_STATE/journal" && t_fail "in-flight record left after recovery"
+grep -q 'ta: rolled back the trial that was in flight' "$D_LOG" || t_fail "recovery not logged"
+echo "ok: interrupted trial rolled back and logged"
+
+# 3. autotune off mid-trial: rolled back at once.
+traffic 6
+wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no third trial: $(cat "$D_LOG")"
+for ((i = 0; i < 100; i++)); do
+	[ "$(t_ip_attr "$A" ta gso_max_size)" -gt 16384 ] && break
+	sleep 0.01
+done
+d_rtl autotune off ta >/dev/null
+t_eq "$(t_ip_attr "$A" ta gso_max_size)" 16384 "autotune off mid-trial: rolled back"
+grep -q '^inflight' "$D_STATE/journal" && t_fail "in-flight record left after autotune off"
+echo "ok: no trial in flight"
+wait "$TRAFFIC" 2>/dev/null || true
+rc=0
+d_stop || rc=$?
+t_eq "$rc" 0 "clean exit"
