@@ -17,6 +17,7 @@ static void render_recommend(json_object *doc)
 		json_object *o = json_object_array_get_idx(ifaces, i);
 		json_object *recs = json_object_object_get(o, "recommendations");
 		json_object *notes = json_object_object_get(o, "notes");
+		json_object *tuner = json_object_object_get(o, "tuner");
 		const char *ifname = json_object_get_string(json_object_object_get(o, "ifname"));
 
 		for (j = 0; j < json_object_array_length(recs); j++) {
@@ -32,6 +33,12 @@ static void render_recommend(json_object *doc)
 		for (j = 0; j < json_object_array_length(notes); j++)
 			printf("%s: %s\n", ifname,
 			       json_object_get_string(json_object_array_get_idx(notes, j)));
+		if (tuner && !json_object_is_type(tuner, json_type_null))
+			printf("%s: tuner %s (%d of %d samples): %s\n", ifname,
+			       json_object_get_string(json_object_object_get(tuner, "state")),
+			       json_object_get_int(json_object_object_get(tuner, "samples")),
+			       json_object_get_int(json_object_object_get(tuner, "needed")),
+			       json_object_get_string(json_object_object_get(tuner, "summary")));
 	}
 }
 

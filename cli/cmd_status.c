@@ -71,11 +71,12 @@ static void render_status(json_object *doc)
 		printf("\nno interfaces\n");
 		return;
 	}
-	printf("\n%-16s %-8s %-10s %-14s %-8s %-9s %s\n", "INTERFACE", "STATE", "DRIVER", "CHIP",
-	       "MANAGED", "AUTOTUNE", "APPLIED");
+	printf("\n%-16s %-8s %-10s %-14s %-8s %-9s %-12s %s\n", "INTERFACE", "STATE", "DRIVER",
+	       "CHIP", "MANAGED", "AUTOTUNE", "TUNER", "APPLIED");
 	for (i = 0; i < n; i++) {
 		json_object *f = json_object_array_get_idx(ifaces, i);
 		json_object *ap = json_object_object_get(f, "applied");
+		json_object *tuner = json_object_object_get(f, "tuner");
 		bool managed = json_object_get_boolean(json_object_object_get(f, "managed"));
 		char applied[400];
 
@@ -87,11 +88,13 @@ static void render_status(json_object *doc)
 		} else {
 			snprintf(applied, sizeof(applied), "%s", managed ? "-" : str(f, "why"));
 		}
-		printf("%-16s %-8s %-10s %-14s %-8s %-9s %s\n", str(f, "ifname"),
+		printf("%-16s %-8s %-10s %-14s %-8s %-9s %-12s %s\n", str(f, "ifname"),
 		       str(f, "operstate"), str(f, "driver"), str(f, "chip"),
 		       managed ? "yes" : "no",
 		       json_object_get_boolean(json_object_object_get(f, "autotune")) ? "on"
 										      : "off",
+		       tuner && !json_object_is_type(tuner, json_type_null) ? str(tuner, "state")
+									    : "-",
 		       applied);
 	}
 }
