@@ -33,6 +33,9 @@
 struct rtd rtd;
 
 static struct ev_io sig_io = {.fd = -1};
+/* A SIGHUP before READY=1 waits: the first sample runs the loop while the daemon is only
+ * half set up, and a reload then would race the rest of the start. */
+static bool ready, reload_pending;
 static int ready_pipe = -1; /* detached start: tells the parent we are ready */
 
 static void usage(FILE *out)
@@ -142,7 +145,10 @@ static void signal_cb(struct ev_io *io, uint32_t events)
 			rtd.stopping = true;
 			break;
 		case SIGHUP:
-			reload();
+			if (ready)
+				reload();
+			else
+				reload_pending = true;
 			break;
 		}
 	}
@@ -347,6 +353,9 @@ static int run(void)
 	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none");
 	notify_ready();
 	tell_parent_ready();
+	ready = true;
+	if (reload_pending)
+		reload();
 
 	while (!rtd.stopping) {
 		next_apply = iface_run_pending();
