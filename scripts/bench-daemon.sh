@@ -97,8 +97,7 @@ to_ms() { # wrk prints 812.00us, 1.20ms, 2.01s
 	esac
 }
 p99_ms=$(to_ms "$p99")
-rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/$pid/status)
-hwm_kib=$(awk '/^VmHWM:/ { print $2 }' /proc/$pid/status)
+load_rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/$pid/status)
 
 # Idle: nothing but the 1 s sampler (and the link monitor) for IDLE_SECONDS.
 ticks() { awk '{ print $14 + $15 }' /proc/$pid/stat; }
@@ -109,6 +108,11 @@ sleep "$IDLE_SECONDS"
 t1=$(ticks)
 s1=$(date +%s%N)
 idle_pct=$(echo "scale=3; ($t1 - $t0) * 100 * 1000000000 / $hz / ($s1 - $s0)" | bc)
+# Steady state: after the load and the idle period (what the daemon holds for good).
+rss_kib=$(awk '/^VmRSS:/ { print $2 }' /proc/$pid/status)
+hwm_kib=$(awk '/^VmHWM:/ { print $2 }' /proc/$pid/status)
+anon_kib=$(awk '/^RssAnon:/ { print $2 }' /proc/$pid/status)
+file_kib=$(awk '/^RssFile:/ { print $2 }' /proc/$pid/status)
 samples=$("$RTLTUNE" --json status | jq .daemon.samples)
 cost_ms=$("$RTLTUNE" --json status | jq '.daemon.sample_cost_seconds * 1000 | . * 1000 | round / 1000')
 
@@ -134,7 +138,8 @@ echo "/metrics:            $series series, $bytes bytes ($gz_bytes gzip'ed), $no
 echo "/metrics under wrk:  $rps req/s, p50 $p50, p99 $p99 (gzip, $WRK_CONNECTIONS connections, ${WRK_SECONDS} s)  $v_p99"
 echo "  uncompressed:      $plain_rps req/s, p50 $plain_p50, p99 $plain_p99"
 echo "machine load:        $(cut -d' ' -f1-3 /proc/loadavg) (load average; $(nproc) CPUs)"
-echo "RSS:                 $((rss_kib / 1024)).$(((rss_kib % 1024) * 10 / 1024)) MiB (peak $((hwm_kib / 1024)) MiB)  $v_rss"
+mib() { echo "$(($1 / 1024)).$((($1 % 1024) * 10 / 1024)) MiB"; }
+echo "RSS:                 $(mib "$rss_kib") steady ($(mib "$anon_kib") anonymous, $(mib "$file_kib") shared libraries), $(mib "$load_rss_kib") right after wrk, peak $(mib "$hwm_kib")  $v_rss"
 echo "idle CPU:            ${idle_pct}% of a core over ${IDLE_SECONDS} s at 1 s sampling ($samples samples, last one ${cost_ms} ms)  $v_idle"
 echo "unit exposure:       $exposure (systemd-analyze security --offline=yes)"
 exit $rc
