@@ -91,7 +91,8 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 	l->flags = ifi->ifi_flags;
 	if (tb[IFLA_IFNAME])
 		nla_strlcpy(l->ifname, tb[IFLA_IFNAME], sizeof(l->ifname));
-	if (tb[IFLA_OPERSTATE]) {
+	/* Without a policy libnl checks no attribute length: an empty one ends the buffer. */
+	if (tb[IFLA_OPERSTATE] && nla_len(tb[IFLA_OPERSTATE]) >= 1) {
 		unsigned int st = nla_get_u8(tb[IFLA_OPERSTATE]);
 
 		snprintf(l->operstate, sizeof(l->operstate), "%s",
