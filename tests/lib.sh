@@ -15,6 +15,8 @@ T_CLEANUP=()
 
 t_cleanup() {
 	local rc=$? i
+	# Cleanup must run to the end whatever a deferred command returns.
+	set +e
 	for ((i = ${#T_CLEANUP[@]} - 1; i >= 0; i--)); do eval "${T_CLEANUP[$i]}" 2>/dev/null; done
 	for ns in "${T_NETNS[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$ns" 2>/dev/null; done
 	rm -rf "$T_TMP"
