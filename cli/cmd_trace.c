@@ -214,10 +214,9 @@ static json_object *drops_json(const struct probes *p, const struct probe_counte
 }
 
 /* The SPEC's per-interface families, without the metric prefix and suffix. */
-static json_object *counters_json(const struct probes *p, const struct probe_counters *c, bool xdp)
+static void counters_json(json_object *o, const struct probes *p, const struct probe_counters *c,
+			  bool xdp)
 {
-	json_object *o = json_object_new_object();
-
 	add_u64(o, "tx_packets", hist_count(&c->tx_skb_bytes));
 	add_u64(o, "tx_bytes", c->tx_skb_bytes.sum);
 	add_u64(o, "tx_gso_packets", hist_count(&c->tx_gso_segments));
@@ -239,7 +238,6 @@ static json_object *counters_json(const struct probes *p, const struct probe_cou
 	json_object_object_add(o, "drops", drops_json(p, c));
 	add_u64(o, "tcp_retransmits", c->tcp_retransmits);
 	add_u64(o, "tcp_retransmit_segments", c->tcp_retransmit_segments);
-	return o;
 }
 
 static json_object *ns_per_run(const struct probe_cost *c)
@@ -324,7 +322,9 @@ static void render_counters(json_object *o)
 	if (!drops || !json_object_object_length(drops))
 		printf(" 0");
 	json_object_object_foreach(drops, reason, n)
+	{
 		printf(" %s=%s", reason, json_object_get_string(n));
+	}
 	printf("\n");
 	render_hist(o, "tx_skb_bytes", "bytes");
 	render_hist(o, "tx_gso_size_bytes", "bytes");
@@ -357,7 +357,9 @@ static void render_trace(json_object *doc)
 		cli_text_kv("tcp_retransmits", get(host, "tcp_retransmits"));
 		printf("    %-20s", "drops");
 		json_object_object_foreach(get(host, "drops"), reason, n)
+		{
 			printf(" %s=%s", reason, json_object_get_string(n));
+		}
 		printf("\n");
 	}
 	printf("\nProbes:\n");
@@ -419,21 +421,16 @@ static int collect(struct cli_ctx *ctx, struct trace *t, struct probes *p, doubl
 			       json_object_new_double(round(seconds * 1000) / 1000));
 	for (i = 0; i < t->n && !ret; i++) {
 		struct trace_iface *ti = &t->ifaces[i];
-		json_object *o;
+		json_object *row;
 
 		ret = probes_read(p, ti->slot, c, err);
 		if (ret)
 			break;
-		o = counters_json(p, c, t->opts.xdp);
-		/* Identity first for readers of the JSON: rebuild with ifname leading. */
-		json_object *row = json_object_new_object();
-
+		row = json_object_new_object();
 		json_object_object_add(row, "ifname", json_object_new_string(ti->ifname));
 		json_object_object_add(row, "netns", cli_json_str(ti->netns));
 		json_object_object_add(row, "ifindex", json_object_new_int(ti->ifindex));
-		json_object_object_foreach(o, k, v)
-			json_object_object_add(row, k, json_object_get(v));
-		json_object_put(o);
+		counters_json(row, p, c, t->opts.xdp);
 		json_object_array_add(ifaces, row);
 	}
 	json_object_object_add(doc, "interfaces", ifaces);

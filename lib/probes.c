@@ -363,7 +363,10 @@ static int open_skel(struct probes *p, const enum plan *plan, unsigned int drop_
 		tp_has_third_arg(p->vmlinux_btf, "tcp_retransmit_skb", "err");
 
 	/* Only the chosen variant of each probe is loaded. */
-	bpf_object__for_each_program(prog, skel->obj) bpf_program__set_autoload(prog, false);
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		bpf_program__set_autoload(prog, false);
+	}
 	for (i = 0; i < PROBE_COUNT; i++) {
 		prog = variant(skel, i, plan[i]);
 		if (prog)
@@ -651,7 +654,7 @@ static void xdp_attach(struct probes *p, int slot, int ifindex)
 		return;
 	}
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]) && fd < 0; i++) {
-		LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = modes[i].flags);
+		struct bpf_link_create_opts lo = {.sz = sizeof(lo), .flags = modes[i].flags};
 
 		fd = bpf_link_create(bpf_program__fd(p->prog[PROBE_XDP]), ifindex, BPF_XDP, &lo);
 		if (fd < 0 && !e)

