@@ -289,6 +289,14 @@ static json_object *get(json_object *o, const char *key)
 	return v;
 }
 
+/* cli_text_kv()'s column is too narrow for napi_budget_exhausted. */
+static void kv(const char *label, json_object *val)
+{
+	char buf[64];
+
+	printf("    %-24s %s\n", label, cli_text_value(val, buf, sizeof(buf)));
+}
+
 static void render_hist(json_object *o, const char *family, const char *unit)
 {
 	struct rtl_hist h;
@@ -317,8 +325,8 @@ static void render_counters(json_object *o)
 	unsigned int i;
 
 	for (i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++)
-		cli_text_kv(scalars[i], get(o, scalars[i]));
-	printf("    %-20s", "drops");
+		kv(scalars[i], get(o, scalars[i]));
+	printf("    %-24s", "drops");
 	if (!drops || !json_object_object_length(drops))
 		printf(" 0");
 	json_object_object_foreach(drops, reason, n)
@@ -352,10 +360,10 @@ static void render_trace(json_object *doc)
 	}
 	if (host) {
 		printf("\nhost (events without a device)\n");
-		cli_text_kv("napi_polls", get(host, "napi_polls"));
-		cli_text_kv("napi_budget_exhausted", get(host, "napi_budget_exhausted"));
-		cli_text_kv("tcp_retransmits", get(host, "tcp_retransmits"));
-		printf("    %-20s", "drops");
+		kv("napi_polls", get(host, "napi_polls"));
+		kv("napi_budget_exhausted", get(host, "napi_budget_exhausted"));
+		kv("tcp_retransmits", get(host, "tcp_retransmits"));
+		printf("    %-24s", "drops");
 		json_object_object_foreach(get(host, "drops"), reason, n)
 		{
 			printf(" %s=%s", reason, json_object_get_string(n));
