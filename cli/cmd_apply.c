@@ -9,7 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+
 #include "cli.h"
+#include "ctl.h"
 #include "rtltune/apply.h"
 
 /* The interfaces a command works on: the named ones (each must exist), else every
@@ -176,6 +180,63 @@ static int run_prepare(struct run *run, char **names, int n_names, struct rterr 
 			   &run->n_idx, err);
 }
 
+/*
+ * apply and restore go through rtltuned when it runs in this network namespace, so the
+ * journal has one owner and the daemon's SO_PEERCRED check decides who may change. A
+ * daemon in another namespace sees other links: then the CLI works directly (the journal
+ * lock still serialises the two).
+ */
+static bool daemon_here(struct cli_ctx *ctx)
+{
+	json_object *req, *res = NULL, *ns;
+	struct rterr e = { 0 };
+	struct stat st;
+	bool same = false;
+
+	if (stat("/proc/self/ns/net", &st) < 0 || !ctl_daemon_running(ctx->socket_path))
+		return false;
+	req = control_request_new("hello");
+	if (ctl_call(ctx->socket_path, req, &res, &e) == 0 &&
+	    json_object_object_get_ex(res, "netns", &ns))
+		same = (uint64_t)json_object_get_int64(ns) == (uint64_t)st.st_ino;
+	json_object_put(req);
+	json_object_put(res);
+	return same;
+}
+
+/* Send an apply/restore to the daemon and print its answer like a local run's. */
+static int via_daemon(struct cli_ctx *ctx, json_object *req)
+{
+	json_object *res = NULL, *ifaces;
+	struct rterr e = { 0 };
+	int code = EXIT_OK;
+	size_t i;
+
+	if (ctl_call(ctx->socket_path, req, &res, &e) < 0) {
+		json_object_put(req);
+		return cli_fail(ctx, &e);
+	}
+	json_object_put(req);
+	if (!json_object_object_get_ex(res, "dry_run", NULL))
+		json_object_object_add(res, "dry_run", json_object_new_boolean(false));
+	if (json_object_object_get_ex(res, "interfaces", &ifaces))
+		for (i = 0; i < json_object_array_length(ifaces); i++)
+			if (json_object_object_get_ex(json_object_array_get_idx(ifaces, i), "error",
+						      NULL))
+				code = EXIT_SYSTEM;
+	return cli_emit(ctx, res, render_plans, code);
+}
+
+static json_object *names_json(char **names, int n)
+{
+	json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_string(names[i]));
+	return a;
+}
+
 static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct run run = { .ctx = ctx };
@@ -204,6 +265,26 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage_error(ctx, "usage: rtltune apply PROFILE [IFACE...] [--dry-run]");
 	}
 	rc = profile_load(pname, &prof, &err);
+	if (rc == 0 && daemon_here(ctx)) {
+		/* Validated here (bad input exits 2 before anything is sent); the daemon gets
+		 * the file itself, so the caller's RTLTUNE_PROFILE_PATH still decides. */
+		char path[PATH_MAX];
+		json_object *req = control_request_new("apply");
+
+		json_object_object_add(req, "profile",
+				       json_object_new_string(realpath(prof->path, path) ? path
+											   : prof->path));
+		json_object_object_add(req, "dry_run", json_object_new_boolean(dry));
+		if (n_names)
+			json_object_object_add(req, "ifaces", names_json(names, n_names));
+		profile_free(prof);
+		free(names);
+		return via_daemon(ctx, req);
+	}
+	/* The lock first: a plan made from a snapshot taken before another rtltune changed
+	 * the link would skip knobs it believes are already right. */
+	if (rc == 0 && !dry)
+		rc = journal_open(ctx->state_dir, &j, &err);
 	if (rc == 0)
 		rc = run_prepare(&run, names, n_names, &err);
 	/* Plan every interface before touching any: bad input changes nothing. */
@@ -213,9 +294,8 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 		rc = apply_plan_profile(prof, nic, chipdb_match_nic(run.db, nic, NULL),
 					&run.plans[i], &err);
 	}
-	if (rc == 0 && !dry)
-		rc = journal_open(ctx->state_dir, &j, &err);
 	if (rc < 0) {
+		journal_close(j);
 		profile_free(prof);
 		run_free(&run);
 		free(names);
@@ -384,19 +464,27 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	for (i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
 			return cli_usage_error(ctx, "restore: unknown option '%s'", argv[i]);
-	if (nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err) < 0)
+	if (daemon_here(ctx)) {
+		json_object *req = control_request_new("restore");
+
+		if (argc > 1)
+			json_object_object_add(req, "ifaces", names_json(argv + 1, argc - 1));
+		return via_daemon(ctx, req);
+	}
+	if (journal_open(ctx->state_dir, &j, &err) < 0)
 		return cli_fail(ctx, &err);
+	if (nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err) < 0) {
+		journal_close(j);
+		return cli_fail(ctx, &err);
+	}
 	for (i = 1; i < argc; i++) {
 		for (k = 0; k < n && strcmp(nics[k].link.ifname, argv[i]) != 0; k++)
 			;
 		if (k == n) {
+			journal_close(j);
 			free(nics);
 			return cli_usage_error(ctx, "no such interface: %s", argv[i]);
 		}
-	}
-	if (journal_open(ctx->state_dir, &j, &err) < 0) {
-		free(nics);
-		return cli_fail(ctx, &err);
 	}
 	doc = json_object_new_object();
 	ifaces = json_object_new_array();

@@ -2,6 +2,7 @@
 /* Control requests: each builds the JSON document the CLI prints (docs/control-protocol.md). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -70,12 +71,16 @@ static struct iface *req_iface(json_object *req, bool required, struct rterr *er
 static json_object *h_hello(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	json_object *o = json_object_new_object();
+	struct stat st;
 
 	json_object_object_add(o, "daemon", json_object_new_string("rtltuned"));
 	json_object_object_add(o, "version", json_object_new_string(RTLTUNE_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(CONTROL_PROTO_VERSION));
 	json_object_object_add(o, "uid", json_object_new_int((int)rc->peer->uid));
 	json_object_object_add(o, "may_change", json_object_new_boolean(rc->peer->may_change));
+	/* The CLI routes apply/restore here only when both see the same links. */
+	if (stat("/proc/self/ns/net", &st) == 0)
+		json_object_object_add(o, "netns", json_object_new_int64((int64_t)st.st_ino));
 	return o;
 }
 
