@@ -11,7 +11,7 @@ pkgs=(
 	iproute2 ethtool iperf3 procps util-linux kmod bc strace # tests: netns, veth, traffic
 	prometheus wrk jq python3 iputils-ping  # promtool, /metrics load, test helpers, ping
 	systemd                                 # systemd-analyze verify
-	debhelper dpkg-dev lintian adduser      # scripts/build-deb.sh, tests/integration/install_deb.sh
+	debhelper dpkg-dev build-essential lintian adduser # build-deb.sh, install_deb test
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 )

@@ -70,6 +70,24 @@ t_ip_attr() { ip -n "$1" -d -j link show dev "$2" | jq -r ".[0].$3"; }
 [ "$(id -u)" -eq 0 ] || t_skip "needs root"
 [ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"
 
+# Tests run the CLI as nobody too. A checkout under a private directory (/root/...) is not
+# reachable for nobody: then run a copy laid out like a source tree (Makefile, build/,
+# chips/, profiles/) so the binaries still find their data without installing.
+if command -v setpriv >/dev/null &&
+	! setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$RTLTUNE" 2>/dev/null; then
+	T_PUB=$(mktemp -d /tmp/rtltune-pub.XXXXXX)
+	chmod 755 "$T_PUB"
+	mkdir -m 755 "$T_PUB/build"
+	cp "$RTLTUNE" "$T_PUB/build/rtltune"
+	[ -x "$RTLTUNED" ] && cp "$RTLTUNED" "$T_PUB/build/rtltuned"
+	cp -r "$TOP/chips" "$TOP/profiles" "$T_PUB/"
+	touch "$T_PUB/Makefile"
+	chmod -R a+rX "$T_PUB"
+	RTLTUNE=$T_PUB/build/rtltune
+	[ -x "$T_PUB/build/rtltuned" ] && RTLTUNED=$T_PUB/build/rtltuned
+	t_defer "rm -rf '$T_PUB'"
+fi
+
 # Read a link attribute straight from rtnetlink (tests/tools/linkattr.py): the IPv4 BIG TCP
 # sizes that iproute2 6.1 cannot print. t_nl_attr NS IF gso_ipv4_max_size
 t_nl_attr() { ip netns exec "$1" python3 "$TOP/tests/tools/linkattr.py" "$2" "$3" | awk '{print $2}'; }
