@@ -73,8 +73,12 @@ static void render_nic(json_object *o)
 
 	printf("%s (ifindex %s)\n", val(o, "ifname", a, sizeof(a)),
 	       val(o, "ifindex", b, sizeof(b)));
-	printf("    %-20s %s %s\n", "driver", val(o, "driver", a, sizeof(a)),
-	       get(o, "kind") ? val(o, "kind", b, sizeof(b)) : "");
+	val(o, "driver", a, sizeof(a));
+	/* The link kind helps where it differs from the driver (a bridge, a bond's slaves). */
+	if (get(o, "kind") && strcmp(val(o, "kind", b, sizeof(b)), a) != 0)
+		printf("    %-20s %s (link kind %s)\n", "driver", a, b);
+	else
+		printf("    %-20s %s\n", "driver", a);
 	printf("    %-20s %s\n", "chip", val(o, "chip", a, sizeof(a)));
 	printf("    %-20s pci %s  bus %s  firmware %s\n", "identity", val(o, "pci_id", a, sizeof(a)),
 	       val(o, "bus_info", b, sizeof(b)), val(o, "firmware", c, sizeof(c)));
