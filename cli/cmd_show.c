@@ -69,16 +69,17 @@ static const char *val(json_object *o, const char *key, char *buf, unsigned int 
 static void render_nic(json_object *o)
 {
 	char a[64], b[64], c[64];
-	const char *tso;
+	const char *tso, *drv, *kind;
 
 	printf("%s (ifindex %s)\n", val(o, "ifname", a, sizeof(a)),
 	       val(o, "ifindex", b, sizeof(b)));
-	val(o, "driver", a, sizeof(a));
+	drv = val(o, "driver", a, sizeof(a));
 	/* The link kind helps where it differs from the driver (a bridge, a bond's slaves). */
-	if (get(o, "kind") && strcmp(val(o, "kind", b, sizeof(b)), a) != 0)
-		printf("    %-20s %s (link kind %s)\n", "driver", a, b);
+	kind = get(o, "kind") ? val(o, "kind", b, sizeof(b)) : NULL;
+	if (kind && strcmp(kind, drv) != 0)
+		printf("    %-20s %s (link kind %s)\n", "driver", drv, kind);
 	else
-		printf("    %-20s %s\n", "driver", a);
+		printf("    %-20s %s\n", "driver", drv);
 	printf("    %-20s %s\n", "chip", val(o, "chip", a, sizeof(a)));
 	printf("    %-20s pci %s  bus %s  firmware %s\n", "identity", val(o, "pci_id", a, sizeof(a)),
 	       val(o, "bus_info", b, sizeof(b)), val(o, "firmware", c, sizeof(c)));
