@@ -97,60 +97,67 @@ void bpf_untrack(struct iface *ifc)
 	ifc->probe_slot = 0;
 }
 
-/*
- * Drop reason names come from kernel BTF by a linear search over every type: cached here,
- * or 64 interfaces x a few reasons per second cost more than all the rest of a sample.
- */
-#define REASON_CACHE 128
-static struct {
-	uint32_t reason;
-	char name[48];
-} reason_cache[REASON_CACHE];
-static unsigned int reason_cached;
-
 static const char *reason_name(uint32_t reason)
 {
-	unsigned int i;
+	static char name[48]; /* stat_drop_set() copies it */
 
-	for (i = 0; i < reason_cached; i++)
-		if (reason_cache[i].reason == reason)
-			return reason_cache[i].name;
-	i = reason_cached < REASON_CACHE ? reason_cached++ : reason % REASON_CACHE;
-	reason_cache[i].reason = reason;
-	probes_drop_reason_name(rtd.probes, reason, reason_cache[i].name,
-				sizeof(reason_cache[i].name));
-	return reason_cache[i].name;
+	return probes_drop_reason_name(rtd.probes, reason, name, sizeof(name));
 }
 
-bool bpf_read(struct iface *ifc)
+/* The ifindex each slot was last read for by bpf_read_all(), 0 when not read. */
+#define N_SLOTS (PROBES_DEFAULT_MAX_IFACES + 1) /* bpf_start()'s max_ifaces, and the host */
+static int slot_read[N_SLOTS];
+
+static int read_slot(int slot, int ifindex, const struct probe_counters *pc, void *arg)
 {
-	static struct probe_counters pc; /* 3.5 KiB: off the stack, the loop is one thread */
-	struct iface_stats *s = &ifc->stats;
-	struct rterr err = {0};
+	struct iface_stats *s;
+	struct iface *ifc;
 	unsigned int i;
 
-	if (!rtd.probes || ifc->probe_slot <= 0)
-		return false;
-	if (probes_read(rtd.probes, ifc->probe_slot, &pc, &err) < 0)
-		return false;
-	s->hist[SH_TX_SKB_BYTES] = pc.tx_skb_bytes;
-	s->hist[SH_TX_GSO_SIZE_BYTES] = pc.tx_gso_size_bytes;
-	s->hist[SH_TX_GSO_SEGMENTS] = pc.tx_gso_segments;
-	s->hist[SH_RX_FRAME_BYTES] = pc.rx_frame_bytes;
-	s->hist[SH_RX_SKB_BYTES] = pc.rx_skb_bytes;
+	for (ifc = rtd.ifaces; ifc && ifc->probe_slot != slot; ifc = ifc->next)
+		;
+	if (!ifc || ifc->ifindex != ifindex || slot >= N_SLOTS)
+		return 0;
+	s = &ifc->stats;
+	s->hist[SH_TX_SKB_BYTES] = pc->tx_skb_bytes;
+	s->hist[SH_TX_GSO_SIZE_BYTES] = pc->tx_gso_size_bytes;
+	s->hist[SH_TX_GSO_SEGMENTS] = pc->tx_gso_segments;
+	s->hist[SH_RX_FRAME_BYTES] = pc->rx_frame_bytes;
+	s->hist[SH_RX_SKB_BYTES] = pc->rx_skb_bytes;
 	s->have_hist = true;
-	s->counter[SC_TX_PACKETS] = hist_count(&pc.tx_skb_bytes);
-	s->counter[SC_TX_BYTES] = pc.tx_skb_bytes.sum;
-	s->counter[SC_RX_PACKETS] = hist_count(&pc.rx_frame_bytes);
-	s->counter[SC_RX_BYTES] = pc.rx_frame_bytes.sum;
-	s->counter[SC_TX_BUSY] = pc.tx_busy;
-	s->counter[SC_TX_TIMEOUTS] = pc.tx_timeouts;
-	s->counter[SC_TCP_RETRANSMITS] = pc.tcp_retransmits;
+	s->counter[SC_TX_PACKETS] = hist_count(&pc->tx_skb_bytes);
+	s->counter[SC_TX_BYTES] = pc->tx_skb_bytes.sum;
+	s->counter[SC_RX_PACKETS] = hist_count(&pc->rx_frame_bytes);
+	s->counter[SC_RX_BYTES] = pc->rx_frame_bytes.sum;
+	s->counter[SC_TX_BUSY] = pc->tx_busy;
+	s->counter[SC_TX_TIMEOUTS] = pc->tx_timeouts;
+	s->counter[SC_TCP_RETRANSMITS] = pc->tcp_retransmits;
 	for (i = 0; i < SC__COUNT; i++)
 		s->have_counter[i] = true;
-	for (i = 0; i < pc.n_drop_reasons; i++)
-		stat_drop_set(s, reason_name(pc.drop_reasons[i].reason), pc.drop_reasons[i].count);
-	return true;
+	for (i = 0; i < pc->n_drop_reasons; i++)
+		stat_drop_set(s, reason_name(pc->drop_reasons[i].reason),
+			      pc->drop_reasons[i].count);
+	slot_read[slot] = ifindex;
+	return 0;
+}
+
+/*
+ * All slots at once: the drops map is walked once per sample, not once per interface
+ * (that walk, ~70 syscalls per interface, was most of the daemon's idle CPU).
+ */
+void bpf_read_all(void)
+{
+	struct rterr err = {0};
+
+	memset(slot_read, 0, sizeof(slot_read));
+	if (rtd.probes)
+		probes_read_all(rtd.probes, read_slot, NULL, &err);
+}
+
+bool bpf_counted(const struct iface *ifc)
+{
+	return rtd.probes && ifc->probe_slot > 0 && ifc->probe_slot < N_SLOTS &&
+	       slot_read[ifc->probe_slot] == ifc->ifindex;
 }
 
 /* Refresh the probes' own cost (sampler, once per run). */

@@ -183,8 +183,10 @@ void bpf_stop(void);
 /* Count (or stop counting) ifc according to ifc->managed. */
 void bpf_track(struct iface *ifc);
 void bpf_untrack(struct iface *ifc);
-/* Read ifc's counters into ifc->stats; false when the probes do not count it. */
-bool bpf_read(struct iface *ifc);
+/* Read every counted interface's counters into its stats in one pass (once per sample). */
+void bpf_read_all(void);
+/* Whether the last bpf_read_all() filled ifc->stats; false when the probes do not count it. */
+bool bpf_counted(const struct iface *ifc);
 /* Refresh the probes' own run time and count (once per sample). */
 void bpf_read_costs(void);
 /* Probe list for status. */

@@ -57,6 +57,22 @@ static const struct {
 /* Distinct (slot, reason) pairs kept: a link sees a handful of reasons, 16 is generous. */
 #define DROP_REASONS_PER_SLOT 16
 #define DROP_MAP_MIN_ENTRIES  256
+/* Bytes of keys and values fetched per batch lookup of the drops map (a bound on the
+ * scratch, whatever the number of CPUs). */
+#define DROP_BATCH_BYTES 16384
+
+/* A value of enum skb_drop_reason and its name's offset in probes.drop_name_text. */
+struct drop_name {
+	__u32 reason;
+	__u32 name_off;
+};
+
+/* One (slot, reason) pair of the drops map, summed over CPUs. */
+struct drop_entry {
+	__u32 slot;
+	__u32 reason;
+	__u64 count;
+};
 
 struct probe_slot {
 	bool used;
@@ -76,8 +92,22 @@ struct probes {
 	bool xdp;
 	bool want_floor; /* load the empty calibration program (run-time stats only) */
 	struct bpf_link *floor_link;
-	struct btf *vmlinux_btf;
-	void *percpu; /* ncpus values of struct rtl_slot_stats, scratch for reads */
+	struct btf *vmlinux_btf; /* only while opening: 5 MiB that a daemon should not keep */
+	void *percpu;		 /* ncpus values of struct rtl_slot_stats, scratch for reads */
+
+	/* enum skb_drop_reason, ascending by value: names without the SKB_DROP_REASON_. */
+	struct drop_name *drop_names;
+	unsigned int n_drop_names;
+	char *drop_name_text;
+
+	/* The last walk of the drops map, by slot then reason. */
+	struct drop_entry *drops;
+	unsigned int n_drops, drops_cap;
+	struct rtl_drop_key *batch_keys; /* scratch of one batch lookup */
+	__u64 *batch_vals;
+	__u32 batch_len;		 /* entries per batch lookup */
+	bool batch_unsupported;		 /* kernel without batch ops on hash maps (before 5.6) */
+	struct probe_counters *read_all; /* probes_read_all()'s scratch */
 };
 
 const char *probe_hook_name(enum probe_hook hook)
@@ -494,6 +524,60 @@ static void attach_all(struct probes *p, enum plan *plan)
 	}
 }
 
+static int cmp_drop_name(const void *a, const void *b)
+{
+	const struct drop_name *x = a, *y = b;
+
+	if (x->reason != y->reason)
+		return x->reason < y->reason ? -1 : 1;
+	/* Aliases: the first enumerator in BTF order (text is laid out in that order). */
+	return x->name_off < y->name_off ? -1 : x->name_off > y->name_off;
+}
+
+/* Copy enum skb_drop_reason out of kernel BTF: all that is kept of it after opening. */
+static int drop_names_load(struct probes *p)
+{
+	static const char prefix[] = "SKB_DROP_REASON_";
+	const struct btf *btf = p->vmlinux_btf;
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	size_t text_len = 0, off = 0;
+	unsigned int i, n;
+	int id;
+
+	id = btf__find_by_name_kind(btf, "skb_drop_reason", BTF_KIND_ENUM);
+	if (id < 0)
+		return 0; /* a kernel before 5.17: every reason is reason_N */
+	t = btf__type_by_id(btf, (__u32)id);
+	n = btf_vlen(t);
+	for (i = 0, e = btf_enum(t); i < n; i++, e++) {
+		const char *name = btf__name_by_offset(btf, e->name_off);
+
+		text_len += (name ? strlen(name) : 0) + 1;
+	}
+	p->drop_names = calloc(n ?: 1, sizeof(*p->drop_names));
+	p->drop_name_text = malloc(text_len ?: 1);
+	if (!p->drop_names || !p->drop_name_text)
+		return -ENOMEM;
+	for (i = 0, e = btf_enum(t); i < n; i++, e++) {
+		const char *name = btf__name_by_offset(btf, e->name_off);
+		size_t len;
+
+		if (!name || !*name)
+			continue;
+		if (strncmp(name, prefix, sizeof(prefix) - 1) == 0)
+			name += sizeof(prefix) - 1;
+		len = strlen(name) + 1;
+		memcpy(p->drop_name_text + off, name, len);
+		p->drop_names[p->n_drop_names].reason = (__u32)e->val;
+		p->drop_names[p->n_drop_names].name_off = (__u32)off;
+		p->n_drop_names++;
+		off += len;
+	}
+	qsort(p->drop_names, p->n_drop_names, sizeof(*p->drop_names), cmp_drop_name);
+	return 0;
+}
+
 int probes_open(struct probes **out, const struct probes_opts *opts, struct rterr *err)
 {
 	static const struct probes_opts defaults = {0};
@@ -546,6 +630,13 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 	libbpf_set_print(prev);
 	if (ret)
 		goto fail;
+	ret = drop_names_load(p);
+	if (ret) {
+		rterr_sys(err, -ret, "drop reason names from kernel BTF");
+		goto fail;
+	}
+	btf__free(p->vmlinux_btf);
+	p->vmlinux_btf = NULL;
 	if (!probes_attached(p) && !p->xdp) {
 		ret = rterr_sys(err, ENOENT, "no BPF probe could be attached (%s: %s)",
 				p->status[0].name, p->status[0].reason);
@@ -602,6 +693,12 @@ void probes_close(struct probes *p)
 	btf__free(p->vmlinux_btf);
 	free(p->slots);
 	free(p->percpu);
+	free(p->drop_names);
+	free(p->drop_name_text);
+	free(p->drops);
+	free(p->batch_keys);
+	free(p->batch_vals);
+	free(p->read_all);
 	free(p);
 }
 
@@ -758,52 +855,142 @@ static void sum_hist(struct rtl_hist *dst, const struct rtl_hist_raw *src)
 	dst->sum += src->sum;
 }
 
-static int cmp_drop(const void *a, const void *b)
+static int cmp_drop_entry(const void *a, const void *b)
 {
-	const struct probe_drop *x = a, *y = b;
+	const struct drop_entry *x = a, *y = b;
 
+	if (x->slot != y->slot)
+		return x->slot < y->slot ? -1 : 1;
 	return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
-static int read_drops(struct probes *p, __u32 slot, struct probe_counters *out)
+static int drops_add(struct probes *p, const struct rtl_drop_key *key, const __u64 *vals)
 {
-	int fd = bpf_map__fd(p->skel->maps.drop_reasons);
-	struct rtl_drop_key key, prev_key, *prev = NULL;
-	__u64 *vals;
+	struct drop_entry *d;
+	__u64 n = 0;
 	int c;
 
-	vals = calloc((size_t)p->ncpus, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-		__u64 n = 0;
+	for (c = 0; c < p->ncpus; c++)
+		n += vals[c];
+	if (!n)
+		return 0;
+	if (p->n_drops == p->drops_cap) {
+		unsigned int cap = p->drops_cap ? 2 * p->drops_cap : 64;
 
-		prev_key = key;
-		prev = &prev_key;
-		if (key.slot != slot || bpf_map_lookup_elem(fd, &key, vals) != 0)
-			continue;
-		for (c = 0; c < p->ncpus; c++)
-			n += vals[c];
-		if (n && out->n_drop_reasons < PROBES_MAX_DROP_REASONS) {
-			out->drop_reasons[out->n_drop_reasons].reason = key.reason;
-			out->drop_reasons[out->n_drop_reasons].count = n;
-			out->n_drop_reasons++;
-		}
+		d = reallocarray(p->drops, cap, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		p->drops = d;
+		p->drops_cap = cap;
 	}
-	free(vals);
-	qsort(out->drop_reasons, out->n_drop_reasons, sizeof(out->drop_reasons[0]), cmp_drop);
+	d = &p->drops[p->n_drops++];
+	d->slot = key->slot;
+	d->reason = key->reason;
+	d->count = n;
 	return 0;
 }
 
-int probes_read(struct probes *p, int slot, struct probe_counters *out, struct rterr *err)
+/*
+ * The whole drops map in a few BPF_MAP_LOOKUP_BATCH calls. 1 when the kernel cannot
+ * (no batch ops on hash maps before 5.6; a bucket fuller than a batch: ENOSPC), for the
+ * caller to walk key by key instead.
+ */
+static int drops_collect_batch(struct probes *p, int fd)
+{
+	__u64 in_batch = 0, out_batch = 0; /* the kernel's bucket cursor (a __u32) */
+	bool first = true;
+	int ret;
+
+	if (p->batch_unsupported)
+		return 1;
+	for (;;) {
+		__u32 i, count = p->batch_len;
+
+		ret = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, p->batch_keys,
+					   p->batch_vals, &count, NULL);
+		if (ret < 0 && ret != -ENOENT) {
+			if (ret == -EINVAL || ret == -ENOTSUP || ret == -EOPNOTSUPP)
+				p->batch_unsupported = true;
+			return ret == -EFAULT ? ret : 1;
+		}
+		for (i = 0; i < count; i++) {
+			int r = drops_add(p, &p->batch_keys[i],
+					  p->batch_vals + (size_t)i * (size_t)p->ncpus);
+			if (r)
+				return r;
+		}
+		if (ret == -ENOENT) /* the last batch */
+			return 0;
+		in_batch = out_batch;
+		first = false;
+	}
+}
+
+/* Every (slot, reason) with a count, into p->drops by slot then reason. */
+static int drops_collect(struct probes *p)
+{
+	int fd = bpf_map__fd(p->skel->maps.drop_reasons);
+	struct rtl_drop_key key, prev_key, *prev = NULL;
+	int ret;
+
+	if (!p->batch_keys) {
+		p->batch_len = max(DROP_BATCH_BYTES / (sizeof(struct rtl_drop_key) +
+						       (size_t)p->ncpus * sizeof(__u64)),
+				   16u);
+		p->batch_keys = calloc(p->batch_len, sizeof(*p->batch_keys));
+		p->batch_vals = calloc((size_t)p->batch_len * (size_t)p->ncpus, sizeof(__u64));
+		if (!p->batch_keys || !p->batch_vals) {
+			free(p->batch_keys);
+			free(p->batch_vals);
+			p->batch_keys = NULL;
+			p->batch_vals = NULL;
+			return -ENOMEM;
+		}
+	}
+	p->n_drops = 0;
+	ret = drops_collect_batch(p, fd);
+	if (ret < 0)
+		return ret;
+	if (ret > 0) {
+		p->n_drops = 0;
+		while (bpf_map_get_next_key(fd, prev, &key) == 0) {
+			prev_key = key;
+			prev = &prev_key;
+			if (bpf_map_lookup_elem(fd, &key, p->batch_vals) != 0)
+				continue; /* deleted meanwhile */
+			ret = drops_add(p, &key, p->batch_vals);
+			if (ret)
+				return ret;
+		}
+	}
+	qsort(p->drops, p->n_drops, sizeof(*p->drops), cmp_drop_entry);
+	return 0;
+}
+
+/* First entry of p->drops at or after slot. */
+static unsigned int drops_of_slot(const struct probes *p, __u32 slot)
+{
+	unsigned int lo = 0, hi = p->n_drops, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->drops[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A slot's counters, its drop reasons taken from p->drops (drops_collect() first). */
+static int read_slot(struct probes *p, int slot, struct probe_counters *out, struct rterr *err)
 {
 	const struct rtl_slot_stats *v;
 	__u32 key = (__u32)slot;
-	int c, ret;
+	unsigned int i;
+	int c;
 
 	memset(out, 0, sizeof(*out));
-	if (!slot_get(p, slot))
-		return rterr_sys(err, ENOENT, "slot %d is not selected", slot);
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.slot_stats), &key, p->percpu) != 0)
 		return rterr_sys(err, errno, "reading counters of slot %d", slot);
 	for (c = 0; c < p->ncpus; c++) {
@@ -823,9 +1010,52 @@ int probes_read(struct probes *p, int slot, struct probe_counters *out, struct r
 		out->tcp_retransmit_segments += v->tcp_retransmit_segs;
 		out->drops += v->drops;
 	}
-	ret = read_drops(p, key, out);
+	for (i = drops_of_slot(p, key); i < p->n_drops && p->drops[i].slot == key &&
+					out->n_drop_reasons < PROBES_MAX_DROP_REASONS;
+	     i++) {
+		out->drop_reasons[out->n_drop_reasons].reason = p->drops[i].reason;
+		out->drop_reasons[out->n_drop_reasons].count = p->drops[i].count;
+		out->n_drop_reasons++;
+	}
+	return 0;
+}
+
+int probes_read(struct probes *p, int slot, struct probe_counters *out, struct rterr *err)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!slot_get(p, slot))
+		return rterr_sys(err, ENOENT, "slot %d is not selected", slot);
+	ret = drops_collect(p);
 	if (ret)
 		return rterr_sys(err, ret, "reading drop reasons of slot %d", slot);
+	return read_slot(p, slot, out, err);
+}
+
+int probes_read_all(struct probes *p, probes_read_fn fn, void *arg, struct rterr *err)
+{
+	unsigned int slot;
+	int ret;
+
+	if (!p->read_all) {
+		p->read_all = malloc(sizeof(*p->read_all));
+		if (!p->read_all)
+			return rterr_sys(err, ENOMEM, "probes");
+	}
+	ret = drops_collect(p);
+	if (ret)
+		return rterr_sys(err, ret, "reading drop reasons");
+	for (slot = 0; slot < p->nslots; slot++) {
+		if (!p->slots[slot].used)
+			continue;
+		ret = read_slot(p, (int)slot, p->read_all, err);
+		if (ret)
+			return ret;
+		ret = fn((int)slot, (int)p->slots[slot].key.ifindex, p->read_all, arg);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -912,29 +1142,18 @@ int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes, s
 
 const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf, size_t len)
 {
-	static const char prefix[] = "SKB_DROP_REASON_";
-	const struct btf_type *t;
-	const struct btf_enum *e;
-	unsigned int i;
-	int id;
+	unsigned int lo = 0, hi = p->n_drop_names, mid;
 
-	snprintf(buf, len, "reason_%" PRIu32, reason);
-	if (!p->vmlinux_btf)
-		return buf;
-	id = btf__find_by_name_kind(p->vmlinux_btf, "skb_drop_reason", BTF_KIND_ENUM);
-	if (id < 0)
-		return buf;
-	t = btf__type_by_id(p->vmlinux_btf, (__u32)id);
-	e = btf_enum(t);
-	for (i = 0; i < btf_vlen(t); i++, e++) {
-		const char *name = btf__name_by_offset(p->vmlinux_btf, e->name_off);
-
-		if ((uint32_t)e->val != reason || !name)
-			continue;
-		if (strncmp(name, prefix, sizeof(prefix) - 1) == 0)
-			name += sizeof(prefix) - 1;
-		snprintf(buf, len, "%s", name);
-		break;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->drop_names[mid].reason < reason)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo < p->n_drop_names && p->drop_names[lo].reason == reason)
+		snprintf(buf, len, "%s", p->drop_name_text + p->drop_names[lo].name_off);
+	else
+		snprintf(buf, len, "reason_%" PRIu32, reason);
 	return buf;
 }

@@ -148,6 +148,19 @@ int probes_select(struct probes *p, int ifindex, struct rterr *err);
 int probes_unselect(struct probes *p, int slot, struct rterr *err);
 /* Sum a selected slot's counters over CPUs into *out. -ENOENT for a slot not selected. */
 int probes_read(struct probes *p, int slot, struct probe_counters *out, struct rterr *err);
+/*
+ * Called by probes_read_all() once per selected slot, in slot order: ifindex as selected
+ * (PROBES_HOST_IFINDEX for the host slot), c valid during the call only. A negative
+ * return stops the walk and is what probes_read_all() returns.
+ */
+typedef int (*probes_read_fn)(int slot, int ifindex, const struct probe_counters *c, void *arg);
+/*
+ * probes_read() of every selected slot in one pass: the drop reasons of all slots come
+ * from one walk of the drops map (batch lookups) instead of one walk per slot, which is
+ * what a sampler of many interfaces wants. Counters are read slot after slot, so two
+ * slots are not from the same instant (microseconds apart).
+ */
+int probes_read_all(struct probes *p, probes_read_fn fn, void *arg, struct rterr *err);
 
 /* Run-time stats of a probe's program (bpf_prog_info run_cnt, run_time_ns). */
 int probes_cost(struct probes *p, enum probe_id id, struct probe_cost *out, struct rterr *err);
@@ -161,7 +174,8 @@ int probes_cost_floor(struct probes *p, struct probe_cost *out, struct rterr *er
 int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes, struct rterr *err);
 /*
  * The kernel's name of a drop reason ("NO_SOCKET", as tracefs prints it), from the
- * enum skb_drop_reason in kernel BTF; "reason_N" for one it does not name. Returns buf.
+ * enum skb_drop_reason in kernel BTF (copied at probes_open(), which lets the BTF go);
+ * "reason_N" for one it does not name. Returns buf.
  */
 const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf, size_t len);
 
