@@ -345,8 +345,12 @@ static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 		c->backoff_until_ms = b->until_ms;
 		return;
 	}
-	if (!x->env->autotune)
-		cand_set(c, TUNER_CAND_AUTOTUNE_OFF, "autotune is off (%s)", c->reason);
+	if (!x->env->autotune) {
+		char why[sizeof(c->reason)];
+
+		snprintf(why, sizeof(why), "%s", c->reason);
+		cand_set(c, TUNER_CAND_AUTOTUNE_OFF, "autotune is off (%s)", why);
+	}
 }
 
 /* Every rule over window w, in cands[rule]; returns the index of the one to try, or -1. */
