@@ -71,6 +71,14 @@ int tuner_new(const struct tuner_config *cfg, struct tuner **out, struct rterr *
 	return 0;
 }
 
+static void iface_free(struct iface *ifc)
+{
+	tnr_win_free(&ifc->win);
+	tnr_win_free(&ifc->trial.base);
+	tnr_win_free(&ifc->trial.obs);
+	free(ifc);
+}
+
 void tuner_free(struct tuner *t)
 {
 	struct iface *i, *n;
@@ -79,7 +87,7 @@ void tuner_free(struct tuner *t)
 		return;
 	for (i = t->ifaces; i; i = n) {
 		n = i->next;
-		free(i);
+		iface_free(i);
 	}
 	free(t);
 }
@@ -117,7 +125,7 @@ int tuner_iface_remove(struct tuner *t, int ifindex)
 		*pp = ifc->next;
 		if (ifc->in_trial && t->active_trials)
 			t->active_trials--;
-		free(ifc);
+		iface_free(ifc);
 		return 0;
 	}
 	return -ENOENT;
@@ -351,6 +359,14 @@ static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const ch
 	count(ifc, out);
 }
 
+static void swap_windows(struct window *a, struct window *b)
+{
+	struct window w = *a;
+
+	*a = *b;
+	*b = w;
+}
+
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
@@ -431,21 +447,28 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 	backoff_update(cfg, ifc, tr->start.knob, tr->start.dir, BO_KEEP, now);
 	count(ifc, out);
 	trial_end(t, ifc);
-	/* The observed window was taken with the kept value: it is the next baseline. */
-	ifc->win = tr->obs;
+	/* The observed window was taken with the kept value: it is the next baseline (a swap:
+	 * each window keeps its own storage). */
+	swap_windows(&ifc->win, &tr->obs);
 	memcpy(ifc->win_knob, ifc->env.knob, sizeof(ifc->win_knob));
 	ifc->state = TUNER_ST_BASELINE;
 }
 
-static void start_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
-			const struct tuner_candidate *c, uint64_t now, struct tuner_action *out)
+static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
+		       const struct tuner_candidate *c, uint64_t now, struct tuner_action *out)
 {
 	struct trial *tr = &ifc->trial;
+	struct window base = tr->base, obs = tr->obs;
 	char why[192];
 	struct agg a;
 
+	/* The windows' storage outlives a trial; only the points are new. */
+	if (tnr_win_copy(&base, &ifc->win) < 0)
+		return -ENOMEM;
 	memset(tr, 0, sizeof(*tr));
-	tr->base = ifc->win;
+	tr->base = base;
+	tr->obs = obs;
+	tr->obs.n = 0;
 	tr->kind = c->dir == TUNER_DOWN ? TRIAL_FIX : TRIAL_GAIN;
 	tnr_aggregate(&tr->base, &a);
 	tr->fault = tr->kind == TRIAL_FIX ? tnr_fault_present(&t->cfg, &a, why, sizeof(why)) : -1;
@@ -478,6 +501,7 @@ static void start_trial(struct tuner *t, struct iface *ifc, const struct tuner_e
 	ifc->count = 0;
 	t->active_trials++;
 	count(ifc, out);
+	return 0;
 }
 
 /* ---- feeding ---------------------------------------------------------------------- */
@@ -589,7 +613,8 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 			ifc->state = TUNER_ST_OBSERVE;
 		return;
 	}
-	tnr_win_push(&tr->obs, p, TUNER_MAX_WINDOW);
+	if (tnr_win_push(&tr->obs, p, TUNER_MAX_WINDOW) < 0)
+		return; /* out of memory: this sample is not judged */
 	if (observe_early(t, ifc, now, out))
 		return;
 	if (tr->obs.n >= observe_needed(t, ifc))
@@ -657,7 +682,8 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 			return 0;
 		}
 	}
-	tnr_win_push(&ifc->win, &p, baseline_needed(t, ifc));
+	if (tnr_win_push(&ifc->win, &p, baseline_needed(t, ifc)) < 0)
+		return -ENOMEM;
 	ifc->state = TUNER_ST_BASELINE;
 	if (ifc->win.n < baseline_needed(t, ifc) || !env->autotune ||
 	    t->active_trials >= t->cfg.max_trials)
@@ -668,8 +694,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	if (cands[r].dir == TUNER_UP &&
 	    tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why, sizeof(why)))
 		return 0;
-	start_trial(t, ifc, env, &cands[r], now, out);
-	return 0;
+	return start_trial(t, ifc, env, &cands[r], now, out);
 }
 
 int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tuner_action *out)

@@ -25,10 +25,14 @@ struct point {
 	double retrans, drops, busy, timeouts, cpu_ns;
 };
 
-/* The newest n points, oldest first. */
+/*
+ * The newest n points, oldest first. The storage grows as points come, up to the cap
+ * the pusher gives: most interfaces never carry traffic and hold none, the others what
+ * the configuration asks (8 points by default), not TUNER_MAX_WINDOW.
+ */
 struct window {
-	struct point p[TUNER_MAX_WINDOW];
-	unsigned int n;
+	struct point *p;
+	unsigned int n, size; /* points held, room for */
 };
 
 /* Fault counters, in the order a fix looks at them (the most severe first). */
@@ -140,7 +144,9 @@ bool tnr_cmp_up(const struct cmp *c, double min_effect);
 bool tnr_cmp_down(const struct cmp *c, double min_effect);
 double tnr_tclamp(double t);
 double tnr_rate_z(double ka, double ea, double kb, double eb);
-void tnr_win_push(struct window *w, const struct point *p, unsigned int cap);
+int tnr_win_push(struct window *w, const struct point *p, unsigned int cap);
+int tnr_win_copy(struct window *dst, const struct window *src);
+void tnr_win_free(struct window *w);
 unsigned int tnr_win_values(const struct window *w, unsigned int from, unsigned int to,
 			    enum objective o, double *v);
 unsigned int tnr_win_cpu_per_byte(const struct window *w, double *v);

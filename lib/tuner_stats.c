@@ -4,9 +4,11 @@
  * with a minimum effect on medians for throughput and CPU, the two-rate test for fault
  * counters (docs/tuning.md "The criterion"), and the words reasons are made of.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tuner_priv.h"
@@ -223,7 +225,29 @@ double tnr_rate_z(double ka, double ea, double kb, double eb)
 
 /* ---- windows ---------------------------------------------------------------------- */
 
-void tnr_win_push(struct window *w, const struct point *p, unsigned int cap)
+/* Room for at least n points (doubling, but never past TUNER_MAX_WINDOW). */
+static int win_reserve(struct window *w, unsigned int n)
+{
+	unsigned int size = w->size ? w->size : 4;
+	struct point *p;
+
+	if (n <= w->size)
+		return 0;
+	if (n > TUNER_MAX_WINDOW)
+		return -EINVAL;
+	while (size < n)
+		size *= 2;
+	if (size > TUNER_MAX_WINDOW)
+		size = TUNER_MAX_WINDOW;
+	p = reallocarray(w->p, size, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	w->p = p;
+	w->size = size;
+	return 0;
+}
+
+int tnr_win_push(struct window *w, const struct point *p, unsigned int cap)
 {
 	if (cap > TUNER_MAX_WINDOW)
 		cap = TUNER_MAX_WINDOW;
@@ -231,7 +255,27 @@ void tnr_win_push(struct window *w, const struct point *p, unsigned int cap)
 		memmove(&w->p[0], &w->p[1], (w->n - 1) * sizeof(w->p[0]));
 		w->n--;
 	}
+	if (win_reserve(w, w->n + 1) < 0)
+		return -ENOMEM;
 	w->p[w->n++] = *p;
+	return 0;
+}
+
+/* dst's own storage, the points of src. */
+int tnr_win_copy(struct window *dst, const struct window *src)
+{
+	if (win_reserve(dst, src->n) < 0)
+		return -ENOMEM;
+	if (src->n)
+		memcpy(dst->p, src->p, src->n * sizeof(src->p[0]));
+	dst->n = src->n;
+	return 0;
+}
+
+void tnr_win_free(struct window *w)
+{
+	free(w->p);
+	memset(w, 0, sizeof(*w));
 }
 
 unsigned int tnr_win_values(const struct window *w, unsigned int from, unsigned int to,

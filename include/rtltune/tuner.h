@@ -221,7 +221,8 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname);
 /*
  * One sample of interface ifindex taken at now_ms, with the interface's current env.
  * Fills *out (kind TUNER_NONE when there is nothing to do). At most one action per call.
- * -ENOENT for an interface not added; -EINVAL for a NULL argument.
+ * -ENOENT for an interface not added; -EINVAL for a NULL argument; -ENOMEM when a window
+ * could not grow (that sample is left out).
  */
 int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	       const struct tuner_env *env, uint64_t now_ms, struct tuner_action *out);
