@@ -96,14 +96,16 @@ bench: deps
 	$(MAKE) all
 	scripts/bench.sh
 
-# Robustness (docs/security.md). Sanitizer and fuzzer builds re-run this Makefile in their
-# own BUILD directory with CC/CFLAGS from the environment (a command-line CFLAGS would
-# replace, not extend, the flags above), so nothing mixes with the normal build.
+# Robustness (docs/security.md). The sanitizer build re-runs this Makefile in its own BUILD
+# directory with CC/CFLAGS from the environment (a command-line CFLAGS would replace, not
+# extend, the flags above), so nothing mixes with the normal build. One build serves the
+# unit tests and the fuzzers: libFuzzer's coverage hooks are inert without its driver.
 SAN_FLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=undefined \
+		-fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link \
 		-Wno-unknown-warning-option -Wno-gnu-variable-sized-type-not-at-end
 ASAN_BUILD   := build/asan
-FUZZ_BUILD   := build/fuzz
+SAN_MAKE     := CC=clang CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD)
 FUZZ_SECONDS ?= 60
 FUZZ_SRCS    := $(filter-out $(if $(wildcard daemon/config.c),,tests/fuzz/fuzz_config.c) \
 		$(if $(wildcard daemon/ctl.c),,tests/fuzz/fuzz_ctl.c),$(wildcard tests/fuzz/fuzz_*.c))
@@ -120,19 +122,17 @@ $(BUILD)/fuzzers/fuzz_ctl: $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
 fuzzers: $(FUZZ_BINS)
 
 sanitize:
-	CC=clang CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
-		$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD) unit
+	$(SAN_MAKE) unit
 	scripts/sanitize.sh $(ASAN_BUILD)
 
 fuzz-build:
-	CC=clang CFLAGS="$(SAN_FLAGS) -fsanitize=fuzzer-no-link" \
-		$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) fuzzers
+	$(SAN_MAKE) fuzzers
 
 fuzz: fuzz-build
-	scripts/fuzz.sh run $(FUZZ_BUILD)/fuzzers $(FUZZ_SECONDS)
+	scripts/fuzz.sh run $(ASAN_BUILD)/fuzzers $(FUZZ_SECONDS)
 
 fuzz-replay: fuzz-build
-	scripts/fuzz.sh replay $(FUZZ_BUILD)/fuzzers
+	scripts/fuzz.sh replay $(ASAN_BUILD)/fuzzers
 
 valgrind: all
 	TESTS=valgrind_cli tests/run.sh

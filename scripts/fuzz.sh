@@ -6,7 +6,8 @@
 #                                      and the run fails.
 #   scripts/fuzz.sh replay DIR         run every seed and every regression input once
 #                                      (make check); fails when any of them fails.
-# New inputs the fuzzer finds go to build/fuzz/corpus/NAME, not into the source tree.
+# New inputs the fuzzer finds go to build/fuzz/corpus/NAME, not into the source tree;
+# its logs to build/fuzz/logs/.
 # FUZZ_TARGETS='profile journal' limits either mode to those names.
 set -u
 cd "$(dirname "$0")/.."

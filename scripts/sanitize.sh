@@ -1,5 +1,5 @@
 #!/bin/bash
-# Run every cmocka unit binary of a sanitizer build (make sanitize: clang, ASan + UBSan,
+# Run every cmocka unit binary of the sanitizer build (make sanitize: clang, ASan + UBSan,
 # build/asan) and fail on the first report. Usage: scripts/sanitize.sh [BUILD_DIR]
 # Each binary's output goes to BUILD_DIR/test-logs/NAME.log; a failure prints its tail.
 set -u
