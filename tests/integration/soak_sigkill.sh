@@ -2,8 +2,9 @@
 # Fault soak: SIGKILL at random moments of `rtltune apply` (between knob changes, and
 # inside the journal's own write: before fsync, before rename, after commit, right after
 # locking), sometimes of the `restore` that follows too, 30 times (SOAK_KILLS); then of
-# rtltuned while it applies its profile, followed by a restart. After every kill
-# `rtltune restore` brings back exactly the values from before the first change.
+# rtltuned while it applies its profile to a new interface, followed by a restart that
+# must roll the interrupted apply back by itself. After every kill `rtltune restore`
+# brings back exactly the values from before the first change.
 . "$(dirname "$0")/../lib.sh"
 KILLS=${SOAK_KILLS:-30}
 
@@ -17,9 +18,9 @@ printf '[knobs]\nmtu = 9000\ngso = off\ngro = on\ngso_max_size = 16384\ngso_max_
 before=$(t_link_state "$ns" v0)
 # Per round, a quick independent look (no python: ip and ethtool only); the full
 # t_link_state, IPv4 BIG TCP sizes included, at the end.
-quick_state() {
-	ip -n "$ns" -d -j link show dev v0 | jq -c '.[0] | {mtu, gso_max_size, gso_max_segs, gro_max_size}'
-	ip netns exec "$ns" ethtool -k v0 | grep -E '^(\s+tx-tcp|tcp-seg|generic-)' | tr -s ' \t' ' '
+quick_state() { # [DEV], v0 by default
+	ip -n "$ns" -d -j link show dev "${1:-v0}" | jq -c '.[0] | {mtu, gso_max_size, gso_max_segs, gro_max_size}'
+	ip netns exec "$ns" ethtool -k "${1:-v0}" | grep -E '^(\s+tx-tcp|tcp-seg|generic-)' | tr -s ' \t' ' '
 }
 quick_before=$(quick_state)
 points=(apply_knob apply_knob apply_knob journal_fsync journal_rename journal_committed journal_locked)
@@ -64,35 +65,43 @@ t_eq "$(t_link_state "$ns" v0)" "$before" "full link state after $KILLS kill/res
 t_ge "$midway" 1 "rounds where the kill left the link half-changed"
 t_eq "$(grep -c '^inflight' "$RTLTUNE_STATE_DIR/journal" 2>/dev/null || true)" 0 "operations left in flight"
 
-# rtltuned killed while it applies its profile, then restarted.
+# rtltuned killed while it applies its profile to a new interface (hotplug, 400 ms per
+# knob), then restarted without a profile: the restart alone must put back what the
+# killed apply changed (its operation was in flight), and restore finds nothing left.
 if [ -x "$RTLTUNED" ]; then
 	. "$TOP/tests/daemon-lib.sh"
 	D_STATE=$RTLTUNE_STATE_DIR
 	printf '[daemon]\nsample_interval = 200ms\nprofile = k1\n' >"$T_TMP/with-profile.conf"
 	printf '[daemon]\nsample_interval = 200ms\n' >"$T_TMP/observe.conf"
-	self_rolled=0
+	self_rolled=0 in_flight=0
 	for ((i = 1; i <= 5; i++)); do
-		D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH" RTLTUNE_TEST_DELAY=apply_knob=150)
-		d_start "$ns" --config "$T_TMP/with-profile.conf" --interfaces v0
-		for ((w = 0; w < 100; w++)); do
-			[ "$(t_ip_attr "$ns" v0 mtu)" = 4000 ] && break
+		D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH" RTLTUNE_TEST_DELAY=apply_knob=400)
+		d_start "$ns" --config "$T_TMP/with-profile.conf" --interfaces 'hp*' --no-autotune
+		ip -n "$ns" link add "hp$i" type veth peer name "hq$i"
+		ip -n "$ns" link set "hp$i" up
+		for ((w = 0; w < 250; w++)); do
+			ip -n "$ns" -o link show "hp$i" | grep -q ' mtu 4000 ' && break
 			sleep 0.02
 		done
-		t_eq "$(t_ip_attr "$ns" v0 mtu)" 4000 "round $i: rtltuned had started changing v0"
+		t_eq "$(t_ip_attr "$ns" "hp$i" mtu)" 4000 "round $i: rtltuned had started changing hp$i"
 		kill -9 "$D_PID"
 		wait "$D_PID" 2>/dev/null || true
-		# Restarted without a profile: it must start despite the orphaned operation.
+		grep -q "^inflight hp$i " "$D_STATE/journal" && in_flight=$((in_flight + 1))
 		D_ENV=()
-		d_start "$ns" --config "$T_TMP/observe.conf" --interfaces v0
-		d_wait_samples 1
-		[ "$(quick_state)" = "$quick_before" ] && self_rolled=$((self_rolled + 1))
+		d_start "$ns" --config "$T_TMP/observe.conf" --interfaces 'hp*' --no-autotune
+		grep -q '^inflight' "$D_STATE/journal" && t_fail "round $i: operation still in flight after the restart"
+		[ "$(quick_state "hp$i")" = "$(quick_state "hq$i")" ] && self_rolled=$((self_rolled + 1))
 		kill -0 "$D_PID" || t_fail "round $i: restarted rtltuned died"
 		d_stop >/dev/null || true
-		t_rtl "$ns" restore v0 >/dev/null
-		t_eq "$(quick_state)" "$quick_before" "round $i: state after rtltuned was killed mid-apply, restarted, restore"
+		t_rtl "$ns" restore "hp$i" >/dev/null
+		# hq (the untouched peer, a veth made at the same moment) shows the defaults.
+		t_eq "$(quick_state "hp$i")" "$(quick_state "hq$i")" "round $i: hp$i after rtltuned was killed mid-apply, restarted, restore"
 		restores=$((restores + 1))
+		ip -n "$ns" link del "hp$i"
 	done
-	echo "# rtltuned killed mid-apply 5 times: rolled back on its own at restart $self_rolled times"
-	t_eq "$(t_link_state "$ns" v0)" "$before" "full link state after the rtltuned rounds"
+	echo "# rtltuned killed mid-apply 5 times ($in_flight with the apply in flight): the restart alone rolled back $self_rolled"
+	t_ge "$in_flight" 3 "kills that hit rtltuned's apply in flight"
+	t_eq "$self_rolled" "$in_flight" "restarts that rolled the killed apply back on their own"
+	t_eq "$(t_link_state "$ns" v0)" "$before" "v0 untouched by the rtltuned rounds"
 fi
 echo "soak_sigkill: kills=$KILLS restores_checked=$restores"
