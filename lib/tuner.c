@@ -289,6 +289,8 @@ static void describe_cmp(const char *what, const struct cmp *c, bool bps, char *
 		what, x, y, c->ma > 0 ? tnr_pct(c->mb / c->ma) : 0,
 		c->meda > 0 ? tnr_pct(c->medb / c->meda) : 0, tnr_tclamp(c->t), c->tcrit, c->na,
 		c->nb);
+	if (c->rho > 0)
+		tnr_cat(buf, len, " (autocorrelation %.2f)", c->rho);
 }
 
 /* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */

@@ -122,6 +122,7 @@ struct tuner {
 struct cmp {
 	unsigned int na, nb;
 	double ma, mb, meda, medb, t, df, tcrit;
+	double rho; /* lag-1 autocorrelation the variances were corrected for */
 };
 
 /* Sums over a window; have holds only what every sample had. */
