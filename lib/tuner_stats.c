@@ -418,7 +418,7 @@ int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char 
 	if (!any)
 		snprintf(text, len, "no fault counters (retransmits, drops, refusals) sampled");
 	else if (a->have & TUNER_HAVE_RETRANS)
-		snprintf(text, len, "no tnr_faults (retransmits %s)",
+		snprintf(text, len, "no faults (retransmits %s)",
 			 tnr_fmt_fault_rate(F_RETRANS, tnr_agg_rate(a, F_RETRANS), r, sizeof(r)));
 	else
 		snprintf(text, len, "no faults");
