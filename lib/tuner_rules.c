@@ -203,10 +203,17 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 		 share * 100, rate, cur, max, to);
 }
 
+/*
+ * GRO merges only TCP segments that carry data: a segment without payload flushes the flow
+ * (tcp_gro_receive()). Frames averaging less than this are acknowledgements (66 bytes with
+ * timestamps) or small messages: a bulk sender's receive side, where GRO has nothing to do.
+ */
+#define GRO_MIN_FRAME_BYTES 256
+
 static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 {
 	int64_t gro = x->env->knob[KNOB_GRO];
-	double pps;
+	double pps, frame;
 
 	cand_init(c, TUNER_RULE_GRO_OFF, KNOB_GRO, TUNER_UP);
 	if (gro < 0)
@@ -222,9 +229,17 @@ static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
 				"GRO is off at %.0f frames/s received (< %.0f)", pps,
 				x->t->cfg.gro_on_min_pps);
+	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
+	if (frame < GRO_MIN_FRAME_BYTES)
+		return cand_set(
+			c, TUNER_CAND_NO_EVIDENCE,
+			"GRO is off at %.0f frames/s received, but they average %.0f bytes "
+			"(< %d): acknowledgements or small messages, which GRO does not merge",
+			pps, frame, GRO_MIN_FRAME_BYTES);
 	cand_change(c, KNOB_GRO, 0, 1);
-	cand_set(c, TUNER_CAND_READY, "GRO is off at %.0f frames/s received (>= %.0f): try GRO on",
-		 pps, x->t->cfg.gro_on_min_pps);
+	cand_set(c, TUNER_CAND_READY,
+		 "GRO is off at %.0f frames/s received (>= %.0f) averaging %.0f bytes: try GRO on",
+		 pps, x->t->cfg.gro_on_min_pps, frame);
 }
 
 static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)

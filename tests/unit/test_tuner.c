@@ -322,6 +322,12 @@ static void m_rx(struct sim *s, struct tuner_sample *o)
 	o->tx_bytes = o->tx_packets * 66;
 }
 
+/* A bulk sender at the chip's gso limit: what it receives is its flows' ACKs. */
+static void m_sender_acks(struct sim *s, struct tuner_sample *o)
+{
+	bulk_tx(s, o, noisy(s, s->base_bps), 0.9, 0);
+}
+
 /* Full 1500-byte frames; a jumbo MTU gains param (relative). */
 static void m_mtu(struct sim *s, struct tuner_sample *o)
 {
@@ -1031,6 +1037,23 @@ static void test_unsteady_waits(void **state)
 	sim_free(&s);
 }
 
+/* GRO off on a bulk sender: 345k ACKs/s received, but GRO never merges them: no trial. */
+static void test_gro_off_acks_only(void **state)
+{
+	struct tuner_recommendation rec;
+	struct sim s;
+
+	sim_init(&s, m_sender_acks, NULL);
+	s.env.knob[KNOB_GRO] = 0;
+	s.env.knob[KNOB_GSO_MAX_SIZE] = s.env.knob[KNOB_GSO_IPV4_MAX_SIZE] = 524280;
+	sim_run(&s, 60);
+	assert_int_equal(s.n_log, 0);
+	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
+	assert_int_equal(rec.cands[TUNER_RULE_GRO_OFF].status, TUNER_CAND_NO_EVIDENCE);
+	assert_non_null(strstr(rec.cands[TUNER_RULE_GRO_OFF].reason, "acknowledgements"));
+	sim_free(&s);
+}
+
 /* Judge-slowly chips get windows three times as long. */
 static void test_judge_slowly(void **state)
 {
@@ -1135,6 +1158,7 @@ int main(void)
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_one_trial_at_a_time),
 		cmocka_unit_test(test_unsteady_waits),
+		cmocka_unit_test(test_gro_off_acks_only),
 		cmocka_unit_test(test_judge_slowly),
 		cmocka_unit_test(test_recommend),
 		cmocka_unit_test(test_config),
