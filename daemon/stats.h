@@ -68,6 +68,9 @@ struct iface_stats {
 	struct rtl_hist hist[SH__COUNT];
 	struct stat_drop drops[STAT_MAX_DROP_REASONS];
 	unsigned int n_drops;
+	/* The segments the TCP retransmits (skbs, counter tcp_retransmits) carried: the
+	 * tuner rates them per segment sent, as TcpRetransSegs does. */
+	uint64_t tcp_retransmit_segs;
 
 	/* Per-second rates over the last sample interval. */
 	double rate[SC__COUNT];
