@@ -22,7 +22,7 @@ static const char *const counter_help[SC__COUNT] = {
 	[SC_RX_BYTES] = "Bytes the driver delivered to the stack.",
 	[SC_TX_BUSY] = "Transmissions the driver refused (NETDEV_TX_BUSY).",
 	[SC_TX_TIMEOUTS] = "TX watchdog timeouts.",
-	[SC_TCP_RETRANSMITS] = "TCP segments retransmitted through the device.",
+	[SC_TCP_RETRANSMITS] = "TCP retransmissions through the device (skbs, not segments).",
 };
 
 static const char *const hist_names[SH__COUNT] = {
