@@ -423,6 +423,7 @@ int ctl_set_group(gid_t gid)
 int ctl_start(const char *path, gid_t gid, struct rterr *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
 	int fd, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -434,8 +435,14 @@ int ctl_start(const char *path, gid_t gid, struct rterr *err)
 		return rterr_sys(err, -r, "cannot create the directory of %s", path);
 	if (socket_in_use(&sa))
 		return rterr_sys(err, EADDRINUSE, "another rtltuned answers on %s", path);
-	/* A socket file nobody answers on is a leftover of a crash. */
-	unlink(path);
+	/* A socket file nobody answers on is a leftover of a crash; anything else at the
+	 * path (a mistyped --socket naming the config file) is not ours to delete. */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return rterr_input(err, "%s exists and is not a socket: refusing to replace it",
+					   path);
+		unlink(path);
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return rterr_sys(err, errno, "socket(AF_UNIX)");

@@ -442,7 +442,14 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 		}
 	}
 	if (failure[0]) {
-		int bad = undo(plan, pre, touched, undone, sizeof(undone));
+		bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
+		int bad;
+
+		/* Only what this run changed, and what the kernel moved along with it. */
+		for (k = 0; k < KNOB__COUNT; k++)
+			changed[k] = plan->items[k].changed;
+		apply_side_effects(changed, to_undo);
+		bad = undo(plan, pre, to_undo, undone, sizeof(undone));
 
 		for (k = 0; k < KNOB__COUNT; k++)
 			if (plan->items[k].changed)
