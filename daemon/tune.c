@@ -55,10 +55,13 @@ static void record(struct iface *ifc, const struct tuner_action *a)
 	if (!(a->kind == TUNER_ROLLBACK && a->retry))
 		ifc->decisions[a->knob][outcome_of(a->kind)]++;
 	rtd.generation++;
-	knob_value_str(a->knob, a->n_changes ? a->changes[0].from : LINK_UNSET, from, sizeof(from));
-	knob_value_str(a->knob, a->n_changes ? a->changes[0].to : LINK_UNSET, to, sizeof(to));
+	/* knob_value_str() returns "on"/"off" for a feature without touching the buffer. */
 	dlog(LOG_NOTICE, ifc->name, "tuner %s %s %s -> %s: %s", tuner_outcome_name(a->kind),
-	     knob_name(a->knob), from, to, a->reason);
+	     knob_name(a->knob),
+	     knob_value_str(a->knob, a->n_changes ? a->changes[0].from : LINK_UNSET, from,
+			    sizeof(from)),
+	     knob_value_str(a->knob, a->n_changes ? a->changes[0].to : LINK_UNSET, to, sizeof(to)),
+	     a->reason);
 	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
 		return;
 	ev.ifname = ifc->name;
