@@ -77,16 +77,22 @@ static struct MHD_Response *metrics_response(void)
 
 /*
  * The gzip'ed text is built in slices between other events (http_work()), right after
- * each change, from a rendering of that moment: deflating 500 KiB takes 2-15 ms, which
- * would otherwise stall every request that arrives meanwhile. Until a build completes,
- * gzip clients get the previous text (at most one sample old).
+ * each change: first the text itself (RENDER_SLICE_BYTES per slice, whole interfaces),
+ * then its deflate (GZ_SLICE_BYTES of input per slice). Rendering 500 KiB in one go takes
+ * 1-5 ms and deflating it 2-15 ms on a loaded machine, which would otherwise stall every
+ * request that arrives meanwhile. Until a build completes, gzip clients get the previous
+ * complete text (at most one sample old). A change while the text is being rendered
+ * restarts it, so one text never mixes two samples; once rendered, it is a copy and the
+ * deflate goes on.
  */
+#define RENDER_SLICE_BYTES   (32 * 1024)
 #define GZ_SLICE_BYTES	     (48 * 1024)
 #define GZ_CLIENTS_RECENT_US (120ULL * 1000000) /* keep building while scrapers ask */
 
 static struct {
 	bool active;
 	uint64_t gen;
+	struct metrics_job *job; /* rendering; the deflate starts when it is done */
 	char *in, *out;
 	size_t in_len, out_cap;
 	z_stream zs;
@@ -97,7 +103,10 @@ static void gz_build_abort(void)
 {
 	if (!gzb.active)
 		return;
-	deflateEnd(&gzb.zs);
+	if (gzb.job)
+		metrics_job_free(gzb.job);
+	else
+		deflateEnd(&gzb.zs);
 	free(gzb.in);
 	free(gzb.out);
 	memset(&gzb, 0, sizeof(gzb));
@@ -106,36 +115,77 @@ static void gz_build_abort(void)
 static int gz_build_start(void)
 {
 	memset(&gzb, 0, sizeof(gzb));
-	gzb.in = metrics_render(&gzb.in_len);
-	if (!gzb.in)
+	gzb.job = metrics_job_new();
+	if (!gzb.job)
 		return -ENOMEM;
-	/* Level 1: most of the gain of level 9 at a fraction of the time. */
-	if (deflateInit2(&gzb.zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(gzb.in);
-		return -ENOMEM;
-	}
-	gzb.out_cap = deflateBound(&gzb.zs, gzb.in_len);
-	gzb.out = malloc(gzb.out_cap);
-	if (!gzb.out) {
-		deflateEnd(&gzb.zs);
-		free(gzb.in);
-		return -ENOMEM;
-	}
-	gzb.zs.next_in = (Bytef *)gzb.in;
-	gzb.zs.next_out = (Bytef *)gzb.out;
-	gzb.zs.avail_out = (uInt)gzb.out_cap;
 	gzb.gen = rtd.generation;
 	gzb.active = true;
 	return 0;
 }
 
+static int gz_deflate_start(void)
+{
+	gzb.in = metrics_job_take(gzb.job, &gzb.in_len);
+	gzb.job = NULL;
+	/* Level 1: most of the gain of level 9 at a fraction of the time. */
+	if (deflateInit2(&gzb.zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	gzb.out_cap = deflateBound(&gzb.zs, gzb.in_len);
+	gzb.out = malloc(gzb.out_cap);
+	if (!gzb.out) {
+		deflateEnd(&gzb.zs);
+		return -ENOMEM;
+	}
+	gzb.zs.next_in = (Bytef *)gzb.in;
+	gzb.zs.next_out = (Bytef *)gzb.out;
+	gzb.zs.avail_out = (uInt)gzb.out_cap;
+	return 0;
+}
+
+/* One slice of rendering; true when the text is complete and the deflate set up. */
+static bool gz_render_step(size_t slice)
+{
+	int r;
+
+	if (gzb.gen != rtd.generation) {
+		/* Interfaces may have gone, and the text so far is of the older sample. */
+		metrics_job_free(gzb.job);
+		gzb.job = metrics_job_new();
+		if (!gzb.job) {
+			memset(&gzb, 0, sizeof(gzb));
+			return false;
+		}
+		gzb.gen = rtd.generation;
+	}
+	r = metrics_job_step(gzb.job, slice);
+	if (r == 0)
+		return false;
+	if (r < 0 || gz_deflate_start() < 0) {
+		dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
+		if (gzb.job)
+			metrics_job_free(gzb.job);
+		free(gzb.in);
+		memset(&gzb, 0, sizeof(gzb));
+		return false;
+	}
+	return true;
+}
+
 /* One slice; true when the build is complete (and swapped in) or failed. */
 static bool gz_build_step(size_t slice)
 {
-	size_t left = gzb.in_len - (size_t)((char *)gzb.zs.next_in - gzb.in);
-	int flush = left <= slice ? Z_FINISH : Z_NO_FLUSH, r;
+	size_t left;
+	int flush, r;
 	struct MHD_Response *resp;
 
+	if (gzb.job) {
+		if (!gz_render_step(slice == SIZE_MAX / 2 ? slice : RENDER_SLICE_BYTES))
+			return !gzb.active;
+		if (slice != SIZE_MAX / 2)
+			return false; /* the deflate in the next slices */
+	}
+	left = gzb.in_len - (size_t)((char *)gzb.zs.next_in - gzb.in);
+	flush = left <= slice ? Z_FINISH : Z_NO_FLUSH;
 	gzb.zs.avail_in = (uInt)(left <= slice ? left : slice);
 	r = deflate(&gzb.zs, flush);
 	if (flush != Z_FINISH && r == Z_OK)

@@ -167,27 +167,6 @@ static void series(struct sbuf *b, const char *name, const char *suffix, const c
 	sb_mem(b, " ", 1);
 }
 
-#define MAX_IFACES 4096
-static struct iface *list[MAX_IFACES];
-
-static unsigned int managed_sorted(void)
-{
-	unsigned int n = 0, i, j;
-	struct iface *ifc;
-
-	for (ifc = rtd.ifaces; ifc && n < MAX_IFACES; ifc = ifc->next)
-		if (ifc->managed && ifc->stats.valid)
-			list[n++] = ifc;
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && list[j - 1]->ifindex > list[j]->ifindex; j--) {
-			struct iface *t = list[j];
-
-			list[j] = list[j - 1];
-			list[j - 1] = t;
-		}
-	return n;
-}
-
 /* Bucket labels, formatted once: a full scrape prints thousands of them. */
 static char le_text[HIST_BUCKETS][24];
 
@@ -217,108 +196,88 @@ static void render_hist(struct sbuf *b, const char *name, const char *device,
 	sb_mem(b, "\n", 1);
 }
 
-static void render(struct sbuf *b)
-{
-	unsigned int n = managed_sorted(), i, c, h, k, o, d;
+/*
+ * Rendering is resumable: the text is a sequence of sections (one metric family each, or
+ * the fixed head and tail), and a section with one part per interface can stop between two
+ * interfaces. A step renders about `slice` bytes, so the HTTP server can build the next
+ * text between requests instead of stalling them for the whole 500 KiB.
+ */
+enum sec_kind {
+	SEC_BUILD,
+	SEC_INFO,
+	SEC_COUNTER,
+	SEC_DROPS,
+	SEC_HIST,
+	SEC_KNOB,
+	SEC_DECISIONS,
+	SEC_TAIL
+};
+
+#define SEC_COUNTER0   2
+#define SEC_DROPS_IDX  (SEC_COUNTER0 + SC__COUNT)
+#define SEC_HIST0      (SEC_DROPS_IDX + 1)
+#define SEC_KNOB_IDX   (SEC_HIST0 + SH__COUNT)
+#define SEC_DECIDE_IDX (SEC_KNOB_IDX + 1)
+#define SEC_TAIL_IDX   (SEC_DECIDE_IDX + 1)
+#define SEC__COUNT     (SEC_TAIL_IDX + 1)
+
+struct metrics_job {
+	struct sbuf b;
+	unsigned int sec, i, n;
+	bool in_section; /* the section's head is out: its interfaces come next */
 	char name[96];
-	bool any;
+	struct iface *list[]; /* managed interfaces with a sample, by ifindex */
+};
 
-	b->len = 0;
-	b->oom = false;
-	sb_mem(b, "", 0);
-
-	family(b, "rtltune_build_info", "gauge", "rtltuned version; always 1.");
-	series(b, "rtltune_build_info", NULL, NULL, "version", RTLTUNE_VERSION, NULL, NULL);
-	sb_str(b, "1\n");
-
-	family(b, "rtltune_interface_info", "gauge",
-	       "Interfaces rtltuned manages, with their driver and chip database entry; always 1.");
-	for (i = 0; i < n; i++) {
-		series(b, "rtltune_interface_info", NULL, list[i]->name, "driver", list[i]->driver,
-		       "chip", list[i]->chip);
-		sb_str(b, "1\n");
+static enum sec_kind sec_kind(unsigned int sec, unsigned int *sub)
+{
+	*sub = 0;
+	if (sec == 0)
+		return SEC_BUILD;
+	if (sec == 1)
+		return SEC_INFO;
+	if (sec < SEC_DROPS_IDX) {
+		*sub = sec - SEC_COUNTER0;
+		return SEC_COUNTER;
 	}
-
-	for (c = 0; c < SC__COUNT; c++) {
-		any = false;
-		for (i = 0; i < n && !any; i++)
-			any = list[i]->stats.have_counter[c];
-		if (!any)
-			continue;
-		snprintf(name, sizeof(name), "rtltune_%s_total", stat_counter_name(c));
-		family(b, name, "counter", stat_counter_help(c));
-		for (i = 0; i < n; i++) {
-			if (!list[i]->stats.have_counter[c])
-				continue;
-			series(b, name, NULL, list[i]->name, NULL, NULL, NULL, NULL);
-			sb_u64(b, list[i]->stats.counter[c]);
-			sb_mem(b, "\n", 1);
-		}
+	if (sec == SEC_DROPS_IDX)
+		return SEC_DROPS;
+	if (sec < SEC_KNOB_IDX) {
+		*sub = sec - SEC_HIST0;
+		return SEC_HIST;
 	}
+	if (sec == SEC_KNOB_IDX)
+		return SEC_KNOB;
+	if (sec == SEC_DECIDE_IDX)
+		return SEC_DECISIONS;
+	return SEC_TAIL;
+}
 
-	any = false;
-	for (i = 0; i < n && !any; i++)
-		any = list[i]->stats.n_drops > 0;
-	if (any) {
-		family(b, "rtltune_drops_total", "counter",
-		       "Packets dropped, by reason (kernel skb_drop_reason name with the probes, "
-		       "rx_dropped/tx_dropped link counters without).");
-		for (i = 0; i < n; i++) {
-			for (d = 0; d < list[i]->stats.n_drops; d++) {
-				series(b, "rtltune_drops_total", NULL, list[i]->name, "reason",
-				       list[i]->stats.drops[d].reason, NULL, NULL);
-				sb_u64(b, list[i]->stats.drops[d].count);
-				sb_mem(b, "\n", 1);
-			}
-		}
-	}
+static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int sub)
+{
+	unsigned int k, o;
 
-	for (h = 0; h < SH__COUNT; h++) {
-		any = false;
-		for (i = 0; i < n && !any; i++)
-			any = list[i]->stats.have_hist;
-		if (!any)
-			continue;
-		snprintf(name, sizeof(name), "rtltune_%s", stat_hist_name(h));
-		family(b, name, "histogram", stat_hist_help(h));
-		for (i = 0; i < n; i++)
-			if (list[i]->stats.have_hist)
-				render_hist(b, name, list[i]->name, &list[i]->stats.hist[h]);
+	switch (kind) {
+	case SEC_COUNTER:
+		return ifc->stats.have_counter[sub];
+	case SEC_DROPS:
+		return ifc->stats.n_drops > 0;
+	case SEC_HIST:
+		return ifc->stats.have_hist;
+	case SEC_DECISIONS:
+		for (k = 0; k < KNOB__COUNT; k++)
+			for (o = 0; o < OUTCOME__COUNT; o++)
+				if (ifc->decisions[k][o])
+					return true;
+		return false;
+	default:
+		return true;
 	}
+}
 
-	family(b, "rtltune_knob_value", "gauge",
-	       "Current value of each knob (booleans 1/0; sizes in bytes).");
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < KNOB__COUNT; k++) {
-			if (list[i]->knob[k] == LINK_UNSET)
-				continue;
-			series(b, "rtltune_knob_value", NULL, list[i]->name, "knob",
-			       knob_name((enum knob_id)k), NULL, NULL);
-			sb_i64(b, list[i]->knob[k]);
-			sb_mem(b, "\n", 1);
-		}
-	}
-
-	any = false;
-	for (i = 0; i < n && !any; i++)
-		for (k = 0; k < KNOB__COUNT && !any; k++)
-			for (o = 0; o < OUTCOME__COUNT && !any; o++)
-				any = list[i]->decisions[k][o] > 0;
-	if (any) {
-		family(b, "rtltune_tuning_decisions_total", "counter",
-		       "Changes rtltuned made or tried, by knob and outcome.");
-		for (i = 0; i < n; i++)
-			for (k = 0; k < KNOB__COUNT; k++)
-				for (o = 0; o < OUTCOME__COUNT; o++) {
-					if (!list[i]->decisions[k][o])
-						continue;
-					series(b, "rtltune_tuning_decisions_total", NULL,
-					       list[i]->name, "knob", knob_name((enum knob_id)k),
-					       "outcome", decision_outcome_name(o));
-					sb_u64(b, list[i]->decisions[k][o]);
-					sb_mem(b, "\n", 1);
-				}
-	}
+static void render_tail(struct sbuf *b)
+{
+	unsigned int f, i;
 
 	if (bpf_probe_count()) {
 		static const char *const fams[] = {"rtltune_probe_attached",
@@ -330,7 +289,6 @@ static void render(struct sbuf *b)
 			"Times the probe's BPF program ran (kernel BPF run-time stats).",
 			"Time spent in the probe's BPF program (kernel BPF run-time stats).",
 		};
-		unsigned int f;
 
 		for (f = 0; f < 3; f++) {
 			family(b, fams[f], types[f], helps[f]);
@@ -359,23 +317,214 @@ static void render(struct sbuf *b)
 	sb_mem(b, "\n", 1);
 }
 
+/* The family line(s) of a section; false when the section has no interface part. */
+static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int sub)
+{
+	struct sbuf *b = &j->b;
+
+	switch (kind) {
+	case SEC_BUILD:
+		family(b, "rtltune_build_info", "gauge", "rtltuned version; always 1.");
+		series(b, "rtltune_build_info", NULL, NULL, "version", RTLTUNE_VERSION, NULL, NULL);
+		sb_str(b, "1\n");
+		return false;
+	case SEC_INFO:
+		family(b, "rtltune_interface_info", "gauge",
+		       "Interfaces rtltuned manages, with their driver and chip database entry; "
+		       "always 1.");
+		return true;
+	case SEC_COUNTER:
+		snprintf(j->name, sizeof(j->name), "rtltune_%s_total", stat_counter_name(sub));
+		family(b, j->name, "counter", stat_counter_help(sub));
+		return true;
+	case SEC_DROPS:
+		family(b, "rtltune_drops_total", "counter",
+		       "Packets dropped, by reason (kernel skb_drop_reason name with the probes, "
+		       "rx_dropped/tx_dropped link counters without).");
+		return true;
+	case SEC_HIST:
+		snprintf(j->name, sizeof(j->name), "rtltune_%s", stat_hist_name(sub));
+		family(b, j->name, "histogram", stat_hist_help(sub));
+		return true;
+	case SEC_KNOB:
+		family(b, "rtltune_knob_value", "gauge",
+		       "Current value of each knob (booleans 1/0; sizes in bytes).");
+		return true;
+	case SEC_DECISIONS:
+		family(b, "rtltune_tuning_decisions_total", "counter",
+		       "Changes rtltuned made or tried, by knob and outcome.");
+		return true;
+	case SEC_TAIL:
+		render_tail(b);
+		return false;
+	}
+	return false;
+}
+
+static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned int sub,
+			  const struct iface *ifc)
+{
+	struct sbuf *b = &j->b;
+	unsigned int d, k, o;
+
+	if (!iface_has(ifc, kind, sub))
+		return;
+	switch (kind) {
+	case SEC_INFO:
+		series(b, "rtltune_interface_info", NULL, ifc->name, "driver", ifc->driver, "chip",
+		       ifc->chip);
+		sb_str(b, "1\n");
+		break;
+	case SEC_COUNTER:
+		series(b, j->name, NULL, ifc->name, NULL, NULL, NULL, NULL);
+		sb_u64(b, ifc->stats.counter[sub]);
+		sb_mem(b, "\n", 1);
+		break;
+	case SEC_DROPS:
+		for (d = 0; d < ifc->stats.n_drops; d++) {
+			series(b, "rtltune_drops_total", NULL, ifc->name, "reason",
+			       ifc->stats.drops[d].reason, NULL, NULL);
+			sb_u64(b, ifc->stats.drops[d].count);
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_HIST:
+		render_hist(b, j->name, ifc->name, &ifc->stats.hist[sub]);
+		break;
+	case SEC_KNOB:
+		for (k = 0; k < KNOB__COUNT; k++) {
+			if (ifc->knob[k] == LINK_UNSET)
+				continue;
+			series(b, "rtltune_knob_value", NULL, ifc->name, "knob",
+			       knob_name((enum knob_id)k), NULL, NULL);
+			sb_i64(b, ifc->knob[k]);
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_DECISIONS:
+		for (k = 0; k < KNOB__COUNT; k++)
+			for (o = 0; o < OUTCOME__COUNT; o++) {
+				if (!ifc->decisions[k][o])
+					continue;
+				series(b, "rtltune_tuning_decisions_total", NULL, ifc->name, "knob",
+				       knob_name((enum knob_id)k), "outcome",
+				       decision_outcome_name(o));
+				sb_u64(b, ifc->decisions[k][o]);
+				sb_mem(b, "\n", 1);
+			}
+		break;
+	default:
+		break;
+	}
+}
+
 /* Sized by the last rendering: one allocation per scrape-worthy change, no regrowth. */
 static size_t last_len;
 
-char *metrics_render(size_t *len)
+struct metrics_job *metrics_job_new(void)
 {
-	struct sbuf b = {0};
+	struct metrics_job *j;
+	struct iface *ifc;
+	unsigned int n = 0, i, k;
 
-	sb_grow(&b, last_len + last_len / 8);
-	render(&b);
-	if (b.oom) {
-		dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
-		free(b.p);
+	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
+		if (ifc->managed && ifc->stats.valid)
+			n++;
+	j = calloc(1, sizeof(*j) + n * sizeof(j->list[0]));
+	if (!j)
+		return NULL;
+	for (ifc = rtd.ifaces; ifc && j->n < n; ifc = ifc->next)
+		if (ifc->managed && ifc->stats.valid)
+			j->list[j->n++] = ifc;
+	for (i = 1; i < j->n; i++)
+		for (k = i; k > 0 && j->list[k - 1]->ifindex > j->list[k]->ifindex; k--) {
+			struct iface *t = j->list[k];
+
+			j->list[k] = j->list[k - 1];
+			j->list[k - 1] = t;
+		}
+	sb_grow(&j->b, last_len + last_len / 8);
+	sb_mem(&j->b, "", 0);
+	if (j->b.oom) {
+		metrics_job_free(j);
 		return NULL;
 	}
-	last_len = b.len;
-	*len = b.len;
-	return b.p;
+	return j;
+}
+
+void metrics_job_free(struct metrics_job *j)
+{
+	if (!j)
+		return;
+	free(j->b.p);
+	free(j);
+}
+
+static void next_section(struct metrics_job *j)
+{
+	j->sec++;
+	j->i = 0;
+	j->in_section = false;
+}
+
+int metrics_job_step(struct metrics_job *j, size_t slice)
+{
+	size_t stop = j->b.len + (slice < SIZE_MAX / 2 ? slice : SIZE_MAX / 2);
+	enum sec_kind kind;
+	unsigned int sub, i;
+	bool any;
+
+	while (j->sec < SEC__COUNT) {
+		kind = sec_kind(j->sec, &sub);
+		if (!j->in_section) {
+			/* A family with no series at all is left out, its head too. */
+			any = kind == SEC_BUILD || kind == SEC_INFO || kind == SEC_KNOB ||
+			      kind == SEC_TAIL;
+			for (i = 0; i < j->n && !any; i++)
+				any = iface_has(j->list[i], kind, sub);
+			if (!any || !section_head(j, kind, sub)) {
+				next_section(j);
+				continue;
+			}
+			j->in_section = true;
+		} else if (j->i < j->n) {
+			section_iface(j, kind, sub, j->list[j->i++]);
+		}
+		if (j->i >= j->n)
+			next_section(j);
+		if (j->b.oom)
+			return -ENOMEM;
+		if (j->b.len >= stop)
+			break;
+	}
+	if (j->b.oom)
+		return -ENOMEM;
+	return j->sec >= SEC__COUNT;
+}
+
+char *metrics_job_take(struct metrics_job *j, size_t *len)
+{
+	char *p = j->b.p;
+
+	*len = j->b.len;
+	last_len = j->b.len;
+	j->b.p = NULL;
+	metrics_job_free(j);
+	return p;
+}
+
+char *metrics_render(size_t *len)
+{
+	struct metrics_job *j = metrics_job_new();
+	int r;
+
+	r = j ? metrics_job_step(j, SIZE_MAX) : -ENOMEM;
+	if (r < 0) {
+		dlog(LOG_ERR, NULL, "out of memory rendering /metrics");
+		metrics_job_free(j);
+		return NULL;
+	}
+	return metrics_job_take(j, len);
 }
 
 void metrics_textfile_write(void)

@@ -16,6 +16,19 @@
 
 /* The exposition text now: malloc'ed, the caller frees it; NULL on ENOMEM. */
 char *metrics_render(size_t *len);
+
+/*
+ * The same text in steps, for rendering between other events. A job walks the interfaces
+ * it saw at metrics_job_new(): the caller must drop it (metrics_job_free()) as soon as
+ * rtd.generation changes, which also keeps one text from mixing two samples.
+ */
+struct metrics_job;
+struct metrics_job *metrics_job_new(void); /* NULL on ENOMEM */
+/* About `slice` more bytes (whole interfaces); 1 when complete, 0 when not, -ENOMEM. */
+int metrics_job_step(struct metrics_job *j, size_t slice);
+/* The complete text (malloc'ed, the caller frees it); frees the job. */
+char *metrics_job_take(struct metrics_job *j, size_t *len);
+void metrics_job_free(struct metrics_job *j);
 /* Write the textfile (cfg.textfile) atomically when configured and stale. */
 void metrics_textfile_write(void);
 
@@ -25,7 +38,8 @@ void http_stop(void);
 /* Milliseconds until libmicrohttpd needs to run for its timeouts, or -1. */
 int http_timeout_ms(void);
 void http_run(void);
-/* Background work (the gzip'ed text after a change), one slice; true when more remains. */
+/* Background work (the next text and its gzip after a change), one slice; true when more
+ * remains. */
 bool http_work(void);
 
 #endif
