@@ -308,6 +308,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			 * skb (up to 45 segments at 64K), so events per segment sent understate
 			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). */
 			s.tcp_retransmits = delta(st->tcp_retransmit_segs, ifc->tprev_retrans_segs);
+			s.tcp_retransmit_skbs = delta(st->counter[SC_TCP_RETRANSMITS],
+						      ifc->tprev_counter[SC_TCP_RETRANSMITS]);
 			s.drops = delta(drops, ifc->tprev_drops);
 			s.tx_busy = delta(st->counter[SC_TX_BUSY], ifc->tprev_counter[SC_TX_BUSY]);
 			s.tx_timeouts = delta(st->counter[SC_TX_TIMEOUTS],

@@ -239,10 +239,10 @@ static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, co
 
 		if (!(a->have & b->have & tnr_faults[f].have))
 			continue;
-		if (b->ev[f] < tnr_fault_min_events(cfg, f) ||
+		if (b->occ[f] < tnr_fault_min_events(cfg, f) ||
 		    rb <= ra * (1 + cfg->penalty_min_rise))
 			continue;
-		z = tnr_rate_z(a->ev[f], a->ex[f], b->ev[f], b->ex[f]);
+		z = tnr_fault_z(a, b, f);
 		/* A hung TX queue where the baseline had none needs no statistics. */
 		if (!(f == F_TIMEOUTS && a->ev[f] == 0) && z < cfg->penalty_z)
 			continue;
@@ -387,7 +387,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 	if (tr->kind == TRIAL_FIX) {
 		int f = tr->fault;
 		double ra = tnr_agg_rate(&ab, f), rb = tnr_agg_rate(&ob, f);
-		double z = tnr_rate_z(ab.ev[f], ab.ex[f], ob.ev[f], ob.ex[f]);
+		double z = tnr_fault_z(&ab, &ob, f);
 		/* TX timeouts are too rare for a rate test: cured means none while observed. */
 		bool fell = f == F_TIMEOUTS
 				    ? ab.ev[f] > 0 && ob.ev[f] == 0
@@ -533,6 +533,9 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	p->rx_skbs = (double)s->rx_skbs;
 	p->gro_at_cap = (double)s->rx_gro_at_cap;
 	p->retrans = (double)s->tcp_retransmits;
+	p->retrans_skbs = s->tcp_retransmit_skbs && s->tcp_retransmit_skbs <= s->tcp_retransmits
+				  ? (double)s->tcp_retransmit_skbs
+				  : p->retrans;
 	p->drops = (double)s->drops;
 	p->busy = (double)s->tx_busy;
 	p->timeouts = (double)s->tx_timeouts;

@@ -23,6 +23,7 @@ struct point {
 	double tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_segs;
 	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap;
 	double retrans, drops, busy, timeouts, cpu_ns;
+	double retrans_skbs; /* the retransmissions the segments went out in */
 };
 
 /*
@@ -131,6 +132,9 @@ struct agg {
 	double secs, tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_segs;
 	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap, cpu_ns;
 	double ev[F__COUNT], ex[F__COUNT];
+	/* Independent occurrences behind ev: retransmitted segments come in bursts (one
+	 * retransmitted skb resends many), so their count is far from Poisson. */
+	double occ[F__COUNT];
 };
 
 /* tuner_stats.c */
@@ -145,6 +149,7 @@ bool tnr_cmp_up(const struct cmp *c, double min_effect);
 bool tnr_cmp_down(const struct cmp *c, double min_effect);
 double tnr_tclamp(double t);
 double tnr_rate_z(double ka, double ea, double kb, double eb);
+double tnr_fault_z(const struct agg *a, const struct agg *b, enum fault f);
 int tnr_win_push(struct window *w, const struct point *p, unsigned int cap);
 int tnr_win_copy(struct window *dst, const struct window *src);
 void tnr_win_free(struct window *w);

@@ -68,6 +68,9 @@ struct tuner_sample {
 	uint64_t rx_skbs;	  /* skbs after GRO */
 	uint64_t rx_gro_at_cap;	  /* of those, merged up to at/near gro_max_size */
 	uint64_t tcp_retransmits; /* retransmitted segments attributed to the interface */
+	/* The retransmissions those segments went out in (skbs; after a loss TCP resends a
+	 * GSO skb of many segments at once). 0: unknown, every segment counts as one. */
+	uint64_t tcp_retransmit_skbs;
 	uint64_t drops;
 	uint64_t tx_busy;     /* driver refusals (NETDEV_TX_BUSY) */
 	uint64_t tx_timeouts; /* TX watchdog */
