@@ -271,6 +271,23 @@ static void m_tso_faults(struct sim *s, struct tuner_sample *o)
 	bulk_tx(s, o, noisy(s, s->base_bps * (bad ? 0.4 : 1.0)), 0.8, bad ? 0.05 : 0.0001);
 }
 
+/*
+ * A TSO engine that mangles 5% of the bursts above param bytes (tests/tools/faultinj): the
+ * loss per segment is the same at 64K and 32K, but 32K has twice the bursts and loses twice
+ * as often per byte: throughput falls to 0.4x there, 0.8x at 64K; below param it is cured.
+ */
+static void m_burst_faults(struct sim *s, struct tuner_sample *o)
+{
+	double g = (double)s->env.knob[KNOB_GSO_MAX_SIZE];
+	bool bad = g > s->param;
+
+	bulk_tx(s, o,
+		noisy(s, s->base_bps * (!bad	    ? 1.0
+					: g > 32768 ? 0.8
+						    : 0.4)),
+		0.8, bad ? 0.05 : 0.0001);
+}
+
 /* Raising gso_max_size above 64K gains 30% but brings retransmits (a broken BIG TCP path). */
 static void m_big_gso_retrans(struct sim *s, struct tuner_sample *o)
 {
@@ -587,6 +604,24 @@ static void test_faults_lower_gso_stepwise(void **state)
 	assert_true(s.first_ms[TUNER_KEEP] - 1000000 <= 60000);
 	sim_run(&s, 240);
 	assert_int_equal(count_log(&s, TUNER_START_TRIAL, KNOB_GSO_MAX_SIZE, TUNER_UP), 0);
+	sim_free(&s);
+}
+
+/* The step at 32K costs half the throughput and does not cure: the fix steps on to 16K
+ * (cured, kept) instead of rolling back on the collapse. */
+static void test_faults_step_through_worse(void **state)
+{
+	struct sim s;
+
+	sim_init(&s, m_burst_faults, NULL);
+	s.param = 16384;
+	sim_run(&s, 60);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 1);
+	assert_int_equal(s.n_kind[TUNER_STEP], 1);
+	assert_int_equal(s.n_kind[TUNER_KEEP], 1);
+	assert_int_equal(s.n_kind[TUNER_ROLLBACK], 0);
+	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 16384);
+	assert_non_null(strstr(last_of(&s, TUNER_KEEP)->reason, "retransmits fell"));
 	sim_free(&s);
 }
 
@@ -1199,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_drift_false_keep_rate),
 		cmocka_unit_test(test_clumped_retransmits_no_penalty),
 		cmocka_unit_test(test_faults_lower_gso_stepwise),
+		cmocka_unit_test(test_faults_step_through_worse),
 		cmocka_unit_test(test_faults_then_tso_off),
 		cmocka_unit_test(test_storm_quirk_tso_first),
 		cmocka_unit_test(test_retrans_rise_rolls_back_early),
