@@ -1,0 +1,159 @@
+#!/bin/bash
+# Helpers for the autotuner's acceptance tests (tests/integration/tuner_*.sh, issue 6).
+# Source after tests/lib.sh and tests/daemon-lib.sh. The testbed: namespace A sends bulk
+# TCP over the veth pair ta -> tb to an iperf3 server in namespace B; rtltuned runs in A and
+# manages ta only. Throughput is what iperf3 reports (JSON), retransmits what the sender's
+# namespace counts in /proc/net/snmp: neither comes from the daemon under test.
+command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
+command -v jq >/dev/null || t_skip "jq not installed"
+
+TN_A='' TN_B=''
+TN_LOOPS=()
+TN_DST=10.89.0.2
+
+# tn_setup: the namespaces, the veth pair (no IPv6 chatter), iperf3 servers on ports 5201
+# and 5202 listening.
+tn_setup() {
+	local i port
+	TN_A=$(t_netns a)
+	TN_B=$(t_netns b)
+	t_veth_pair "$TN_A" ta "$TN_B" tb
+	t_silence "$TN_A" ta
+	t_silence "$TN_B" tb
+	ip -n "$TN_A" addr add 10.89.0.1/24 dev ta
+	ip -n "$TN_B" addr add $TN_DST/24 dev tb
+	for port in 5201 5202; do
+		t_in "$TN_B" iperf3 -s -B $TN_DST -p $port -D --pidfile "$T_TMP/iperf3-server.$port.pid"
+	done
+	for ((i = 0; i < 100; i++)); do
+		[ "$(t_in "$TN_B" ss -Htln '( sport = :5201 or sport = :5202 )' | wc -l)" -eq 2 ] && return 0
+		sleep 0.05
+	done
+	t_fail "iperf3 servers did not listen"
+}
+
+# tn_conf FILE [TUNER-LINES...]: the daemon's configuration. 500 ms samples halve the
+# tuner's windows in time (8 + 2 + 8 samples: 9 s per trial) while keeping their size, so
+# the criterion judges as many samples as with the 1 s default.
+tn_conf() {
+	local f=$1 l
+	shift
+	{
+		printf '[daemon]\nsample_interval = 500ms\n[tuner]\n'
+		for l in "$@"; do echo "$l"; done
+	} >"$f"
+}
+
+# tn_loop_start [IPERF-ARGS...]: bulk TCP from A to B in the background: two loops of
+# 1-second iperf3 runs, staggered by half a second so that one's gaps (connection setup,
+# teardown) fall into the other's transfer. New connections all the time: a socket takes
+# gso_max_size when it connects (sk_setup_caps), so only traffic whose connections come and
+# go can show what a gso_max_size change does.
+tn_loop_start() {
+	local args="$*" port
+	for port in 5201 5202; do
+		# shellcheck disable=SC2086
+		(while :; do ip netns exec "$TN_A" iperf3 -c $TN_DST -p $port -t 1 $args >/dev/null 2>&1 || sleep 0.1; done) &
+		TN_LOOPS+=($!)
+		sleep 0.5
+	done
+	t_defer "tn_loop_stop"
+}
+
+tn_loop_stop() {
+	local i p
+	for p in "${TN_LOOPS[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	TN_LOOPS=()
+	# The iperf3 runs in flight finish within their second; a server takes one client at a
+	# time, so wait until they are done.
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(tn_clients)" ] && return 0
+		sleep 0.05
+	done
+	tn_clients | xargs -r kill 2>/dev/null || true
+}
+
+# Pids of iperf3 clients in A (the daemon runs there too).
+tn_clients() {
+	local p
+	for p in $(ip netns pids "$TN_A"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = iperf3 ] && echo "$p"
+	done
+	return 0
+}
+
+# tn_mbps_median RUNS SECONDS [IPERF-ARGS...]: median throughput (Mbit/s, integer) of RUNS
+# separate iperf3 runs, as the receiver counted it. One run proves nothing on a shared
+# machine (the fec thread's 10-second runs disagreed wildly); the median of several does.
+tn_mbps_median() {
+	local runs=$1 secs=$2 i v=()
+	shift 2
+	for ((i = 0; i < runs; i++)); do
+		v+=("$(t_in "$TN_A" iperf3 -c $TN_DST -t "$secs" -J "$@" |
+			jq '.end.sum_received.bits_per_second / 1e6 | floor')")
+	done
+	printf '%s\n' "${v[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+	echo "# runs (Mbit/s): ${v[*]}" >&2
+}
+
+# tn_tcp_counts: "RetransSegs OutSegs" of the sender's namespace.
+tn_tcp_counts() {
+	t_in "$TN_A" awk '/^Tcp:/ && ++n == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+		/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp
+}
+
+# tn_retrans SECONDS: what A sent over the next SECONDS (traffic must be running):
+# TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million.
+tn_retrans() {
+	local b a
+	read -ra b <<<"$(tn_tcp_counts)"
+	sleep "$1"
+	read -ra a <<<"$(tn_tcp_counts)"
+	TN_RETRANS=$((a[0] - b[0]))
+	TN_SEGS=$((a[1] - b[1]))
+	TN_PPM=$((TN_RETRANS * 1000000 / (TN_SEGS > 0 ? TN_SEGS : 1)))
+}
+
+# The tuner's decisions so far, from `rtltune --json log`: one line each,
+# "SECONDS-SINCE-EPOCH OUTCOME KNOB OLD -> NEW: REASON".
+tn_decisions() {
+	d_rtl --json log --lines 512 | jq -r '.entries[] | select(.iface == "ta") |
+		select(.message | test("^tuner (trial|step|kept|rolled_back|abandoned|failed) ")) |
+		"\(.time | floor) \(.message | sub("^tuner "; ""))"'
+}
+
+# tn_wait_decision REGEX SECONDS: poll the log until a decision matches (bounded); prints it.
+tn_wait_decision() {
+	local re=$1 deadline=$((SECONDS + $2)) line
+	while [ $SECONDS -le $deadline ]; do
+		line=$(tn_decisions | grep -E -m1 "$re" || true)
+		[ -n "$line" ] && { echo "$line"; return 0; }
+		sleep 0.25
+	done
+	return 1
+}
+
+# tn_tuner FIELD: a field of ta's tuner state in `rtltune status` (state, trial, ...).
+tn_tuner() { d_rtl --json status ta | jq -c ".interfaces[0].tuner.$1"; }
+
+# tn_candidate RULE: status of a rule in `rtltune recommend` ("ready", "backoff", ...).
+tn_candidate() {
+	d_rtl --json recommend ta | jq -r --arg r "$1" '.interfaces[0].tuner.candidates[] | select(.rule == $r) | .status'
+}
+
+# tn_dump: what a failing test shows about the daemon.
+tn_dump() {
+	echo "--- decisions:"
+	tn_decisions || true
+	echo "--- recommend:"
+	d_rtl recommend ta || true
+	echo "--- daemon log (tail):"
+	tail -n 20 "$D_LOG"
+}
+
+# t_defer tn_dump_on_fail after d_start; tn_done as the test's last line.
+tn_dump_on_fail() { [ "${TN_DONE:-}" = 1 ] || tn_dump; }
+tn_done() { TN_DONE=1; }
