@@ -864,6 +864,11 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 		for (i = 0; i < TUNER_RULE__COUNT && next < 0; i++)
 			if (out->cands[i].status == TUNER_CAND_WAITING)
 				next = (int)i;
+	/* With autotune off, what it would try once on (docs/tuning.md "Pins and autotune"). */
+	if (next < 0)
+		for (i = 0; i < TUNER_RULE__COUNT && next < 0; i++)
+			if (out->cands[i].status == TUNER_CAND_AUTOTUNE_OFF)
+				next = (int)i;
 	out->next = next;
 	if (ifc->in_trial)
 		return 0;

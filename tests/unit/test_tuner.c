@@ -777,6 +777,8 @@ static void test_pins_and_autotune(void **state)
 	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
 	assert_int_equal(rec.cands[TUNER_RULE_GSO_AT_CAP].status, TUNER_CAND_AUTOTUNE_OFF);
 	assert_non_null(strstr(rec.cands[TUNER_RULE_GSO_AT_CAP].reason, "try 32768"));
+	assert_int_equal(rec.next, TUNER_RULE_GSO_AT_CAP);
+	assert_non_null(strstr(rec.summary, "next (autotune_off): gso_max_size 16384 -> 32768"));
 	/* Turned on: the baseline is there, the trial starts at once. */
 	s.env.autotune = true;
 	sim_run(&s, 1);
