@@ -227,9 +227,9 @@ static void give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode 
 	count(ifc, out);
 }
 
-/* Penalty rates in base vs obs; a clear rise of any is a rollback. */
+/* Penalty rates in base vs obs; a clear rise of any but skip (or -1) is a rollback. */
 static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, const struct agg *b,
-			 char *why, size_t len)
+			 int skip, char *why, size_t len)
 {
 	char x[64];
 	int f;
@@ -237,6 +237,8 @@ static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, co
 	for (f = 0; f < F__COUNT; f++) {
 		double ra = tnr_agg_rate(a, f), rb = tnr_agg_rate(b, f), z;
 
+		if (f == skip)
+			continue;
 		if (!(a->have & b->have & tnr_faults[f].have))
 			continue;
 		if (b->occ[f] < tnr_fault_min_events(cfg, f) ||
@@ -321,7 +323,9 @@ static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
 
 	tnr_aggregate(&tr->base, &ab);
 	tnr_aggregate(&tr->obs, &ob);
-	if (penalty_rose(cfg, &ab, &ob, why, sizeof(why))) {
+	/* The fault a fix that can still step is after is judged by its verdict (can_step()). */
+	if (penalty_rose(cfg, &ab, &ob, can_step(cfg, tr, false) ? tr->fault : -1, why,
+			 sizeof(why))) {
 		give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return true;
 	}
@@ -699,8 +703,11 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	r = tnr_evaluate(t, ifc, env, &ifc->win, now, cands);
 	if (r < 0)
 		return 0;
-	if (cands[r].dir == TUNER_UP &&
-	    tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why, sizeof(why)))
+	/* Gains wait for steady traffic, fixes for a steady fault. */
+	if (cands[r].dir == TUNER_UP
+		    ? tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why,
+				   sizeof(why))
+		    : tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why)))
 		return 0;
 	return start_trial(t, ifc, env, &cands[r], now, out);
 }
@@ -851,6 +858,8 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	else if (next >= 0 && out->cands[next].dir == TUNER_UP)
 		tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(out->cands[next].knob), why,
 			     sizeof(why));
+	else if (next >= 0)
+		tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why));
 	if (next >= 0 && (why[0] || ifc->in_trial)) {
 		struct tuner_candidate *c = &out->cands[next];
 		char r[sizeof(c->reason)];

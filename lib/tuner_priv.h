@@ -167,5 +167,7 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 		 const struct window *w, uint64_t now, struct tuner_candidate cands[]);
 bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum objective o,
 		  char *why, size_t len);
+bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
+			size_t len);
 
 #endif

@@ -406,6 +406,43 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 }
 
 /*
+ * Whether the fault a fix is called for is itself changing within the baseline: its rate
+ * differs clearly between the window's halves (as much as a penalty's rise or a fix's fall
+ * must). A fault that just appeared, or is fading, makes the baseline's rate a mix of
+ * before and after: the fix would be judged against a rate that is not the fault's, and the
+ * fault's own ramp would read as a rise caused by the change (the demo: a baseline of 1.4%
+ * retransmits taken across the fault's start, 5.2% right after; the fix rolled back).
+ */
+bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
+			size_t len)
+{
+	struct window h1 = {.p = w->p, .n = w->n / 2, .size = w->n / 2};
+	struct window h2 = {.p = w->p + w->n / 2, .n = w->n - w->n / 2, .size = w->n - w->n / 2};
+	char text[192], x[64];
+	struct agg all, a, b;
+	double ra, rb, z;
+	int f;
+
+	tnr_aggregate(w, &all);
+	f = tnr_fault_present(cfg, &all, text, sizeof(text));
+	if (f < 0 || f == F_TIMEOUTS)
+		return false;
+	tnr_aggregate(&h1, &a);
+	tnr_aggregate(&h2, &b);
+	ra = tnr_agg_rate(&a, f);
+	rb = tnr_agg_rate(&b, f);
+	z = tnr_fault_z(&a, &b, f);
+	if (!(z >= cfg->penalty_z && rb > ra * (1 + cfg->penalty_min_rise)) &&
+	    !(z <= -cfg->fix_z && rb < ra * (1 - cfg->fix_min_fall)))
+		return false;
+	snprintf(why, len,
+		 "%s not steady: %s from the first half of the window to the second (waiting for "
+		 "a window of the fault alone)",
+		 tnr_faults[f].name, tnr_fmt_fault_change(f, ra, rb, x, sizeof(x)));
+	return true;
+}
+
+/*
  * Whether the traffic itself moved within the baseline: its halves differ beyond noise.
  * A trial started then would credit the knob with the traffic's change.
  */

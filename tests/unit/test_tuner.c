@@ -625,6 +625,36 @@ static void test_faults_step_through_worse(void **state)
 	sim_free(&s);
 }
 
+/*
+ * The fault appears while the baseline is collected: the fix waits until the window holds
+ * the fault alone (its halves agree), so neither the fault's ramp reads as a rise caused by
+ * the change nor the pre-fault throughput as the fix's cost. Then 64K -> 32K -> 16K, kept.
+ */
+static void test_fault_appearing_waits(void **state)
+{
+	struct tuner_recommendation rec;
+	uint64_t on;
+	struct sim s;
+
+	sim_init(&s, m_burst_faults, NULL);
+	s.env.gso_max = 65536; /* nothing to raise */
+	s.param = 1e9;	       /* no fault yet */
+	sim_run(&s, 20);
+	on = s.now;
+	s.param = 16384;
+	sim_run(&s, 3);
+	assert_int_equal(s.n_log, 0);
+	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
+	assert_non_null(strstr(rec.summary, "retransmits not steady"));
+	sim_run(&s, 60);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 1);
+	assert_true(s.first_ms[TUNER_START_TRIAL] - on >= 5000);
+	assert_int_equal(s.n_kind[TUNER_KEEP], 1);
+	assert_int_equal(s.n_kind[TUNER_ROLLBACK], 0);
+	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 16384);
+	sim_free(&s);
+}
+
 /* Faults at any GSO size while TSO is on: the gso chain rolls back, then TSO off is kept. */
 static void test_faults_then_tso_off(void **state)
 {
@@ -1237,6 +1267,7 @@ int main(void)
 		cmocka_unit_test(test_clumped_retransmits_no_penalty),
 		cmocka_unit_test(test_faults_lower_gso_stepwise),
 		cmocka_unit_test(test_faults_step_through_worse),
+		cmocka_unit_test(test_fault_appearing_waits),
 		cmocka_unit_test(test_faults_then_tso_off),
 		cmocka_unit_test(test_storm_quirk_tso_first),
 		cmocka_unit_test(test_retrans_rise_rolls_back_early),
