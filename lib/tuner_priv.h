@@ -85,6 +85,9 @@ struct trial {
 	struct tuner_change chg[TUNER_MAX_CHANGES];
 	int64_t step_from[TUNER_MAX_CHANGES]; /* values before the step being applied */
 	unsigned int steps;
+	/* A promising gain judged again (verdict()): 1 collecting a fresh baseline at the
+	 * pre-trial values, 2 observing the trial's values again; 0 not (yet). */
+	unsigned int retest;
 	enum trial_kind kind;
 	int fault; /* TRIAL_FIX: the fault it must cure */
 	double min_effect;
