@@ -18,7 +18,8 @@ t_cleanup() {
 	# Cleanup must run to the end whatever a deferred command returns.
 	set +e
 	for ((i = ${#T_CLEANUP[@]} - 1; i >= 0; i--)); do eval "${T_CLEANUP[$i]}" 2>/dev/null; done
-	for ns in "${T_NETNS[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$ns" 2>/dev/null; done
+	# The file too: t_netns usually runs in $(...), whose T_NETNS+= the shell never sees.
+	for ns in "${T_NETNS[@]}" $(cat "$T_TMP/netns" 2>/dev/null); do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null; ip netns del "$ns" 2>/dev/null; done
 	rm -rf "$T_TMP"
 	exit $rc
 }
@@ -43,6 +44,7 @@ t_netns() {
 	local ns="$T_ID-$1"
 	ip netns add "$ns"
 	T_NETNS+=("$ns")
+	echo "$ns" >>"$T_TMP/netns"
 	ip -n "$ns" link set lo up
 	echo "$ns"
 }
