@@ -367,6 +367,18 @@ static void m_clumped_loss(struct sim *s, struct tuner_sample *o)
 	o->tcp_retransmits = 40 * o->tcp_retransmit_skbs;
 }
 
+/* Long-lived connections: they keep the GSO size they connected with (param), whatever
+ * gso_max_size says now; above it, none of their skbs reaches the new cap's bucket. */
+static void m_long_lived(struct sim *s, struct tuner_sample *o)
+{
+	bulk_tx(s, o, noisy(s, s->base_bps), 0.9, 0);
+	if ((double)s->env.knob[KNOB_GSO_MAX_SIZE] > s->param) {
+		o->tx_gso_skbs = (uint64_t)((double)o->tx_bytes / (s->param * 0.9));
+		o->tx_gso_at_cap = 0;
+		o->tx_packets = o->tx_gso_skbs + 10;
+	}
+}
+
 /* Full 1500-byte frames; a jumbo MTU gains param (relative). */
 static void m_mtu(struct sim *s, struct tuner_sample *o)
 {
@@ -606,6 +618,44 @@ static void test_noisy_gain_retested(void **state)
 		      kept, runs, retested);
 	assert_true(retested >= 1);
 	assert_true(kept * 100 >= runs * 95);
+}
+
+/*
+ * Long-lived flows with drifting throughput (AR(1) 0.85 as in test_drift_false_keep_rate):
+ * a raise their skbs never use is never kept (600 trials, 0 kept; judged on throughput
+ * alone, 17 of 227 were).
+ */
+static void test_unused_raise_never_kept(void **state)
+{
+	unsigned int seed, trials = 0, keeps = 0, unused = 0, i;
+	struct tuner_config cfg;
+	struct sim s;
+
+	tuner_config_default(&cfg);
+	cfg.backoff_initial_ms = 30000;
+	cfg.backoff_max_ms = 30000;
+	for (seed = 1; seed <= 20; seed++) {
+		sim_init(&s, m_long_lived, &cfg);
+		s.quiet = true;
+		s.rng ^= seed * 0x2545F4914F6CDD1DULL;
+		s.noise = 0.05;
+		s.drift = 0.2;
+		s.drift_ar = 0.85;
+		s.param = 16384;
+		s.env.knob[KNOB_GSO_MAX_SIZE] = s.env.knob[KNOB_GSO_IPV4_MAX_SIZE] = 16384;
+		sim_run(&s, 1200);
+		trials += count_log(&s, TUNER_START_TRIAL, KNOB_GSO_MAX_SIZE, TUNER_UP);
+		keeps += s.n_kind[TUNER_KEEP];
+		for (i = 0; i < s.n_log; i++)
+			unused += s.log[i].kind == TUNER_ROLLBACK &&
+				  strstr(s.log[i].reason, "did not reach the traffic");
+		sim_free(&s);
+	}
+	print_message("unused raises: %u trials, %u kept, %u rolled back as unused\n", trials,
+		      keeps, unused);
+	assert_true(trials >= 200);
+	assert_int_equal(keeps, 0);
+	assert_true(unused * 10 >= trials * 9);
 }
 
 /* Retransmits with skbs above 16K: gso_max_size stepped down 64K -> 32K -> 16K, kept. */
@@ -1301,6 +1351,7 @@ int main(void)
 		cmocka_unit_test(test_drift_false_keep_rate),
 		cmocka_unit_test(test_clumped_retransmits_no_penalty),
 		cmocka_unit_test(test_noisy_gain_retested),
+		cmocka_unit_test(test_unused_raise_never_kept),
 		cmocka_unit_test(test_faults_lower_gso_stepwise),
 		cmocka_unit_test(test_faults_step_through_worse),
 		cmocka_unit_test(test_fault_appearing_waits),
