@@ -112,10 +112,11 @@ int ctl_recv(struct ctl_conn *c, json_object **msg, int timeout_ms, struct rterr
 
 		r = linebuf_next(&c->in, &line);
 		if (r >= 0) {
-			*msg = json_tokener_parse(line);
-			if (!*msg)
-				return rterr_sys(err, EPROTO,
-						 "rtltuned sent a line that is not JSON");
+			struct rterr perr;
+
+			if (control_parse_line(line, (size_t)r, msg, &perr) < 0)
+				return rterr_sys(err, EPROTO, "rtltuned sent a bad line (%s)",
+						 perr.msg);
 			return 0;
 		}
 		if (r == -EMSGSIZE || linebuf_reserve(&c->in, &dst, &room) < 0)

@@ -167,7 +167,7 @@ static void reply_error(struct ctl_client *c, enum rterr_kind kind, int errnum, 
 	json_object_put(rep);
 }
 
-static void handle_line(struct ctl_client *c, const char *line)
+static void handle_line(struct ctl_client *c, const char *line, size_t len)
 {
 	const struct ctl_handler *h;
 	struct ctl_request_ctx rc = {.client = c, .peer = &c->peer};
@@ -176,10 +176,15 @@ static void handle_line(struct ctl_client *c, const char *line)
 	const char *cmd;
 
 	rtd.ctl_requests++;
-	if (!*line)
+	if (!len)
 		return;
-	req = json_tokener_parse(line);
-	if (!req || !json_object_is_type(req, json_type_object)) {
+	if (control_parse_line(line, len, &req, &err) < 0) {
+		reply_error(c, RTERR_INPUT, EINVAL,
+			    "bad request: %s (one {\"v\": %d, \"cmd\": ...} per line)", err.msg,
+			    CONTROL_PROTO_VERSION);
+		return;
+	}
+	if (!json_object_is_type(req, json_type_object)) {
 		reply_error(c, RTERR_INPUT, EINVAL,
 			    "request is not a JSON object (one {\"v\": %d, \"cmd\": ...} per line)",
 			    CONTROL_PROTO_VERSION);
@@ -259,7 +264,7 @@ static void client_cb(struct ev_io *io, uint32_t events)
 	}
 	linebuf_commit(&c->in, (size_t)n);
 	while ((r = linebuf_next(&c->in, &line)) >= 0) {
-		handle_line(c, line);
+		handle_line(c, line, (size_t)r);
 		if (c->closing || c->out_len - c->out_off >= CTL_OUT_PAUSE)
 			break;
 	}
@@ -439,8 +444,8 @@ int ctl_start(const char *path, gid_t gid, struct rterr *err)
 	 * path (a mistyped --socket naming the config file) is not ours to delete. */
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode))
-			return rterr_input(err, "%s exists and is not a socket: refusing to replace it",
-					   path);
+			return rterr_input(
+				err, "%s exists and is not a socket: refusing to replace it", path);
 		unlink(path);
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

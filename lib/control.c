@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Framing of the control protocol, shared by rtltuned and the rtltune client. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,37 @@ char *control_serialize(json_object *msg, size_t *len)
 	if (len)
 		*len = n + 1;
 	return out;
+}
+
+int control_parse_line(const char *line, size_t len, json_object **out, struct rterr *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error jerr;
+	json_object *o;
+	size_t end;
+
+	*out = NULL;
+	if (!tok)
+		return rterr_sys(err, ENOMEM, "JSON parser");
+	/* Strict: what rtltune sends is plain RFC 8259 JSON; anything looser is not ours. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, line, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!o || jerr != json_tokener_success) {
+		json_object_put(o);
+		return rterr_input(err, "not JSON at byte %zu: %s", end,
+				   jerr == json_tokener_continue ? "unexpected end of line"
+								 : json_tokener_error_desc(jerr));
+	}
+	/* One value per line: "{...} junk" or "{...}{...}" is refused, not half-read. */
+	while (end < len && strchr(" \t\r", line[end]) && line[end])
+		end++;
+	if (end < len) {
+		json_object_put(o);
+		return rterr_input(err, "trailing data after the JSON value at byte %zu", end);
+	}
+	*out = o;
+	return 0;
 }

@@ -62,6 +62,12 @@ json_object *control_reply_error(const struct rterr *err);
  * too-new reply is a system error naming what was wrong.
  */
 int control_reply_parse(json_object *reply, json_object **result, struct rterr *err);
+/*
+ * Parse one line (len bytes, no '\n') as exactly one JSON value: a syntax error, an
+ * incomplete value or anything but blanks after it is -EINVAL (input error) naming the
+ * byte offset. On success *out holds a new reference.
+ */
+int control_parse_line(const char *line, size_t len, json_object **out, struct rterr *err);
 /* Serialize msg as one line (no newline inside, '\n' appended). Caller frees. */
 char *control_serialize(json_object *msg, size_t *len);
 

@@ -92,6 +92,9 @@ print(ask('{"v": 99, "cmd": "status"}')["exit_code"])
 print(ask('{"v": 1, "cmd": "frobnicate"}')["exit_code"])
 print(ask('{"v": 1, "cmd": "stats", "iface": "nosuch0"}')["exit_code"])
 print(ask('{"v": 1, "cmd": "hist", "iface": "rtd0", "what": "nonsense"}')["exit_code"])
+# One value per line: trailing data is refused, never half-read (the restore is not run).
+print(ask('{"v": 1, "cmd": "restore"} junk')["exit_code"])
+print(ask('{"v": 1, "cmd": "status"}{"v": 1, "cmd": "restore"}')["exit_code"])
 print(ask('{"v": 1, "cmd": "status"}')["ok"])
 # One line over the 64 KiB limit: an error, then the daemon closes this connection.
 f.write("x" * 70000 + "\n"); f.flush()
@@ -102,8 +105,9 @@ try:
 except ConnectionResetError:
     print("closed")
 EOF
-t_eq "$(tr '\n' ' ' <"$T_TMP/bad.out")" "2 2 2 2 2 True 90 closed " \
-	"bad requests: exit codes, recovery, EMSGSIZE then close"
+t_eq "$(tr '\n' ' ' <"$T_TMP/bad.out")" "2 2 2 2 2 2 2 True 90 closed " \
+	"bad requests: exit codes, trailing data refused, recovery, EMSGSIZE then close"
+grep -q '"cmd": *"restore"\|restored' "$D_LOG" && t_fail "a refused request was acted on: $D_LOG"
 rc=0
 out=$(d_rtl hist rtd0 frame_sizes 2>&1) || rc=$?
 t_eq "$rc" 2 "hist with an unknown WHAT"

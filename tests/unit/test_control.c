@@ -142,6 +142,48 @@ static void test_reply_from_the_future(void **state)
 	json_object_put(rep);
 }
 
+/* One value per line, strictly: trailing data, a truncated value or a NUL is refused. */
+static void test_parse_line_strict(void **state)
+{
+	static const struct {
+		const char *line;
+		size_t len;	  /* 0: strlen */
+		const char *want; /* NULL: accepted */
+	} cases[] = {
+		{"{\"v\":1,\"cmd\":\"status\"}", 0, NULL},
+		{"  {\"v\":1,\"cmd\":\"status\"} \t\r", 0, NULL},
+		{"{\"v\":1,\"cmd\":\"status\"} junk", 0,
+		 "not JSON at byte 23: unexpected character"},
+		{"{\"v\":1}{\"v\":1}", 0, "not JSON at byte 7"},
+		{"{\"v\":1,\"cmd\":\"st", 0, "unexpected end of line"},
+		{"{\"v\":1,}", 0, "not JSON at byte"},
+		{"{\"v\":1}\0{\"cmd\":\"restore\"}", 20,
+		 "trailing data after the JSON value at byte 7"},
+		{"", 0, "unexpected end of line"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].line);
+		struct rterr err = {0};
+		json_object *o = (json_object *)1;
+		int r = control_parse_line(cases[i].line, len, &o, &err);
+
+		if (!cases[i].want) {
+			assert_int_equal(r, 0);
+			assert_true(json_object_is_type(o, json_type_object));
+			json_object_put(o);
+			continue;
+		}
+		if (r != -EINVAL || !strstr(err.msg, cases[i].want))
+			fail_msg("case %zu: r=%d msg='%s', want '%s'", i, r, err.msg,
+				 cases[i].want);
+		assert_null(o);
+		assert_int_equal(err.kind, RTERR_INPUT);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_many_lines_reuse_memory),
 		cmocka_unit_test(test_reply_round_trip),
 		cmocka_unit_test(test_reply_from_the_future),
+		cmocka_unit_test(test_parse_line_strict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
