@@ -63,6 +63,86 @@ void apply_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT])
 		out[KNOB_GRO_IPV4_MAX_SIZE] = true;
 }
 
+/*
+ * An apply follows its device by ifindex, never by name: a rename between two knobs, or
+ * between the plan and the run, must neither fail the rest nor reach whichever device
+ * took the old name. rtnetlink writes go by ifindex already, the ethtool ones look the
+ * name up around each call (lib/ethtool.c), and what apply_execute() itself reads by name
+ * (identity, read-back) is retried below until the name held still.
+ */
+#define APPLY_RENAME_TRIES ETHTOOL_RENAME_TRIES
+
+static bool device_gone(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return ifindex > 0 && ethtool_index_to_name(ifindex, name) == -ENODEV;
+}
+
+static int gone_err(const struct plan *plan, struct rterr *err)
+{
+	return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared", plan->ifindex,
+			 plan->ifname);
+}
+
+/* The device's name now (plan->ifindex > 0). */
+static int current_name(const struct plan *plan, char now[IF_NAMESIZE], struct rterr *err)
+{
+	int r = ethtool_index_to_name(plan->ifindex, now);
+
+	if (r == -ENODEV)
+		return gone_err(plan, err);
+	return r < 0 ? rterr_sys(err, -r, "%s: name of ifindex %d", plan->ifname, plan->ifindex)
+		     : 0;
+}
+
+/* journal_ident_read() goes by name: read under the current one until it names our device. */
+static int ident_read(const struct plan *plan, struct journal_ident *id, struct rterr *err)
+{
+	char now[IF_NAMESIZE];
+	int r, tries;
+
+	if (plan->ifindex <= 0)
+		return journal_ident_read(plan->ifname, id, err);
+	for (tries = 0; tries < APPLY_RENAME_TRIES; tries++) {
+		r = current_name(plan, now, err);
+		if (r < 0)
+			return r;
+		r = journal_ident_read(now, id, err);
+		if (r == 0 && id->ifindex == plan->ifindex)
+			return 0;
+		if (r < 0 && r != -ENODEV && r != -EAGAIN)
+			return r;
+	}
+	return rterr_sys(err, EAGAIN, "%s: renamed %d times while reading its identity",
+			 plan->ifname, tries);
+}
+
+/* nic_snapshot() by ifindex: it reads by name (one link dump, then ethtool), so it
+ * describes our device only when the name named it before and after. */
+static int snapshot(const char *sysfs_root, const struct plan *plan, struct nic *out,
+		    struct rterr *err)
+{
+	char now[IF_NAMESIZE], again[IF_NAMESIZE];
+	int r, tries;
+
+	if (plan->ifindex <= 0)
+		return nic_snapshot(sysfs_root, plan->ifname, out, err);
+	for (tries = 0; tries < APPLY_RENAME_TRIES; tries++) {
+		r = current_name(plan, now, err);
+		if (r < 0)
+			return r;
+		r = nic_snapshot(sysfs_root, now, out, err);
+		if (r < 0 && r != -ENODEV)
+			return r;
+		if (r == 0 && out->link.ifindex == plan->ifindex &&
+		    ethtool_index_to_name(plan->ifindex, again) == 0 && strcmp(now, again) == 0)
+			return 0;
+	}
+	return rterr_sys(err, EAGAIN, "%s: renamed %d times while reading it back", plan->ifname,
+			 tries);
+}
+
 int apply_knob_set(const char *ifname, int ifindex, enum knob_id knob, int64_t value,
 		   struct rterr *err)
 {
@@ -72,13 +152,21 @@ int apply_knob_set(const char *ifname, int ifindex, enum knob_id knob, int64_t v
 	unsigned int n;
 	int r;
 
-	if (a->link_attr >= 0)
-		return link_set_u32(ifindex, (enum link_attr)a->link_attr, (uint32_t)value, err);
+	if (a->link_attr >= 0) {
+		r = link_set_u32(ifindex, (enum link_attr)a->link_attr, (uint32_t)value, err);
+		/* By ifindex, ENODEV means the device is gone: say which one it was. */
+		if (r == -ENODEV && device_gone(ifindex))
+			return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (set %s)",
+					 ifindex, ifname, knob_name(knob));
+		return r;
+	}
 	actuator_features(knob, &names, &n);
-	r = ethtool_features_get(ifname, &f, err);
+	r = ifindex > 0 ? ethtool_features_get_index(ifindex, ifname, &f, err)
+			: ethtool_features_get(ifname, &f, err);
 	if (r < 0)
 		return r;
-	r = ethtool_features_set(ifname, &f, names, n, value != 0, err);
+	r = ifindex > 0 ? ethtool_features_set_index(ifindex, ifname, &f, names, n, value != 0, err)
+			: ethtool_features_set(ifname, &f, names, n, value != 0, err);
 	ethtool_features_free(&f);
 	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
 	return r < 0 ? r : 0;
@@ -370,6 +458,18 @@ static int undo(struct plan *plan, const int64_t pre[KNOB__COUNT], const bool wh
 	return failed;
 }
 
+/* Reports keep the name the caller asked for; a rename meanwhile becomes a note. */
+static void note_rename(struct plan *plan)
+{
+	char now[IF_NAMESIZE];
+
+	if (plan->ifindex <= 0 || ethtool_index_to_name(plan->ifindex, now) < 0 ||
+	    strcmp(now, plan->ifname) == 0)
+		return;
+	snprintf(plan->ifname_now, sizeof(plan->ifname_now), "%s", now);
+	plan_warn(plan, "%s%srenamed to %s during this run", "", now);
+}
+
 int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 		  const struct apply_opts *opts, struct rterr *err)
 {
@@ -378,8 +478,10 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 	struct journal_ident id;
 	char failure[1024] = "", undone[768];
 	struct nic after;
+	bool gone = false;
 	int k, r, nth = 0;
 
+	plan->ifname_now[0] = '\0';
 	for (k = 0; k < KNOB__COUNT; k++) {
 		pre[k] = plan->items[k].cur;
 		which[k] = plan->items[k].action == PLAN_CHANGE;
@@ -387,7 +489,7 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 	if (!plan->n_changes)
 		return 0;
 	apply_side_effects(which, touched);
-	r = journal_ident_read(plan->ifname, &id, err);
+	r = ident_read(plan, &id, err);
 	if (r < 0)
 		return r;
 	/* Durable before the first change: the originals and what this run is about to do. */
@@ -416,14 +518,18 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 					   it->target, &e);
 		if (r < 0) {
 			snprintf(failure, sizeof(failure), "%s", e.msg);
+			gone = r == -ENODEV && device_gone(plan->ifindex);
 			break;
 		}
 		it->changed = true;
 	}
 	/* Read back: the kernel may keep a value other than the one asked for. */
 	if (!failure[0]) {
-		if (nic_snapshot(sysfs_root, plan->ifname, &after, err) < 0) {
-			snprintf(failure, sizeof(failure), "read back: %s", err->msg);
+		struct rterr e = { 0 };
+
+		if (snapshot(sysfs_root, plan, &after, &e) < 0) {
+			snprintf(failure, sizeof(failure), "read back: %s", e.msg);
+			gone = e.errnum == ENODEV && device_gone(plan->ifindex);
 		} else {
 			for (k = 0; k < KNOB__COUNT; k++) {
 				struct plan_item *it = &plan->items[k];
@@ -441,24 +547,34 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 			}
 		}
 	}
+	note_rename(plan);
 	if (failure[0]) {
 		bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
-		int bad;
+		int bad = 0;
 
 		/* Only what this run changed, and what the kernel moved along with it. */
 		for (k = 0; k < KNOB__COUNT; k++)
 			changed[k] = plan->items[k].changed;
 		apply_side_effects(changed, to_undo);
-		bad = undo(plan, pre, to_undo, undone, sizeof(undone));
-
+		if (!gone)
+			bad = undo(plan, pre, to_undo, undone, sizeof(undone));
+		/* A device deleted midway took this run's changes with it: nothing is left to
+		 * undo or to roll back later, so its operation ends here too. */
+		if (gone || (bad && device_gone(plan->ifindex))) {
+			gone = true;
+			bad = 0;
+			snprintf(undone, sizeof(undone), "nothing, the interface is gone");
+		}
 		for (k = 0; k < KNOB__COUNT; k++)
 			if (plan->items[k].changed)
 				log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].target,
-					  "rolled_back", failure, opts->actor);
+					  gone ? "failed" : "rolled_back", failure, opts->actor);
 		if (!bad)
 			journal_inflight_end(j, &id, NULL);
 		err->kind = RTERR_SYSTEM;
-		if (!err->errnum)
+		if (gone)
+			err->errnum = ENODEV;
+		else if (!err->errnum)
 			err->errnum = EIO;
 		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plan->ifname, failure,
 			 undone, bad ? " (interface left changed: run rtltune restore)" : "");

@@ -18,22 +18,121 @@
 #include "rtltune/ethtool.h"
 
 /* Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. */
-static int ethtool_ioctl(const char *ifname, void *cmd)
+static int ethtool_socket(void)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int ioctl_by_name(int fd, const char *ifname, void *cmd)
 {
 	struct ifreq ifr = { 0 };
-	int fd, r, saved;
+	int r;
 
 	if (strlen(ifname) >= sizeof(ifr.ifr_name))
 		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
 	memcpy(ifr.ifr_name, ifname, strlen(ifname));
 	ifr.ifr_data = cmd;
 	r = ioctl(fd, SIOCETHTOOL, &ifr);
-	saved = errno;
+	return r < 0 ? -errno : r; /* SFEATURES: a positive ETHTOOL_F_* mask */
+}
+
+/* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
+static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
+{
+	struct ifreq ifr = { .ifr_ifindex = ifindex };
+
+	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
+		return -errno;
+	snprintf(name, IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, ifr.ifr_name);
+	return 0;
+}
+
+int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE])
+{
+	int fd = ethtool_socket(), r;
+
+	if (fd < 0)
+		return fd;
+	r = index_to_name(fd, ifindex, name);
 	close(fd);
-	return r < 0 ? -saved : r;
+	return r;
+}
+
+/*
+ * The device an ethtool call is for. SIOCETHTOOL knows devices only by name, and a name
+ * moves with a rename; the ifindex does not. By index, the name is looked up right before
+ * each ioctl and again right after it: the kernel resolves the name under RTNL, so when
+ * both lookups agree the call reached the device (short of a rename away and back within
+ * those microseconds). When they differ the call is made again under the new name, which
+ * is safe because every call made here is a read or an SFEATURES that states each bit
+ * it sets. A rename storm gets ETHTOOL_RENAME_TRIES attempts per call, then -EAGAIN.
+ */
+struct eth_dev {
+	const char *ifname; /* by name: the name used; by index: the caller's, for messages */
+	int ifindex;	    /* > 0: address by index */
+	bool gone;	    /* by index: the ifindex no longer exists */
+	int renames;	    /* by index: retries spent on renames */
+};
+
+static int dev_ioctl(struct eth_dev *d, void *cmd)
+{
+	char name[IF_NAMESIZE], again[IF_NAMESIZE];
+	int fd, r, tries;
+
+	fd = ethtool_socket();
+	if (fd < 0)
+		return fd;
+	if (d->ifindex <= 0) {
+		r = ioctl_by_name(fd, d->ifname, cmd);
+		close(fd);
+		return r;
+	}
+	for (tries = 0; tries < ETHTOOL_RENAME_TRIES; tries++) {
+		r = index_to_name(fd, d->ifindex, name);
+		if (r == 0) {
+			int rc = ioctl_by_name(fd, name, cmd);
+
+			r = index_to_name(fd, d->ifindex, again);
+			if (r == 0 && strcmp(name, again) == 0) {
+				close(fd);
+				return rc;
+			}
+		}
+		if (r == -ENODEV) {
+			d->gone = true;
+			break;
+		}
+		if (r < 0)
+			break;
+		d->renames++;
+	}
+	close(fd);
+	return r < 0 ? r : -EAGAIN;
+}
+
+/*
+ * The message for a failed call: by index, a vanished device and a rename storm say so
+ * rather than the name the call happened to use.
+ */
+static int dev_err(const struct eth_dev *d, int r, const char *what, struct rterr *err)
+{
+	if (d->gone)
+		return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (%s)", d->ifindex,
+				 d->ifname, what);
+	if (d->ifindex > 0 && r == -EAGAIN)
+		return rterr_sys(err, EAGAIN, "%s: %s: renamed %d times during one call", d->ifname,
+				 what, d->renames);
+	return rterr_sys(err, -r, "%s: %s", d->ifname, what);
+}
+
+/* Plain by-name call, for the identity and speed reads of a snapshot. */
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	struct eth_dev d = { .ifname = ifname };
+
+	return dev_ioctl(&d, cmd);
 }
 
 int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err)
@@ -100,13 +199,13 @@ void ethtool_features_free(struct eth_features *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static int features_count(const char *ifname, unsigned int *count)
+static int features_count(struct eth_dev *d, unsigned int *count)
 {
 	struct {
 		struct ethtool_sset_info hdr;
 		uint32_t len;
 	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES } };
-	int r = ethtool_ioctl(ifname, &sset);
+	int r = dev_ioctl(d, &sset);
 
 	if (r < 0)
 		return r;
@@ -116,7 +215,7 @@ static int features_count(const char *ifname, unsigned int *count)
 	return 0;
 }
 
-int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err)
+static int features_get(struct eth_dev *d, struct eth_features *f, struct rterr *err)
 {
 	struct ethtool_gstrings *strs = NULL;
 	struct ethtool_gfeatures *gf = NULL;
@@ -124,9 +223,9 @@ int ethtool_features_get(const char *ifname, struct eth_features *f, struct rter
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	r = features_count(ifname, &count);
+	r = features_count(d, &count);
 	if (r < 0)
-		return rterr_sys(err, -r, "%s: ethtool feature count", ifname);
+		return dev_err(d, r, "ethtool feature count", err);
 	words = (count + 31) / 32;
 	strs = calloc(1, sizeof(*strs) + (size_t)count * ETH_GSTRING_LEN);
 	gf = calloc(1, sizeof(*gf) + words * sizeof(gf->features[0]));
@@ -137,22 +236,22 @@ int ethtool_features_get(const char *ifname, struct eth_features *f, struct rter
 	f->never_changed = calloc(words ? words : 1, sizeof(uint32_t));
 	if (!strs || !gf || !f->names || !f->available || !f->requested || !f->active ||
 	    !f->never_changed) {
-		r = rterr_sys(err, ENOMEM, "%s: ethtool features", ifname);
+		r = dev_err(d, -ENOMEM, "ethtool features", err);
 		goto fail;
 	}
 	strs->cmd = ETHTOOL_GSTRINGS;
 	strs->string_set = ETH_SS_FEATURES;
 	strs->len = count;
-	r = ethtool_ioctl(ifname, strs);
+	r = dev_ioctl(d, strs);
 	if (r < 0) {
-		r = rterr_sys(err, -r, "%s: ethtool feature names", ifname);
+		r = dev_err(d, r, "ethtool feature names", err);
 		goto fail;
 	}
 	gf->cmd = ETHTOOL_GFEATURES;
 	gf->size = words;
-	r = ethtool_ioctl(ifname, gf);
+	r = dev_ioctl(d, gf);
 	if (r < 0) {
-		r = rterr_sys(err, -r, "%s: ethtool features", ifname);
+		r = dev_err(d, r, "ethtool features", err);
 		goto fail;
 	}
 	for (i = 0; i < count; i++)
@@ -174,6 +273,21 @@ fail:
 	free(gf);
 	ethtool_features_free(f);
 	return r;
+}
+
+int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err)
+{
+	struct eth_dev d = { .ifname = ifname };
+
+	return features_get(&d, f, err);
+}
+
+int ethtool_features_get_index(int ifindex, const char *was, struct eth_features *f,
+			       struct rterr *err)
+{
+	struct eth_dev d = { .ifname = was, .ifindex = ifindex };
+
+	return features_get(&d, f, err);
 }
 
 int ethtool_feature_index(const struct eth_features *f, const char *name)
@@ -205,9 +319,8 @@ int ethtool_feature_requested(const struct eth_features *f, const char *name)
 	return i < 0 ? -1 : bit(f->requested, i);
 }
 
-int ethtool_features_set(const char *ifname, const struct eth_features *cur,
-			 const char *const *names, unsigned int n_names, bool on,
-			 struct rterr *err)
+static int features_set(struct eth_dev *d, const struct eth_features *cur,
+			const char *const *names, unsigned int n_names, bool on, struct rterr *err)
 {
 	struct ethtool_sfeatures *sf;
 	unsigned int i, changed = 0;
@@ -215,7 +328,7 @@ int ethtool_features_set(const char *ifname, const struct eth_features *cur,
 
 	sf = calloc(1, sizeof(*sf) + cur->words * sizeof(sf->features[0]));
 	if (!sf)
-		return rterr_sys(err, ENOMEM, "%s: ethtool set features", ifname);
+		return dev_err(d, -ENOMEM, "ethtool set features", err);
 	sf->cmd = ETHTOOL_SFEATURES;
 	sf->size = cur->words;
 	for (i = 0; i < n_names; i++) {
@@ -233,10 +346,32 @@ int ethtool_features_set(const char *ifname, const struct eth_features *cur,
 		free(sf);
 		return 0;
 	}
-	r = ethtool_ioctl(ifname, sf);
+	r = dev_ioctl(d, sf);
 	free(sf);
-	if (r < 0)
-		return rterr_sys(err, -r, "%s: ethtool set features (%s%s%s)", ifname, names[0],
-				 n_names > 1 ? ", ..." : "", on ? " on" : " off");
+	if (r < 0) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "ethtool set features (%s%s%s)", names[0],
+			 n_names > 1 ? ", ..." : "", on ? " on" : " off");
+		return dev_err(d, r, what, err);
+	}
 	return r; /* ETHTOOL_F_WISH / ETHTOOL_F_UNSUPPORTED mask, or 0 */
+}
+
+int ethtool_features_set(const char *ifname, const struct eth_features *cur,
+			 const char *const *names, unsigned int n_names, bool on,
+			 struct rterr *err)
+{
+	struct eth_dev d = { .ifname = ifname };
+
+	return features_set(&d, cur, names, n_names, on, err);
+}
+
+int ethtool_features_set_index(int ifindex, const char *was, const struct eth_features *cur,
+			       const char *const *names, unsigned int n_names, bool on,
+			       struct rterr *err)
+{
+	struct eth_dev d = { .ifname = was, .ifindex = ifindex };
+
+	return features_set(&d, cur, names, n_names, on, err);
 }

@@ -40,12 +40,15 @@ struct plan_item {
 };
 
 struct plan {
-	char ifname[IF_NAMESIZE];
-	int ifindex;
+	char ifname[IF_NAMESIZE]; /* as asked for; reports keep it across a rename */
+	int ifindex;		  /* apply_execute() follows the device by this */
 	char chip_id[48]; /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
 	char warnings[512]; /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
 	unsigned int n_changes;
+	/* Filled by apply_execute(): the name the device has now when renamed meanwhile
+	 * (also noted in warnings), else "". */
+	char ifname_now[IF_NAMESIZE];
 };
 
 /*
@@ -80,6 +83,9 @@ struct apply_opts {
  * (gso_max_size before its IPv4 twin); each is read back and a value the kernel kept
  * different (ETHTOOL_F_WISH, "off [requested on]") counts as a failure. On failure every
  * knob this run changed is set back, and err says what failed and what was undone.
+ * The device is followed by plan->ifindex, so a rename before or during the run changes
+ * nothing; a device deleted midway fails with ENODEV, "interface N (was NAME)
+ * disappeared", and its operation is ended (nothing is left to roll back).
  * j must be open (it holds the lock). sysfs_root as for nic_snapshot().
  */
 int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
@@ -87,7 +93,8 @@ int apply_execute(struct journal *j, const char *sysfs_root, struct plan *plan,
 
 /*
  * Set one knob on an interface now (no journal, no readback): the actuator table's
- * single entry point. ifname/ifindex name the device.
+ * single entry point. With ifindex > 0 the device is found by ifindex (ifname only names
+ * it in messages), else by ifname.
  */
 int apply_knob_set(const char *ifname, int ifindex, enum knob_id knob, int64_t value,
 		   struct rterr *err);

@@ -2,6 +2,7 @@
 #ifndef RTLTUNE_ETHTOOL_H
 #define RTLTUNE_ETHTOOL_H
 
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,5 +50,22 @@ int ethtool_feature_requested(const struct eth_features *f, const char *name);
 int ethtool_features_set(const char *ifname, const struct eth_features *cur,
 			 const char *const *names, unsigned int n_names, bool on,
 			 struct rterr *err);
+
+/*
+ * The same by ifindex, for callers that must follow a device across renames (an apply
+ * between its knobs): SIOCETHTOOL takes a name, so the current name is looked up right
+ * before each ioctl and checked right after it; a rename in between only costs a retry,
+ * at most ETHTOOL_RENAME_TRIES per call (then -EAGAIN, "renamed N times"). An ifindex
+ * nobody holds any more: -ENODEV, "interface N (was WAS) disappeared". was is the name
+ * the caller knows the device by, used in messages only.
+ */
+#define ETHTOOL_RENAME_TRIES 16
+int ethtool_features_get_index(int ifindex, const char *was, struct eth_features *f,
+			       struct rterr *err);
+int ethtool_features_set_index(int ifindex, const char *was, const struct eth_features *cur,
+			       const char *const *names, unsigned int n_names, bool on,
+			       struct rterr *err);
+/* The name ifindex has now (SIOCGIFNAME): 0, -ENODEV when no device has it, or -errno. */
+int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE]);
 
 #endif
