@@ -132,7 +132,7 @@ static int read_slot(int slot, int ifindex, const struct probe_counters *pc, voi
 	s->counter[SC_TX_BUSY] = pc->tx_busy;
 	s->counter[SC_TX_TIMEOUTS] = pc->tx_timeouts;
 	s->counter[SC_TCP_RETRANSMITS] = pc->tcp_retransmits;
-	s->tcp_retransmit_segs = pc->tcp_retransmit_segments;
+	s->counter[SC_TCP_RETRANSMIT_SEGMENTS] = pc->tcp_retransmit_segments;
 	for (i = 0; i < SC__COUNT; i++)
 		s->have_counter[i] = true;
 	for (i = 0; i < pc->n_drop_reasons; i++)

@@ -82,7 +82,7 @@ struct iface {
 	bool tprev_valid;
 	uint64_t tprev_us;
 	uint64_t tprev_counter[SC__COUNT];
-	uint64_t tprev_drops, tprev_retrans_segs;
+	uint64_t tprev_drops;
 	struct rtl_hist tprev_hist[SH__COUNT];
 	bool trial_which[KNOB__COUNT];
 	int64_t trial_pre[KNOB__COUNT];

@@ -13,6 +13,7 @@ static const char *const counter_names[SC__COUNT] = {
 	[SC_TX_BUSY] = "tx_busy",
 	[SC_TX_TIMEOUTS] = "tx_timeouts",
 	[SC_TCP_RETRANSMITS] = "tcp_retransmits",
+	[SC_TCP_RETRANSMIT_SEGMENTS] = "tcp_retransmit_segments",
 };
 
 static const char *const counter_help[SC__COUNT] = {
@@ -23,6 +24,8 @@ static const char *const counter_help[SC__COUNT] = {
 	[SC_TX_BUSY] = "Transmissions the driver refused (NETDEV_TX_BUSY).",
 	[SC_TX_TIMEOUTS] = "TX watchdog timeouts.",
 	[SC_TCP_RETRANSMITS] = "TCP retransmissions through the device (skbs, not segments).",
+	[SC_TCP_RETRANSMIT_SEGMENTS] =
+		"TCP segments retransmitted through the device (what netstat calls RetransSegs).",
 };
 
 static const char *const hist_names[SH__COUNT] = {

@@ -22,6 +22,7 @@ enum stat_counter {
 	SC_TX_BUSY,
 	SC_TX_TIMEOUTS,
 	SC_TCP_RETRANSMITS,
+	SC_TCP_RETRANSMIT_SEGMENTS,
 	SC__COUNT
 };
 
@@ -68,9 +69,6 @@ struct iface_stats {
 	struct rtl_hist hist[SH__COUNT];
 	struct stat_drop drops[STAT_MAX_DROP_REASONS];
 	unsigned int n_drops;
-	/* The segments the TCP retransmits (skbs, counter tcp_retransmits) carried: the
-	 * tuner rates them per segment sent, as TcpRetransSegs does. */
-	uint64_t tcp_retransmit_segs;
 
 	/* Per-second rates over the last sample interval. */
 	double rate[SC__COUNT];

@@ -307,7 +307,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			/* Segments, not retransmit events: after a loss TCP resends a whole GSO
 			 * skb (up to 45 segments at 64K), so events per segment sent understate
 			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). */
-			s.tcp_retransmits = delta(st->tcp_retransmit_segs, ifc->tprev_retrans_segs);
+			s.tcp_retransmits = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
+						  ifc->tprev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
 			s.tcp_retransmit_skbs = delta(st->counter[SC_TCP_RETRANSMITS],
 						      ifc->tprev_counter[SC_TCP_RETRANSMITS]);
 			s.drops = delta(drops, ifc->tprev_drops);
@@ -321,7 +322,6 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	memcpy(ifc->tprev_hist, st->hist, sizeof(ifc->tprev_hist));
 	memcpy(ifc->tprev_counter, st->counter, sizeof(ifc->tprev_counter));
 	ifc->tprev_drops = drops;
-	ifc->tprev_retrans_segs = st->tcp_retransmit_segs;
 	ifc->tprev_us = now;
 	if (!ifc->tprev_valid) {
 		ifc->tprev_valid = true;

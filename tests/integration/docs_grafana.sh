@@ -52,7 +52,7 @@ done
 panel_with() { jq --arg re "$1" '[.panels[] | select(.type != "row") | select(any(.targets[]; .expr | test($re)))] | length' "$dash"; }
 t_ge "$(panel_with 'rtltune_knob_value')" 2 "panels of knob values"
 t_ge "$(panel_with 'by \(outcome\).*rtltune_tuning_decisions_total')" 1 "panel of decisions by outcome"
-t_ge "$(panel_with 'rtltune_tcp_retransmits_total')" 1 "panel of retransmits"
+t_ge "$(panel_with 'rtltune_tcp_retransmit_segments_total')" 1 "panel of retransmits"
 t_ge "$(panel_with 'rtltune_probe_run_seconds_total')" 2 "panels of probe cost"
 t_ge "$(jq '[.annotations.list[] | select(.expr? and (.expr | contains("rolled_back")))] | length' "$dash")" 1 \
 	"rollbacks as annotations"

@@ -102,7 +102,7 @@ missing = [u for u in used if u not in exposed and u + "_count" not in exposed]
 print("families_used", len(used))
 print("families_missing", len(missing), " ".join(missing))
 # Rules: all loaded and healthy once evaluated a few times; recording rules with series.
-wait("rate windows filled", lambda: query("device:rtltune_tcp_retransmits:ratio_rate5m"), 30)
+wait("rate windows filled", lambda: query("device:rtltune_tcp_retransmit_segments:ratio_rate5m"), 30)
 groups = get("/api/v1/rules")["data"]["groups"]
 rules = [r for g in groups for r in g["rules"]]
 print("rules_loaded", len(rules))
