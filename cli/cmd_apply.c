@@ -106,6 +106,7 @@ static void render_plans(json_object *doc)
 		const char *ifname = json_object_get_string(json_object_object_get(p, "ifname"));
 		json_object *w = json_object_object_get(p, "warnings");
 		json_object *e = json_object_object_get(p, "error");
+		json_object *jn = json_object_object_get(p, "journal");
 		size_t printed = 0;
 
 		for (j = 0; j < json_object_array_length(ch); j++) {
@@ -142,6 +143,12 @@ static void render_plans(json_object *doc)
 			printf("%s: note: %s\n", ifname, json_object_get_string(w));
 		if (e)
 			fprintf(stderr, "rtltune: %s\n", json_object_get_string(e));
+		if (jn)
+			fprintf(stderr,
+				"rtltune: %s: restored, but the journal was %s; it keeps the "
+				"originals, now the current values: run 'rtltune restore' again "
+				"once the state dir is writable\n",
+				ifname, json_object_get_string(jn));
 	}
 }
 
@@ -435,15 +442,17 @@ static json_object *restore_one(struct cli_ctx *ctx, struct journal *j, const st
 		*code = EXIT_SYSTEM;
 		return pj;
 	}
-	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. */
-	journal_inflight_end(j, &id, NULL);
-	if (journal_forget(j, &id, have, &e) < 0) {
-		pj = plan_json(&plan, true);
-		json_object_object_add(pj, "error", json_object_new_string(e.msg));
-		*code = EXIT_SYSTEM;
-		return pj;
+	pj = plan_json(&plan, true);
+	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. The
+	 * interface is restored whether or not the journal can say so (exit 0): what it keeps
+	 * equals the current values, and the next restore clears it. */
+	if (journal_restore_done(j, &id, have, &e) < 0) {
+		char note[sizeof(e.msg)];
+
+		journal_restore_note(j, &id, &e, note, sizeof(note));
+		json_object_object_add(pj, "journal", json_object_new_string(note));
 	}
-	return plan_json(&plan, true);
+	return pj;
 fail:
 	pj = json_object_new_object();
 	json_object_object_add(pj, "ifname", json_object_new_string(nic->link.ifname));
@@ -473,6 +482,9 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	if (journal_open(ctx->state_dir, &j, &err) < 0)
 		return cli_fail(ctx, &err);
+	/* Its targets are originals already durable: a full or read-only state dir must not
+	 * keep the interface changed (docs/journal.md). */
+	journal_set_inflight_optional(j, true);
 	if (nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err) < 0) {
 		journal_close(j);
 		return cli_fail(ctx, &err);

@@ -232,6 +232,7 @@ int daemon_restore_request(struct iface *ifc, uid_t uid, json_object **out, stru
 	struct journal_ident id;
 	struct journal *j = NULL;
 	struct rterr e = {0};
+	char note[sizeof(e.msg)] = "";
 	struct plan plan;
 	struct nic nic;
 	int r;
@@ -240,6 +241,9 @@ int daemon_restore_request(struct iface *ifc, uid_t uid, json_object **out, stru
 	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
 	if (r < 0)
 		return r;
+	/* Its targets are originals already durable: a full or read-only state dir must not
+	 * keep the interface changed (docs/journal.md). */
+	journal_set_inflight_optional(j, true);
 	r = journal_ident_read(ifc->name, &id, &e);
 	if (r == 0)
 		r = journal_get_originals(j, &id, orig, have, &e);
@@ -266,10 +270,10 @@ int daemon_restore_request(struct iface *ifc, uid_t uid, json_object **out, stru
 		return r;
 	}
 	r = apply_execute(j, "/sys", &plan, &opts, &e);
-	if (r == 0) {
-		journal_inflight_end(j, &id, NULL);
-		r = journal_forget(j, &id, have, &e);
-	}
+	/* Restored whether or not the journal can say so: what it keeps equals the current
+	 * values, and the next restore clears it (cli/cmd_apply.c restore_one). */
+	if (r == 0 && journal_restore_done(j, &id, have, &e) < 0)
+		journal_restore_note(j, &id, &e, note, sizeof(note));
 	journal_close(j);
 	account(ifc, &plan, r, "restore");
 	*out = plan_json(&plan, true);
@@ -278,6 +282,10 @@ int daemon_restore_request(struct iface *ifc, uid_t uid, json_object **out, stru
 		*err = e;
 	} else {
 		dlog(LOG_NOTICE, ifc->name, "restored (requested by uid %u)", (unsigned int)uid);
+	}
+	if (note[0]) {
+		json_object_object_add(*out, "journal", json_object_new_string(note));
+		dlog(LOG_WARNING, ifc->name, "restored, but the journal was %s", note);
 	}
 	iface_refresh(ifc);
 	return r;

@@ -61,6 +61,8 @@ struct journal {
 	int n_ents;
 	struct journal_inflight *ops;
 	int n_ops;
+	bool inflight_optional;	    /* journal_set_inflight_optional() */
+	struct rterr inflight_skip; /* the last in-flight write skipped */
 };
 
 /* ---- small helpers ---------------------------------------------------------------- */
@@ -1126,6 +1128,19 @@ static int check_values(const struct journal_ident *id, const int64_t values[KNO
 	return 0;
 }
 
+/* Whether device id's journaled originals include every knob in which[] it reports. */
+static bool originals_cover(struct journal *j, const struct journal_ident *id,
+			    const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT])
+{
+	const struct journal_entry *e = find_entry(j, id);
+	int k;
+
+	for (k = 0; k < KNOB__COUNT; k++)
+		if (which[k] && values[k] != JOURNAL_UNKNOWN && (!e || !e->have[k]))
+			return false;
+	return true;
+}
+
 /*
  * Add to the in-memory journal the originals in which[] that device id does not have
  * yet, and refresh its name/ifindex (rename, reboot). *changed says whether a commit is
@@ -1219,19 +1234,13 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 	return 0;
 }
 
-int journal_forget(struct journal *j, const struct journal_ident *id, const bool which[KNOB__COUNT],
-		   struct rterr *err)
+/* Drop e's originals in which[] (NULL: all), and e itself once it has none left. */
+static bool drop_originals(struct journal *j, struct journal_entry *e,
+			   const bool which[KNOB__COUNT])
 {
-	struct journal_entry *e = find_entry(j, id);
-	struct snapshot s;
 	bool changed = false, left = false;
-	int k, r;
+	int k;
 
-	if (!e)
-		return 0;
-	r = snapshot_take(j, &s, err);
-	if (r)
-		return r;
 	for (k = 0; k < KNOB__COUNT; k++) {
 		if (e->have[k] && (!which || which[k])) {
 			e->have[k] = false;
@@ -1243,12 +1252,74 @@ int journal_forget(struct journal *j, const struct journal_ident *id, const bool
 		memmove(e, e + 1, (j->ents + j->n_ents - (e + 1)) * sizeof(*e));
 		j->n_ents--;
 	}
+	return changed;
+}
+
+static void drop_op(struct journal *j, struct journal_inflight *op)
+{
+	memmove(op, op + 1, (j->ops + j->n_ops - (op + 1)) * sizeof(*op));
+	j->n_ops--;
+}
+
+int journal_forget(struct journal *j, const struct journal_ident *id, const bool which[KNOB__COUNT],
+		   struct rterr *err)
+{
+	struct journal_entry *e = find_entry(j, id);
+	struct snapshot s;
+	int r;
+
+	if (!e)
+		return 0;
+	r = snapshot_take(j, &s, err);
+	if (r)
+		return r;
+	if (!drop_originals(j, e, which)) {
+		free(s.ents);
+		free(s.ops);
+		return 0;
+	}
+	return commit_or_undo(j, &s, err);
+}
+
+int journal_restore_done(struct journal *j, const struct journal_ident *id,
+			 const bool which[KNOB__COUNT], struct rterr *err)
+{
+	struct journal_entry *e = find_entry(j, id);
+	struct journal_inflight *op = find_op(j, id);
+	struct snapshot s;
+	bool changed = false;
+	int r;
+
+	if (!e && !op)
+		return 0;
+	r = snapshot_take(j, &s, err);
+	if (r)
+		return r;
+	if (op) {
+		drop_op(j, op);
+		changed = true;
+	}
+	if (e && drop_originals(j, e, which))
+		changed = true;
 	if (!changed) {
 		free(s.ents);
 		free(s.ops);
 		return 0;
 	}
 	return commit_or_undo(j, &s, err);
+}
+
+void journal_restore_note(struct journal *j, const struct journal_ident *id,
+			  const struct rterr *failed, char *buf, size_t len)
+{
+	const struct journal_inflight *op = find_op(j, id);
+	int n;
+
+	n = snprintf(buf, len, "not updated: %s (state dir %s)",
+		     failed->errnum ? strerror(failed->errnum) : failed->msg, j->dir);
+	if (op && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, "; it still holds an in-flight %s by %s (pid %d)",
+			 op->op, op->actor, (int)op->pid);
 }
 
 int journal_entries(struct journal *j, const struct journal_entry **entries)
@@ -1259,13 +1330,48 @@ int journal_entries(struct journal *j, const struct journal_entry **entries)
 
 /* ---- in-flight operations --------------------------------------------------------- */
 
+void journal_set_inflight_optional(struct journal *j, bool optional)
+{
+	j->inflight_optional = optional;
+}
+
+int journal_inflight_skipped(const struct journal *j, struct rterr *err)
+{
+	if (err && j->inflight_skip.errnum)
+		*err = j->inflight_skip;
+	return j->inflight_skip.errnum;
+}
+
+/*
+ * Commit an in-flight change. On a handle where in-flight records are optional, a state
+ * dir that cannot take the write (full, read-only, over quota, failing) is noted and the
+ * change skipped: commit_or_undo() has left memory equal to the disk. may_skip is false
+ * when the write would also journal a new original, which nothing may do without.
+ */
+static int commit_inflight(struct journal *j, struct snapshot *s, bool may_skip, struct rterr *err)
+{
+	struct rterr e = {0};
+	int r = commit_or_undo(j, s, &e);
+
+	if (!r)
+		return 0;
+	if (may_skip && j->inflight_optional &&
+	    (r == -ENOSPC || r == -EROFS || r == -EDQUOT || r == -EIO)) {
+		j->inflight_skip = e;
+		return 0;
+	}
+	if (err)
+		*err = e;
+	return r;
+}
+
 int journal_inflight_begin(struct journal *j, const struct journal_ident *id, const char *op_name,
 			   const char *actor, const int64_t pre[KNOB__COUNT],
 			   const bool which[KNOB__COUNT], struct rterr *err)
 {
 	struct journal_inflight *op;
 	struct snapshot s;
-	bool changed = false;
+	bool changed = false, covered;
 	int k, r = check_ident(id, err);
 
 	if (r)
@@ -1280,6 +1386,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 	if (op && !op_mine(op) && op_alive(op))
 		return rterr_sys(err, EBUSY, "%s: %s by %s (pid %d) in progress", id->ifname,
 				 op->op, op->actor, (int)op->pid);
+	covered = originals_cover(j, id, pre, which);
 	r = snapshot_take(j, &s, err);
 	if (r)
 		return r;
@@ -1331,7 +1438,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		free(s.ops);
 		return r;
 	}
-	return commit_or_undo(j, &s, err);
+	return commit_inflight(j, &s, covered, err);
 }
 
 int journal_inflight_end(struct journal *j, const struct journal_ident *id, struct rterr *err)
@@ -1345,9 +1452,8 @@ int journal_inflight_end(struct journal *j, const struct journal_ident *id, stru
 	r = snapshot_take(j, &s, err);
 	if (r)
 		return r;
-	memmove(op, op + 1, (j->ops + j->n_ops - (op + 1)) * sizeof(*op));
-	j->n_ops--;
-	return commit_or_undo(j, &s, err);
+	drop_op(j, op);
+	return commit_inflight(j, &s, true, err);
 }
 
 int journal_inflight_get(struct journal *j, const struct journal_ident *id,

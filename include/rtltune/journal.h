@@ -23,7 +23,9 @@
  *	journal_inflight_end()               durable
  *	journal_log_append() per knob
  *	journal_close()                      releases the lock
- * If begin fails (full disk, read-only state dir) the caller must change nothing.
+ * If begin fails (full disk, read-only state dir) the caller must change nothing; only a
+ * restore, whose targets are the journaled originals, may go on without its record
+ * (journal_set_inflight_optional()).
  */
 
 /* Default for journal_open(): waiting longer means a stuck holder, worth reporting. */
@@ -102,6 +104,24 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 /* Drop the originals in which[] (NULL: all) of device id, after a successful restore. */
 int journal_forget(struct journal *j, const struct journal_ident *id, const bool which[KNOB__COUNT],
 		   struct rterr *err);
+/*
+ * After a restore set device id's knobs in which[] (NULL: all) back to their originals:
+ * forget those originals and end the operation in flight on the device, whoever began it,
+ * in one durable write. Never one without the other: an interrupted operation's record
+ * left behind once its originals are gone would, at rtltuned's next start, roll the device
+ * back to values no restore can undo. On failure (rterr_sys: ENOSPC, EROFS, ...) both stay;
+ * that is harmless, since the originals now equal the current values and the next restore
+ * is a no-op that then removes them.
+ */
+int journal_restore_done(struct journal *j, const struct journal_ident *id,
+			 const bool which[KNOB__COUNT], struct rterr *err);
+/*
+ * What a restore tells the user when journal_restore_done() failed with failed:
+ * "not updated: ERRNO TEXT (state dir DIR)", and the operation still in flight on device
+ * id, if any. One text for the CLI and rtltuned.
+ */
+void journal_restore_note(struct journal *j, const struct journal_ident *id,
+			  const struct rterr *failed, char *buf, size_t len);
 /* Every entry, including devices gone or renamed. Valid until the next change or close. */
 int journal_entries(struct journal *j, const struct journal_entry **entries);
 
@@ -133,6 +153,22 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 			   const bool which[KNOB__COUNT], struct rterr *err);
 /* End the operation on device id (whoever began it); 0 also when there was none. */
 int journal_inflight_end(struct journal *j, const struct journal_ident *id, struct rterr *err);
+/*
+ * Make in-flight records best effort on this handle, for a restore: when the state dir
+ * cannot take the write (ENOSPC, EROFS, EDQUOT, EIO), journal_inflight_begin() and
+ * journal_inflight_end() return 0 without writing, the journal in memory kept equal to the
+ * one on disk. begin still fails when it would have to journal a new original, and for
+ * every other error (EBUSY, a bad value, ENOMEM). Safe for a restore because its targets
+ * are originals already durable: an interrupted restore leaves them in the journal and a
+ * second one finishes the job. docs/journal.md "Restore on a state dir that cannot be
+ * written".
+ */
+void journal_set_inflight_optional(struct journal *j, bool optional);
+/*
+ * The last in-flight write skipped on this handle: its errno (0 when none was skipped)
+ * and, when err is not NULL, its message.
+ */
+int journal_inflight_skipped(const struct journal *j, struct rterr *err);
 /* The operation on device id: 1 and *out filled, or 0. */
 int journal_inflight_get(struct journal *j, const struct journal_ident *id,
 			 struct journal_inflight *out);

@@ -1,10 +1,13 @@
 #!/bin/bash
 # Faults of the state directory and of BPF. A full state disk (a 64 KiB tmpfs filled up)
-# and a read-only state dir: apply and restore refuse with exit 3 and the errno text
-# *before* changing anything; read-only commands keep working; once the disk has room
-# again, restore is exact. rtltuned on a read-only state dir keeps running and reports
-# why its profile was not applied. rtltuned without CAP_BPF/CAP_PERFMON (the probes fail
-# to load) keeps running on link counters and says so in status, its log and /metrics.
+# and a read-only state dir: apply refuses with exit 3 and the errno text *before*
+# changing anything; read-only commands keep working. restore, whose originals are
+# durable already, puts every knob back anyway (CLI and rtltuned), exits 0 and says the
+# journal was not updated and why; once the dir is writable again, a second restore
+# empties the journal. Injected EDQUOT and EIO restore the same way; EACCES still refuses.
+# rtltuned on a read-only state dir keeps running and reports why its profile was not
+# applied. rtltuned without CAP_BPF/CAP_PERFMON (the probes fail to load) keeps running on
+# link counters and says so in status, its log and /metrics.
 . "$(dirname "$0")/../lib.sh"
 command -v setpriv >/dev/null || t_skip "setpriv (util-linux) not installed"
 
@@ -33,6 +36,51 @@ expect_refusal() {
 	checked=$((checked + 1))
 }
 
+# Devices with originals (or an operation) in the journal.
+journal_records() {
+	[ -s "$RTLTUNE_STATE_DIR/journal" ] || { echo 0; return; }
+	grep -cE '^(iface|inflight) ' "$RTLTUNE_STATE_DIR/journal" || true
+}
+
+# restore_unwritable WHAT ERRNO-TEXT RTLTUNE-CMD...: the state dir cannot take a write;
+# `RTLTUNE-CMD restore v0` still sets every knob back (exit 0), says in text and JSON that
+# the journal was not updated and why, and the originals stay journaled.
+restored=0
+restore_unwritable() {
+	local what=$1 text=$2 rc=0 out note
+	shift 2
+	t_eq "$(journal_records)" 1 "$what: v0's originals journaled"
+	[ "$(t_link_state "$ns" v0)" != "$before" ] || t_fail "$what: v0 is not changed to begin with"
+	"$@" restore v0 >"$T_TMP/out" 2>"$T_TMP/err" || rc=$?
+	t_eq "$rc" 0 "$what: exit code"
+	t_eq "$(t_link_state "$ns" v0)" "$before" "$what: every knob back at its original"
+	note="not updated: $text (state dir $RTLTUNE_STATE_DIR)"
+	grep -qF "journal was $note" "$T_TMP/err" || t_fail "$what: stderr: $(cat "$T_TMP/err")"
+	echo "ok: $what: says '$(cat "$T_TMP/err")'"
+	t_eq "$(journal_records)" 1 "$what: v0's originals still journaled"
+	# Again, now a no-op on the link: the JSON names the journal's state.
+	rc=0
+	out=$("$@" --json restore v0 2>/dev/null) || rc=$?
+	t_eq "$rc" 0 "$what: exit code of a second restore"
+	t_eq "$(echo "$out" | jq -r '.interfaces[] | select(.ifname == "v0") | .journal')" "$note" \
+		"$what: JSON key journal"
+	t_eq "$(echo "$out" | jq '[.interfaces[].changes[] | select(.action == "change")] | length')" 0 \
+		"$what: changes in a second restore"
+	restored=$((restored + 1))
+}
+
+# restore_clears WHAT RTLTUNE-CMD...: the state dir is writable again; restore changes
+# nothing on the link, says nothing about the journal and leaves it empty.
+restore_clears() {
+	local what=$1 rc=0
+	shift
+	"$@" restore v0 >"$T_TMP/out" 2>"$T_TMP/err" || rc=$?
+	t_eq "$rc" 0 "$what: exit code"
+	t_eq "$(cat "$T_TMP/err")" "" "$what: stderr"
+	t_eq "$(journal_records)" 0 "$what: devices left in the journal"
+	t_eq "$(t_link_state "$ns" v0)" "$before" "$what: v0 at its originals"
+}
+
 t_log "full state disk, nothing journaled yet"
 fill
 t_eq "$(df --output=avail "$RTLTUNE_STATE_DIR" | tail -n 1 | tr -d ' ')" 0 "free KiB on the state disk"
@@ -50,30 +98,74 @@ applied=$(t_link_state "$ns" v0)
 fill
 # f2 changes knobs whose originals are not journaled yet: that needs a durable write.
 expect_refusal "apply of new knobs on a full disk" "No space left on device" apply f2 v0
-expect_refusal "restore on a full disk" "No space left on device" restore v0
 t_eq "$(t_link_state "$ns" v0)" "$applied" "v0 still as f1 left it"
 rm -f "$RTLTUNE_STATE_DIR/filler"
-t_rtl "$ns" restore v0 >/dev/null
-t_eq "$(t_link_state "$ns" v0)" "$before" "restore once the disk has room"
+t_rtl "$ns" apply f2 v0 >/dev/null
+fill
+restore_unwritable "CLI restore on a full disk" "No space left on device" t_rtl "$ns"
+rm -f "$RTLTUNE_STATE_DIR/filler"
+restore_clears "CLI restore once the disk has room" t_rtl "$ns"
 
 t_log "read-only state dir"
 t_rtl "$ns" apply f1 v0 >/dev/null
 mount -o remount,ro "$RTLTUNE_STATE_DIR"
 expect_refusal "apply on a read-only state dir" "Read-only file system" apply f2 v0
-expect_refusal "restore on a read-only state dir" "Read-only file system" restore v0
 t_rtl "$ns" show v0 >/dev/null
 t_rtl "$ns" profiles >/dev/null
 t_rtl "$ns" verify f1 v0 >/dev/null
 echo "ok: show, profiles and verify work on a read-only state dir"
 mount -o remount,rw "$RTLTUNE_STATE_DIR"
+t_rtl "$ns" apply f2 v0 >/dev/null
+mount -o remount,ro "$RTLTUNE_STATE_DIR"
+restore_unwritable "CLI restore on a read-only state dir" "Read-only file system" t_rtl "$ns"
+mount -o remount,rw "$RTLTUNE_STATE_DIR"
+restore_clears "CLI restore once the state dir is writable" t_rtl "$ns"
+
+t_log "journal writes failing with EDQUOT and EIO (injected); EACCES still refuses"
+t_rtl "$ns" apply f1 v0 >/dev/null
+t_rtl "$ns" apply f2 v0 >/dev/null
+restore_unwritable "CLI restore over quota" "Disk quota exceeded" \
+	env RTLTUNE_TEST_FAULT=journal_write=EDQUOT ip netns exec "$ns" "$RTLTUNE"
+restore_clears "CLI restore after EDQUOT" t_rtl "$ns"
+t_rtl "$ns" apply f1 v0 >/dev/null
+restore_unwritable "CLI restore with the journal's fsync failing" "Input/output error" \
+	env RTLTUNE_TEST_FAULT=journal_fsync=EIO ip netns exec "$ns" "$RTLTUNE"
+restore_clears "CLI restore after EIO" t_rtl "$ns"
+t_rtl "$ns" apply f1 v0 >/dev/null
+RTLTUNE_TEST_FAULT=journal_write=EACCES expect_refusal "restore with EACCES" "Permission denied" restore v0
 t_rtl "$ns" restore v0 >/dev/null
-t_eq "$(t_link_state "$ns" v0)" "$before" "restore once the state dir is writable"
+t_eq "$(t_link_state "$ns" v0)" "$before" "restore once writes work"
 
 if [ -x "$RTLTUNED" ]; then
 	. "$TOP/tests/daemon-lib.sh"
-	t_log "rtltuned with its profile on a read-only state dir"
 	D_STATE=$RTLTUNE_STATE_DIR
 	D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH")
+
+	t_log "rtltuned restoring on a full and on a read-only state dir"
+	printf '[daemon]\nsample_interval = 200ms\n' >"$T_TMP/plain.conf"
+	d_start "$ns" --config "$T_TMP/plain.conf" --interfaces v0 --no-autotune
+	# The CLI in the daemon's netns hands apply and restore to it.
+	drtl() { RTLTUNE_SOCKET=$D_SOCK t_rtl "$@"; }
+	drtl "$ns" apply f1 v0 >/dev/null
+	drtl "$ns" apply f2 v0 >/dev/null
+	fill
+	restore_unwritable "rtltuned restore on a full disk" "No space left on device" drtl "$ns"
+	rm -f "$RTLTUNE_STATE_DIR/filler"
+	restore_clears "rtltuned restore once the disk has room" drtl "$ns"
+	drtl "$ns" apply f1 v0 >/dev/null
+	drtl "$ns" apply f2 v0 >/dev/null
+	mount -o remount,ro "$RTLTUNE_STATE_DIR"
+	restore_unwritable "rtltuned restore on a read-only state dir" "Read-only file system" drtl "$ns"
+	mount -o remount,rw "$RTLTUNE_STATE_DIR"
+	restore_clears "rtltuned restore once the state dir is writable" drtl "$ns"
+	# Proof that the daemon did them: its log, one line per restore and per warning.
+	t_eq "$(grep -c 'v0: restored (requested by uid 0)' "$D_LOG")" 6 "restores rtltuned logged"
+	t_eq "$(grep -c 'v0: restored, but the journal was not updated' "$D_LOG")" 4 \
+		"journal warnings rtltuned logged"
+	kill -0 "$D_PID" || t_fail "rtltuned died restoring on a faulty state dir"
+	d_stop >/dev/null || true
+
+	t_log "rtltuned with its profile on a read-only state dir"
 	mount -o remount,ro "$RTLTUNE_STATE_DIR"
 	printf '[daemon]\nsample_interval = 200ms\nprofile = f1\n' >"$T_TMP/rtltuned.conf"
 	d_start "$ns" --config "$T_TMP/rtltuned.conf" --interfaces v0 --no-autotune
@@ -121,4 +213,4 @@ WRAP
 	RTLTUNED=$RTLTUNED_REAL
 	checked=$((checked + 1))
 fi
-echo "soak_state_faults: refusals_checked=$checked"
+echo "soak_state_faults: refusals_checked=$checked restores_on_unwritable_state=$restored"

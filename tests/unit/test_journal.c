@@ -785,6 +785,106 @@ static void test_inflight_crash(void **state)
 	journal_close(j);
 }
 
+/*
+ * A restore on a state dir that cannot be written: its in-flight record is skipped for
+ * ENOSPC/EROFS/EDQUOT/EIO (and only on a handle that asked), never when the write would
+ * journal a new original; forgetting the originals fails without losing anything.
+ */
+static void test_inflight_optional(void **state)
+{
+	struct fx *fx = *state;
+	struct journal_ident a = ident(fx, "veth0", 7, NULL);
+	int64_t orig[KNOB__COUNT] = {1500, 1}, now[KNOB__COUNT] = {9000, 0}, got[KNOB__COUNT];
+	bool w[KNOB__COUNT] = {true, true}, have[KNOB__COUNT], gro[KNOB__COUNT] = {0};
+	bool mtu[KNOB__COUNT] = {true};
+	const char *faults[] = {"journal_write=ENOSPC", "journal_write=EROFS",
+				"journal_rename=EDQUOT", "journal_fsync"};
+	const int errs[] = {ENOSPC, EROFS, EDQUOT, EIO};
+	const struct journal_inflight *ops;
+	const struct journal_entry *ents;
+	struct journal_inflight op;
+	struct rterr err = {0};
+	struct journal *j = open_ok(fx);
+	char *before, note[1024], want[256];
+	size_t len;
+	unsigned int i;
+	int status, hold;
+	pid_t child;
+
+	assert_int_equal(journal_record_originals(j, &a, orig, w, &err), 0);
+	before = strdup(slurp(fx->path, &len));
+	/* Not asked for: refused as for any change. */
+	setenv("RTLTUNE_TEST_FAULT", faults[0], 1);
+	assert_int_equal(journal_inflight_begin(j, &a, "restore", "cli", now, w, &err), -ENOSPC);
+	assert_int_equal(journal_inflight_skipped(j, NULL), 0);
+
+	journal_set_inflight_optional(j, true);
+	for (i = 0; i < 4; i++) {
+		memset(&err, 0, sizeof(err));
+		setenv("RTLTUNE_TEST_FAULT", faults[i], 1);
+		assert_int_equal(journal_inflight_begin(j, &a, "restore", "cli", now, w, &err), 0);
+		assert_int_equal(journal_inflight_skipped(j, &err), errs[i]);
+		assert_int_equal(err.kind, RTERR_SYSTEM);
+		assert_non_null(strstr(err.msg, strerror(errs[i])));
+		/* Nothing written, and memory says so. */
+		assert_string_equal(slurp(fx->path, &len), before);
+		assert_int_equal(journal_inflight_get(j, &a, &op), 0);
+		assert_int_equal(journal_inflight_end(j, &a, &err), 0);
+	}
+	/* A new original is never skipped, nor is another error. */
+	gro[KNOB_GRO] = true;
+	setenv("RTLTUNE_TEST_FAULT", faults[0], 1);
+	assert_int_equal(journal_inflight_begin(j, &a, "restore", "cli", now, gro, &err), -ENOSPC);
+	setenv("RTLTUNE_TEST_FAULT", "journal_write=EACCES", 1);
+	assert_int_equal(journal_inflight_begin(j, &a, "restore", "cli", now, w, &err), -EACCES);
+	assert_int_equal(journal_inflight_list(j, &ops), 0);
+
+	/* Forgetting fails on the full disk: the originals stay, and the note says why. */
+	setenv("RTLTUNE_TEST_FAULT", faults[0], 1);
+	assert_int_equal(journal_restore_done(j, &a, NULL, &err), -ENOSPC);
+	journal_restore_note(j, &a, &err, note, sizeof(note));
+	snprintf(want, sizeof(want), "not updated: %s (state dir %s)", strerror(ENOSPC), fx->dir);
+	assert_string_equal(note, want);
+	assert_int_equal(journal_get_originals(j, &a, got, have, &err), 1);
+	assert_int_equal(got[KNOB_MTU], 1500);
+	assert_string_equal(slurp(fx->path, &len), before);
+	unsetenv("RTLTUNE_TEST_FAULT");
+	assert_int_equal(journal_restore_done(j, &a, NULL, &err), 0);
+	assert_int_equal(journal_entries(j, &ents), 0);
+	journal_close(j);
+	free(before);
+
+	/*
+	 * An apply SIGKILLed earlier left its record: a restore on a full disk can neither adopt
+	 * nor end it, and never drops the originals without it (a record left alone would roll
+	 * the device back to its pre-values at rtltuned's next start, past any restore).
+	 */
+	child = child_begins(fx, &a, 1400, true, &hold);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	close(hold);
+	j = open_ok(fx);
+	journal_set_inflight_optional(j, true);
+	setenv("RTLTUNE_TEST_FAULT", faults[0], 1);
+	assert_int_equal(journal_inflight_begin(j, &a, "restore", "cli", now, mtu, &err), 0);
+	assert_int_equal(journal_inflight_get(j, &a, &op), 1);
+	assert_true(op.orphaned);
+	assert_int_equal(op.pid, child);
+	assert_int_equal(journal_inflight_end(j, &a, &err), 0);
+	assert_int_equal(journal_inflight_get(j, &a, &op), 1);
+	assert_int_equal(journal_restore_done(j, &a, NULL, &err), -ENOSPC);
+	journal_restore_note(j, &a, &err, note, sizeof(note));
+	snprintf(want, sizeof(want), "in-flight trial by daemon (pid %d)", (int)child);
+	assert_non_null(strstr(note, want));
+	/* Once the disk has room: one write ends the record and forgets the originals. */
+	unsetenv("RTLTUNE_TEST_FAULT");
+	assert_int_equal(journal_restore_done(j, &a, NULL, &err), 0);
+	journal_close(j);
+	j = open_ok(fx);
+	assert_int_equal(journal_inflight_list(j, &ops), 0);
+	assert_int_equal(journal_entries(j, &ents), 0);
+	journal_close(j);
+}
+
 /* ---- decision log ----------------------------------------------------------------- */
 
 struct collected {
@@ -975,6 +1075,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readonly_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inflight_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inflight_optional, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_cost, setup, teardown),
