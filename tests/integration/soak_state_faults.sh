@@ -121,15 +121,15 @@ restore_unwritable "CLI restore on a read-only state dir" "Read-only file system
 mount -o remount,rw "$RTLTUNE_STATE_DIR"
 restore_clears "CLI restore once the state dir is writable" t_rtl "$ns"
 
-t_log "journal writes failing with EDQUOT and EIO (injected); EACCES still refuses"
+t_log "journal writes and log appends failing with EDQUOT and EIO (injected); EACCES still refuses"
 t_rtl "$ns" apply f1 v0 >/dev/null
 t_rtl "$ns" apply f2 v0 >/dev/null
 restore_unwritable "CLI restore over quota" "Disk quota exceeded" \
-	env RTLTUNE_TEST_FAULT=journal_write=EDQUOT ip netns exec "$ns" "$RTLTUNE"
+	env RTLTUNE_TEST_FAULT=journal_write=EDQUOT,journal_log=EDQUOT ip netns exec "$ns" "$RTLTUNE"
 restore_clears "CLI restore after EDQUOT" t_rtl "$ns"
 t_rtl "$ns" apply f1 v0 >/dev/null
 restore_unwritable "CLI restore with the journal's fsync failing" "Input/output error" \
-	env RTLTUNE_TEST_FAULT=journal_fsync=EIO ip netns exec "$ns" "$RTLTUNE"
+	env RTLTUNE_TEST_FAULT=journal_fsync=EIO,journal_log=EIO ip netns exec "$ns" "$RTLTUNE"
 restore_clears "CLI restore after EIO" t_rtl "$ns"
 t_rtl "$ns" apply f1 v0 >/dev/null
 RTLTUNE_TEST_FAULT=journal_write=EACCES expect_refusal "restore with EACCES" "Permission denied" restore v0
