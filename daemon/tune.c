@@ -375,6 +375,38 @@ void tune_stop(const char *why)
 }
 
 /*
+ * Every knob the operation touched is at its journaled original: a restore ran after the
+ * operation died but could not clear its record (an unwritable state dir: docs/journal.md).
+ * Rolling back to the operation's pre-values would undo that restore. Either nothing of
+ * the operation is left on the device or a restore came after it; in both cases there is
+ * nothing to roll back. Any knob away from its original (or not readable) says roll back.
+ */
+static bool at_originals(struct journal *j, const struct iface *ifc,
+			 const struct journal_inflight *op)
+{
+	int64_t orig[KNOB__COUNT];
+	bool have[KNOB__COUNT];
+	struct rterr err = {0};
+	struct nic nic;
+	int k;
+
+	if (journal_get_originals(j, &op->id, orig, have, &err) <= 0)
+		return false;
+	if (nic_snapshot("/sys", ifc->name, &nic, &err) < 0)
+		return false;
+	for (k = 0; k < KNOB__COUNT; k++) {
+		int64_t cur;
+
+		if (!op->which[k])
+			continue;
+		cur = nic_knob_value(&nic, (enum knob_id)k);
+		if (!have[k] || cur == LINK_UNSET || cur != orig[k])
+			return false;
+	}
+	return true;
+}
+
+/*
  * journal.h: an operation whose process is gone must be rolled back (its pre-values set)
  * before anything else touches the device. A trial the daemon was running when it was
  * killed is the common case; an `rtltune apply` killed mid-way is handled the same way.
@@ -404,6 +436,21 @@ void tune_recover_orphans(void)
 				break;
 		if (!ifc)
 			continue; /* not here (another netns, unplugged): left for later */
+		if (at_originals(j, ifc, &op)) {
+			if (journal_inflight_end(j, &op.id, &err) < 0) {
+				/* Kept in memory as on disk: the next start tries again. */
+				dlog(LOG_ERR, ifc->name, "ending an interrupted %s: %s", op.op,
+				     err.msg);
+				continue;
+			}
+			dlog(LOG_NOTICE, ifc->name,
+			     "the %s that was in flight when %s (pid %d) stopped left nothing to "
+			     "roll back: every knob it touched is at its original",
+			     op.op, op.actor, (int)op.pid);
+			n = journal_inflight_list(j, &ops);
+			i = -1;
+			continue;
+		}
 		for (k = 0; k < KNOB__COUNT; k++) {
 			if (!op.which[k])
 				continue;
@@ -416,7 +463,12 @@ void tune_recover_orphans(void)
 		}
 		if (failed)
 			continue;
-		journal_inflight_end(j, &op.id, NULL);
+		if (journal_inflight_end(j, &op.id, &err) < 0) {
+			/* Rolled back; the record stays (memory as on disk) and the next start
+			 * sets the same pre-values again, which changes nothing. */
+			dlog(LOG_ERR, ifc->name, "ending an interrupted %s: %s", op.op, err.msg);
+			continue;
+		}
 		dlog(LOG_NOTICE, ifc->name,
 		     "rolled back the %s that was in flight when %s (pid %d) "
 		     "stopped",

@@ -165,6 +165,46 @@ if [ -x "$RTLTUNED" ]; then
 	kill -0 "$D_PID" || t_fail "rtltuned died restoring on a faulty state dir"
 	d_stop >/dev/null || true
 
+	t_log "an apply killed mid-way, restored on a full disk, then rtltuned starts"
+	# The restore puts v0 back but cannot clear the killed apply's in-flight record. At
+	# its start rtltuned must see that nothing is left to roll back: rolling back to the
+	# apply's pre-values (f2's) would undo the restore. f3 sets f2's knobs back to the
+	# originals; killed after its first knob, its pre-values are f2's, not the originals.
+	printf '[knobs]\ntso = on\ngro_max_size = 65536\n' >"$RTLTUNE_PROFILE_PATH/f3.conf"
+	t_rtl "$ns" apply f2 v0 >/dev/null
+	mid=$(t_link_state "$ns" v0)
+	[ "$mid" != "$before" ] || t_fail "f2 changed nothing"
+	RTLTUNE_TEST_DELAY=apply_knob_2=20000 ip netns exec "$ns" "$RTLTUNE" apply f3 v0 \
+		>/dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 200; i++)); do
+		[ "$(t_link_state "$ns" v0)" != "$mid" ] && break
+		sleep 0.05
+	done
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	grep -q '^inflight ' "$RTLTUNE_STATE_DIR/journal" || t_fail "no in-flight record after the kill"
+	half=$(t_link_state "$ns" v0)
+	[ "$half" != "$mid" ] && [ "$half" != "$before" ] ||
+		t_fail "the killed apply did not leave v0 half-changed"
+	echo "ok: the killed apply left v0 half-changed and its operation in flight"
+	fill
+	t_rtl "$ns" restore v0 >/dev/null 2>&1 || t_fail "restore on a full disk after a killed apply"
+	t_eq "$(t_link_state "$ns" v0)" "$before" "restored on the full disk"
+	grep -q '^inflight ' "$RTLTUNE_STATE_DIR/journal" || t_fail "the in-flight record went on a full disk"
+	rm -f "$RTLTUNE_STATE_DIR/filler"
+	d_start "$ns" --config "$T_TMP/plain.conf" --interfaces v0 --no-autotune
+	t_eq "$(t_link_state "$ns" v0)" "$before" "v0 still at its originals after rtltuned's start"
+	if grep -q '^inflight ' "$RTLTUNE_STATE_DIR/journal"; then
+		t_fail "rtltuned left the in-flight record: $(grep '^inflight ' "$RTLTUNE_STATE_DIR/journal")"
+	fi
+	grep -q 'v0: the apply that was in flight when cli (pid [0-9]*) stopped left nothing to roll back' \
+		"$D_LOG" || t_fail "rtltuned's log does not say why it did not roll back: $(tail -5 "$D_LOG")"
+	echo "ok: rtltuned ended the record without rolling back"
+	restore_clears "rtltuned restore after the recovery" drtl "$ns"
+	d_stop >/dev/null || true
+	checked=$((checked + 1))
+
 	t_log "rtltuned with its profile on a read-only state dir"
 	mount -o remount,ro "$RTLTUNE_STATE_DIR"
 	printf '[daemon]\nsample_interval = 200ms\nprofile = f1\n' >"$T_TMP/rtltuned.conf"
