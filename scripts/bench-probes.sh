@@ -11,12 +11,17 @@
 #  3. memory charged for the maps and programs, for the traced set and for 256 interfaces.
 # Targets, on the default (tso) path: median ratio >= 0.97, <= 50 ns per event on average
 # above an empty program's cost. Exit 1 when one is missed.
-# Knobs: PAIRS (5), SECS (3 s per iperf3 run), PATHS ("tso frames").
+# Knobs: PAIRS (15), SECS (2 s per iperf3 run), PATHS ("tso frames").
+# Why 15 short pairs rather than 5 long ones: on a shared 2-core VM single veth runs swing
+# +-25% (12-21 Gbit/s with nothing changed), far more than the effect measured (about 3%
+# of a CPU by the per-event cost below). The median of many alternating pairs, with its
+# 95% confidence interval from order statistics, says whether the target is met, missed,
+# or not decidable on this machine; 5 pairs gave medians from 0.86 to 0.98 here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RTLTUNE=${RTLTUNE:-build/rtltune}
-PAIRS=${PAIRS:-5}
-SECS=${SECS:-3}
+PAIRS=${PAIRS:-15}
+SECS=${SECS:-2}
 PATHS=${PATHS:-tso frames}
 RATIO_TARGET=0.97
 NS_TARGET=50
@@ -98,6 +103,14 @@ stop_trace() {
 judged() { [ "$1" = tso ]; }
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# Distribution-free 95% confidence interval of the median: the order statistics at ranks
+# n/2 -+ 0.98 sqrt(n) (normal approximation of the binomial), clamped to 1..n.
+median_ci() {
+	sort -g | awk '{v[NR] = $1} END {
+		lo = int(NR / 2 - 0.98 * sqrt(NR)); hi = int(NR / 2 + 0.98 * sqrt(NR) + 1.999)
+		if (lo < 1) lo = 1; if (hi > NR) hi = NR
+		print v[lo], v[hi] }'
+}
 
 rc=0
 echo "probes: iperf3 over a veth pair, $PAIRS on/off pairs x ${SECS}s per path, alternating"
@@ -126,8 +139,13 @@ for path in $PATHS; do
 			"$(echo "$on" | awk '{print $1 / 1e9}')" "$ratio"
 	done
 	med=$(median <"$TMP/ratios")
+	read -r ci_lo ci_hi < <(median_ci <"$TMP/ratios")
 	ok=$(echo "$med $RATIO_TARGET" | awk '{print ($1 >= $2) ? "met" : "MISSED"}')
-	printf '  median ratio %.3f (target >= %s: %s)\n' "$med" "$RATIO_TARGET" "$ok"
+	# Where the interval straddles the target, the machine's noise decides, not the probes.
+	decided=$(echo "$ci_lo $ci_hi $RATIO_TARGET" |
+		awk '{print ($1 <= $3 && $2 >= $3) ? "the interval holds the target: noise decides" : "decided"}')
+	printf '  median ratio %.3f, 95%% CI [%.3f, %.3f] over %d pairs (target >= %s: %s; %s)\n' \
+		"$med" "$ci_lo" "$ci_hi" "$PAIRS" "$RATIO_TARGET" "$ok" "$decided"
 	judged "$path" || ok=met
 	[ "$ok" = met ] || rc=1
 
