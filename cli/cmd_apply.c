@@ -234,6 +234,51 @@ static int via_daemon(struct cli_ctx *ctx, json_object *req)
 	return cli_emit(ctx, res, render_plans, code);
 }
 
+/*
+ * Forget the journal's records of devices gone from this netns: a host whose containers
+ * churn veths would otherwise grow the journal until apply is refused (docs/journal.md
+ * "Devices that are gone"). nics[] was dumped after journal_open(), so no record is newer
+ * than it. Best effort: a state dir that cannot take the write keeps them and the command
+ * goes on. NULL when nothing was forgotten, else what --json reports.
+ */
+static json_object *forget_gone(struct journal *j, const struct nic *nics, int n)
+{
+	struct journal_gone *gone = NULL;
+	int *idx = calloc((size_t)n + 1, sizeof(*idx));
+	struct rterr e = { 0 };
+	json_object *a;
+	int i, k, got;
+
+	if (!idx)
+		return NULL;
+	for (i = 0; i < n; i++)
+		idx[i] = nics[i].link.ifindex;
+	got = journal_forget_gone(j, idx, n, "cli", &gone, &e);
+	free(idx);
+	if (got <= 0)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < got; i++) {
+		const struct journal_entry *ent = &gone[i].entry;
+		json_object *o = json_object_new_object(), *orig = json_object_new_object();
+
+		json_object_object_add(o, "ifname", json_object_new_string(ent->id.ifname));
+		json_object_object_add(o, "ifindex", json_object_new_int(ent->id.ifindex));
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (ent->have[k])
+				json_object_object_add(orig, knob_name((enum knob_id)k),
+						       value_json((enum knob_id)k, ent->orig[k]));
+		json_object_object_add(o, "originals", orig);
+		json_object_object_add(o, "inflight",
+				       gone[i].had_inflight ? json_object_new_string(gone[i].op.op)
+							    : NULL);
+		json_object_object_add(o, "reason", json_object_new_string(gone[i].reason));
+		json_object_array_add(a, o);
+	}
+	free(gone);
+	return a;
+}
+
 static json_object *names_json(char **names, int n)
 {
 	json_object *a = json_object_new_array();
@@ -312,6 +357,12 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
+	if (!dry) {
+		json_object *gone = forget_gone(j, run.nics, run.n_nics);
+
+		if (gone)
+			json_object_object_add(doc, "forgotten", gone);
+	}
 	for (i = 0; i < run.n_idx; i++) {
 		struct apply_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
 		struct rterr e = { 0 };
@@ -501,6 +552,12 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	doc = json_object_new_object();
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(false));
+	{
+		json_object *gone = forget_gone(j, nics, n);
+
+		if (gone)
+			json_object_object_add(doc, "forgotten", gone);
+	}
 	/* Every current interface the journal knows (renamed ones are found by identity). */
 	for (k = 0; k < n; k++) {
 		bool wanted = argc < 2;

@@ -176,6 +176,56 @@ int journal_inflight_get(struct journal *j, const struct journal_ident *id,
 int journal_inflight_list(struct journal *j, const struct journal_inflight **ops);
 
 /*
+ * Devices that are gone (docs/journal.md "Devices that are gone"). The records of a device
+ * without a permanent address can only ever match that device in the boot, netns and
+ * ifindex they name (identity rule 3); once no link in that netns has the ifindex any more
+ * they are dead weight, and a host whose containers churn veths would grow its journal to
+ * the 4 MiB limit, where every apply is refused. What a caller knows of where it runs:
+ */
+struct journal_here {
+	char boot_id[40];      /* this boot; "" judges nothing */
+	uint64_t netns_cookie; /* the caller's netns; 0 (unknown) judges nothing */
+	const int *ifindexes;  /* every link in that netns, listed while holding the lock */
+	int n_ifindexes;
+};
+
+/*
+ * The decision alone, on the tables given (no I/O, for tests): sets ent_gone[i] and
+ * op_gone[i] for each entry and in-flight record of a device gone from here. Only devices
+ * without a permanent address, recorded in this boot and this netns, under an ifindex not
+ * in here->ifindexes. An entry whose device has a live in-flight record (not .orphaned) is
+ * kept, and the record too; an orphaned record goes with its device. Returns how many
+ * flags it set.
+ */
+int journal_gone_select(const struct journal_entry *ents, int n_ents,
+			const struct journal_inflight *ops, int n_ops,
+			const struct journal_here *here, bool *ent_gone, bool *op_gone);
+
+/* What journal_forget_gone() removed for one device. */
+struct journal_gone {
+	struct journal_entry entry; /* its originals; none in have[] when it had only a record */
+	bool had_inflight;
+	struct journal_inflight op; /* the orphaned record ended with it, when had_inflight */
+	char reason[96];	    /* why, as the log says it */
+};
+
+/*
+ * Forget, in one durable write, the records of devices gone from the caller's netns:
+ * journal_gone_select() with this boot, this netns and ifindexes[] (every link the caller
+ * listed after journal_open(), so no record can be newer than the list), each absence
+ * confirmed by the kernel once more (SIOCGIFNAME). Logs one "forgotten" record per
+ * original (its value as `old`, so the log still holds it) and per orphaned record, actor
+ * actor. For commands that write the journal anyway (apply, restore), never read-only ones.
+ * Returns the number of devices forgotten with *gone (malloc'ed; free() it) when not NULL,
+ * 0 when there were none (no write), or a negative errno when the write failed (full or
+ * read-only state dir): then memory and disk keep every record, which only costs space,
+ * and the caller goes on (only a failed fsync of the directory after the rename leaves
+ * them forgotten, and logged).
+ */
+int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes, const char *actor,
+			struct journal_gone **gone, struct rterr *err);
+
+/*
  * One record of the decision/apply log. outcome (< 32 bytes) and actor (< 16) are
  * lowercase words ([a-z0-9_-]); reason is free text (cut at 1024 bytes).
  */

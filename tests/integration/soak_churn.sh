@@ -3,8 +3,9 @@
 # `rtltune apply` run back to back on whichever of them exist, and rtltuned applies its
 # profile to each new one (CLI and daemon contend for the same journal). Nothing crashes
 # or hangs: show always exits 0; apply exits 0, or 2/3 naming an interface that vanished.
-# Afterwards nothing is left, the journal still opens, the fixed veth restores exactly,
-# and rtltuned's fds and RSS are back at their starting level.
+# Afterwards nothing is left, the journal still opens, the fixed veth restores exactly and
+# that restore leaves no record of a deleted veth, and rtltuned's fds and RSS are back at
+# their starting level.
 . "$(dirname "$0")/../lib.sh"
 CHURN=${SOAK_CHURN:-500}
 
@@ -86,12 +87,6 @@ fi
 echo "ok: every failed apply named a vanished interface"
 t_eq "$(ip -n "$ns" -o link show | grep -c 'ch[xy]' || true)" 0 "churned veths left"
 
-# The journal still opens and the fixed veth restores exactly.
-t_rtl "$ns" restore v0 >/dev/null
-t_eq "$(t_link_state "$ns" v0)" "$before" "v0 after restore"
-stale=$(grep -c '^iface ch' "$RTLTUNE_STATE_DIR/journal" 2>/dev/null || true)
-echo "# journal: $(wc -c <"$RTLTUNE_STATE_DIR/journal") bytes, $stale entries of deleted veths"
-
 if [ $daemon = 1 ]; then
 	kill -0 "$D_PID" || t_fail "rtltuned died during the churn"
 	for ((i = 0; i < 100; i++)); do
@@ -100,6 +95,21 @@ if [ $daemon = 1 ]; then
 		sleep 0.05
 	done
 	t_eq "$n" 0 "interfaces rtltuned still lists from the churn"
+fi
+
+# The journal still opens, the fixed veth restores exactly, and that restore forgets the
+# records of every deleted veth, the CLI's and any rtltuned left (docs/journal.md "Devices
+# that are gone"): a host churning veths must not grow its journal.
+J=$RTLTUNE_STATE_DIR/journal
+stale=$(grep -c '^iface ch' "$J" 2>/dev/null || true)
+echo "# journal before the restore: $(wc -c <"$J") bytes, $stale entries of deleted veths"
+t_rtl "$ns" restore v0 >/dev/null
+t_eq "$(t_link_state "$ns" v0)" "$before" "v0 after restore"
+echo "# journal after: $(wc -c <"$J") bytes, $(grep -c '"outcome":"forgotten"' "$RTLTUNE_STATE_DIR/log" || true) forgotten records logged"
+t_eq "$(grep -c '^iface ch' "$J" || true)" 0 "journal entries of deleted veths after the restore"
+t_eq "$(grep -c '^inflight' "$J" || true)" 0 "operations left in flight"
+
+if [ $daemon = 1 ]; then
 	d_wait_samples 3
 	fds1=$(d_fds)
 	rss1=$(d_rss_kib)

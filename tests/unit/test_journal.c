@@ -1025,6 +1025,204 @@ static void test_log_rotation(void **state)
 	journal_close(j);
 }
 
+/* ---- devices that are gone ------------------------------------------------------- */
+
+static struct journal_entry gone_entry(const struct fx *fx, const char *name, int ifindex,
+				       uint64_t netns, const char *perm, const char *boot)
+{
+	struct journal_entry e = {.id = ident(fx, name, ifindex, perm), .since = 1};
+
+	e.id.netns_cookie = netns;
+	if (boot)
+		snprintf(e.id.boot_id, sizeof(e.id.boot_id), "%s", boot);
+	e.have[KNOB_MTU] = true;
+	e.orig[KNOB_MTU] = 1500;
+	return e;
+}
+
+/*
+ * The decision on fake tables: only a device without a permanent address, of this boot
+ * and this netns, whose ifindex no link has, and that no live operation holds.
+ */
+static void test_gone_select(void **state)
+{
+	struct fx *fx = *state;
+	const char *old_boot = "00000000-1111-2222-3333-444444444444";
+	struct journal_entry ents[] = {
+		gone_entry(fx, "live0", 10, 7, NULL, NULL),		  /* 0: link 10 exists */
+		gone_entry(fx, "gone0", 11, 7, NULL, NULL),		  /* 1: gone */
+		gone_entry(fx, "eth0", 12, 7, "52:54:00:12:34:56", NULL), /* 2: perm: kept */
+		gone_entry(fx, "other0", 13, 8, NULL, NULL),		  /* 3: other netns */
+		gone_entry(fx, "old0", 14, 7, NULL, old_boot),		  /* 4: other boot */
+		gone_entry(fx, "held0", 15, 7, NULL, NULL),		  /* 5: live op holds it */
+		gone_entry(fx, "orph0", 16, 7, NULL, NULL),		  /* 6: orphaned op: gone */
+		gone_entry(fx, "noboot", 17, 7, NULL, ""),		  /* 7: boot '-' */
+		gone_entry(fx, "reused", 18, 7, NULL, NULL), /* 8: 18 has a perm link */
+	};
+	struct journal_inflight ops[4] = {0};
+	const int links[] = {18, 1, 10}; /* unsorted on purpose */
+	struct journal_here here = {.netns_cookie = 7, .ifindexes = links, .n_ifindexes = 3};
+	bool eg[9], og[4];
+	int i;
+
+	snprintf(here.boot_id, sizeof(here.boot_id), "%s", fx->boot);
+	ops[0].id = ents[5].id; /* alive */
+	ops[1].id = ents[6].id;
+	ops[1].orphaned = true;
+	ops[2].id = ident(fx, "oponly", 20, NULL); /* orphaned, no entry, gone */
+	ops[2].id.netns_cookie = 7;
+	ops[2].orphaned = true;
+	ops[3].id = ident(fx, "opalive", 21, NULL); /* alive, no entry: kept */
+	ops[3].id.netns_cookie = 7;
+	for (i = 0; i < 4; i++)
+		ops[i].which[KNOB_MTU] = true;
+
+	assert_int_equal(journal_gone_select(ents, 9, ops, 4, &here, eg, og), 4);
+	assert_false(eg[0]);
+	assert_true(eg[1]);
+	assert_false(eg[2]);
+	assert_false(eg[3]);
+	assert_false(eg[4]);
+	assert_false(eg[5]);
+	assert_true(eg[6]);
+	assert_false(eg[7]);
+	assert_false(eg[8]);
+	assert_false(og[0]);
+	assert_true(og[1]);
+	assert_true(og[2]);
+	assert_false(og[3]);
+
+	/* Once the live operation is orphaned too, its device goes with it. */
+	ops[0].orphaned = true;
+	assert_int_equal(journal_gone_select(ents, 9, ops, 4, &here, eg, og), 6);
+	assert_true(eg[5] && og[0]);
+
+	/* Without knowing the boot or the netns, nothing is judged. */
+	here.boot_id[0] = '\0';
+	assert_int_equal(journal_gone_select(ents, 9, ops, 4, &here, eg, og), 0);
+	snprintf(here.boot_id, sizeof(here.boot_id), "%s", fx->boot);
+	here.netns_cookie = 0;
+	assert_int_equal(journal_gone_select(ents, 9, ops, 4, &here, eg, og), 0);
+
+	/* An empty list of links: every local, this-boot, address-less device is gone. */
+	here.netns_cookie = 7;
+	here.ifindexes = NULL;
+	here.n_ifindexes = 0;
+	assert_int_equal(journal_gone_select(ents, 9, ops, 4, &here, eg, og), 8);
+	assert_true(eg[0] && eg[8]);
+	assert_false(eg[2] || eg[3] || eg[4] || eg[7]);
+}
+
+static int count_lines(const char *buf, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = buf; p && (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/*
+ * The real thing in this netns: lo (ifindex 1) is here, ifindex 999999 is not. A write that
+ * fails keeps everything; a forgotten device's originals stay readable in the log.
+ */
+static void test_forget_gone(void **state)
+{
+	struct fx *fx = *state;
+	struct journal_ident lo, gone, perm, other, held;
+	int64_t pre[KNOB__COUNT] = {1500, 1};
+	bool w[KNOB__COUNT] = {true, true};
+	const int links[] = {1};
+	struct journal_gone *list = NULL;
+	const struct journal_entry *ents;
+	const struct journal_inflight *ops;
+	char logpath[128], *buf;
+	struct rterr err = {0};
+	struct stat st0, st1;
+	struct journal *j;
+	int status, hold;
+	size_t len;
+	pid_t child;
+
+	assert_int_equal(journal_ident_read("lo", &lo, &err), 0);
+	gone = lo;
+	snprintf(gone.ifname, sizeof(gone.ifname), "veth9");
+	gone.ifindex = 999999;
+	perm = gone;
+	snprintf(perm.ifname, sizeof(perm.ifname), "eth9");
+	snprintf(perm.perm_addr, sizeof(perm.perm_addr), "52:54:00:12:34:56");
+	other = gone;
+	snprintf(other.ifname, sizeof(other.ifname), "ns9");
+	other.netns_cookie = lo.netns_cookie + 1;
+	held = gone;
+	snprintf(held.ifname, sizeof(held.ifname), "held9");
+	held.ifindex = 999998;
+	snprintf(logpath, sizeof(logpath), "%s/log", fx->dir);
+
+	j = open_ok(fx);
+	lo.ifindex = 1;
+	assert_int_equal(journal_record_originals(j, &lo, pre, w, &err), 0);
+	assert_int_equal(journal_record_originals(j, &perm, pre, w, &err), 0);
+	assert_int_equal(journal_record_originals(j, &other, pre, w, &err), 0);
+	journal_close(j);
+	/* gone: an apply SIGKILLed on it (orphaned record); held: a live trial on it. */
+	child = child_begins(fx, &gone, 1400, true, &hold);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	close(hold);
+	child = child_begins(fx, &held, 1300, false, &hold);
+
+	/* A state dir that cannot take the write: nothing forgotten, nothing lost. */
+	assert_int_equal(stat(fx->path, &st0), 0);
+	setenv("RTLTUNE_TEST_FAULT", "journal_write=ENOSPC", 1);
+	j = open_ok(fx);
+	assert_int_equal(journal_forget_gone(j, links, 1, "cli", &list, &err), -ENOSPC);
+	assert_null(list);
+	assert_int_equal(journal_entries(j, &ents), 5);
+	assert_int_equal(journal_inflight_list(j, &ops), 2);
+	journal_close(j);
+	unsetenv("RTLTUNE_TEST_FAULT");
+	assert_int_equal(stat(fx->path, &st1), 0);
+	assert_int_equal(st0.st_ino, st1.st_ino);
+
+	j = open_ok(fx);
+	assert_int_equal(journal_forget_gone(j, links, 1, "cli", &list, &err), 1);
+	assert_non_null(list);
+	assert_string_equal(list[0].entry.id.ifname, "veth9");
+	assert_int_equal(list[0].entry.orig[KNOB_MTU], 1400);
+	assert_true(list[0].had_inflight);
+	assert_string_equal(list[0].op.op, "trial");
+	assert_non_null(strstr(list[0].reason, "ifindex 999999 in this netns no longer exists"));
+	free(list);
+	/* lo, the permanent address, the other netns and the held device stay. */
+	assert_int_equal(journal_entries(j, &ents), 4);
+	assert_int_equal(journal_inflight_list(j, &ops), 1);
+	assert_int_equal(ops[0].pid, child);
+	/* Nothing more to forget: no write at all. */
+	assert_int_equal(stat(fx->path, &st0), 0);
+	assert_int_equal(journal_forget_gone(j, links, 1, "cli", NULL, &err), 0);
+	assert_int_equal(stat(fx->path, &st1), 0);
+	assert_int_equal(st0.st_ino, st1.st_ino);
+	journal_close(j);
+
+	/* The log names the device and keeps each original as `old`. */
+	buf = slurp(logpath, &len);
+	assert_non_null(buf);
+	assert_int_equal(count_lines(buf, "\"outcome\":\"forgotten\""), 2);
+	assert_non_null(strstr(buf, "\"iface\":\"veth9\",\"knob\":\"mtu\",\"old\":1400"));
+	assert_non_null(strstr(buf, "the trial by daemon (pid"));
+	assert_null(strstr(buf, "held9"));
+
+	/* The trial ends (its process dies): the next call takes that device too. */
+	kill(child, SIGKILL);
+	close(hold);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	j = open_ok(fx);
+	assert_int_equal(journal_forget_gone(j, links, 1, "cli", NULL, &err), 1);
+	assert_int_equal(journal_entries(j, &ents), 3);
+	assert_int_equal(journal_inflight_list(j, &ops), 0);
+	journal_close(j);
+}
+
 /* ---- cost ------------------------------------------------------------------------- */
 
 static void test_commit_cost(void **state)
@@ -1078,6 +1276,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_inflight_optional, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_rotation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gone_select, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forget_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_cost, setup, teardown),
 	};
 
