@@ -145,9 +145,14 @@ int control_reply_parse(json_object *reply, json_object **result, struct rterr *
 	err->kind =
 		code == RTERR_INPUT || code == RTERR_DIFF ? (enum rterr_kind)code : RTERR_SYSTEM;
 	err->errnum = errnum;
-	snprintf(err->msg, sizeof(err->msg), "%s",
-		 json_object_object_get_ex(reply, "error", &o) ? json_object_get_string(o)
-							       : "rtltuned refused the request");
+	/* The user must read why: an absent, empty or non-string "error" still says something. */
+	if (json_object_object_get_ex(reply, "error", &o) &&
+	    json_object_is_type(o, json_type_string) && json_object_get_string_len(o) > 0)
+		snprintf(err->msg, sizeof(err->msg), "%s", json_object_get_string(o));
+	else
+		snprintf(err->msg, sizeof(err->msg),
+			 "rtltuned refused the request without saying why (errno %d: %s)", errnum,
+			 strerror(errnum));
 	return -errnum;
 }
 

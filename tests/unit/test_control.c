@@ -142,6 +142,32 @@ static void test_reply_from_the_future(void **state)
 	json_object_put(rep);
 }
 
+/* Found by fuzz_control: an error reply with an empty (or absent, or non-string) "error"
+ * left the user an empty message. */
+static void test_reply_error_without_message(void **state)
+{
+	static const char *const replies[] = {
+		"{\"v\":1,\"ok\":false,\"error\":\"\",\"errno\":2,\"exit_code\":1}",
+		"{\"v\":1,\"ok\":false,\"error\":null,\"errno\":2,\"exit_code\":1}",
+		"{\"v\":1,\"ok\":false,\"error\":7,\"errno\":2,\"exit_code\":1}",
+		"{\"v\":1,\"ok\":false,\"errno\":2,\"exit_code\":1}",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(replies) / sizeof(replies[0]); i++) {
+		json_object *rep = json_tokener_parse(replies[i]), *result = NULL;
+		struct rterr err = {0};
+
+		assert_int_equal(control_reply_parse(rep, &result, &err), -ENOENT);
+		assert_null(result);
+		assert_int_equal(err.kind, RTERR_DIFF);
+		assert_string_equal(err.msg, "rtltuned refused the request without saying why "
+					     "(errno 2: No such file or directory)");
+		json_object_put(rep);
+	}
+}
+
 /* One value per line, strictly: trailing data, a truncated value or a NUL is refused. */
 static void test_parse_line_strict(void **state)
 {
@@ -192,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_many_lines_reuse_memory),
 		cmocka_unit_test(test_reply_round_trip),
 		cmocka_unit_test(test_reply_from_the_future),
+		cmocka_unit_test(test_reply_error_without_message),
 		cmocka_unit_test(test_parse_line_strict),
 	};
 
