@@ -145,11 +145,13 @@ int control_reply_parse(json_object *reply, json_object **result, struct rterr *
 	err->kind =
 		code == RTERR_INPUT || code == RTERR_DIFF ? (enum rterr_kind)code : RTERR_SYSTEM;
 	err->errnum = errnum;
-	/* The user must read why: an absent, empty or non-string "error" still says something. */
+	/* The user must read why: an absent, empty or non-string "error" (or one whose C
+	 * string is empty: "\u0000...") still says something. */
+	err->msg[0] = '\0';
 	if (json_object_object_get_ex(reply, "error", &o) &&
-	    json_object_is_type(o, json_type_string) && json_object_get_string_len(o) > 0)
+	    json_object_is_type(o, json_type_string))
 		snprintf(err->msg, sizeof(err->msg), "%s", json_object_get_string(o));
-	else
+	if (!err->msg[0])
 		snprintf(err->msg, sizeof(err->msg),
 			 "rtltuned refused the request without saying why (errno %d: %s)", errnum,
 			 strerror(errnum));

@@ -151,6 +151,7 @@ static void test_reply_error_without_message(void **state)
 		"{\"v\":1,\"ok\":false,\"error\":null,\"errno\":2,\"exit_code\":1}",
 		"{\"v\":1,\"ok\":false,\"error\":7,\"errno\":2,\"exit_code\":1}",
 		"{\"v\":1,\"ok\":false,\"errno\":2,\"exit_code\":1}",
+		"{\"v\":1,\"ok\":false,\"error\":\"\\u0000x\",\"errno\":2,\"exit_code\":1}",
 	};
 	size_t i;
 
