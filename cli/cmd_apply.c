@@ -239,9 +239,9 @@ static int via_daemon(struct cli_ctx *ctx, json_object *req)
  * churn veths would otherwise grow the journal until apply is refused (docs/journal.md
  * "Devices that are gone"). nics[] was dumped after journal_open(), so no record is newer
  * than it. Best effort: a state dir that cannot take the write keeps them and the command
- * goes on. NULL when nothing was forgotten, else what --json reports.
+ * goes on. What was forgotten goes into doc as "forgotten" (absent when nothing was).
  */
-static json_object *forget_gone(struct journal *j, const struct nic *nics, int n)
+static void forget_gone(json_object *doc, struct journal *j, const struct nic *nics, int n)
 {
 	struct journal_gone *gone = NULL;
 	int *idx = calloc((size_t)n + 1, sizeof(*idx));
@@ -250,13 +250,13 @@ static json_object *forget_gone(struct journal *j, const struct nic *nics, int n
 	int i, k, got;
 
 	if (!idx)
-		return NULL;
+		return;
 	for (i = 0; i < n; i++)
 		idx[i] = nics[i].link.ifindex;
 	got = journal_forget_gone(j, idx, n, "cli", &gone, &e);
 	free(idx);
 	if (got <= 0)
-		return NULL;
+		return;
 	a = json_object_new_array();
 	for (i = 0; i < got; i++) {
 		const struct journal_entry *ent = &gone[i].entry;
@@ -276,7 +276,7 @@ static json_object *forget_gone(struct journal *j, const struct nic *nics, int n
 		json_object_array_add(a, o);
 	}
 	free(gone);
-	return a;
+	json_object_object_add(doc, "forgotten", a);
 }
 
 static json_object *names_json(char **names, int n)
@@ -357,12 +357,8 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
-	if (!dry) {
-		json_object *gone = forget_gone(j, run.nics, run.n_nics);
-
-		if (gone)
-			json_object_object_add(doc, "forgotten", gone);
-	}
+	if (!dry)
+		forget_gone(doc, j, run.nics, run.n_nics);
 	for (i = 0; i < run.n_idx; i++) {
 		struct apply_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
 		struct rterr e = { 0 };
@@ -552,12 +548,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	doc = json_object_new_object();
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(false));
-	{
-		json_object *gone = forget_gone(j, nics, n);
-
-		if (gone)
-			json_object_object_add(doc, "forgotten", gone);
-	}
+	forget_gone(doc, j, nics, n);
 	/* Every current interface the journal knows (renamed ones are found by identity). */
 	for (k = 0; k < n; k++) {
 		bool wanted = argc < 2;

@@ -236,9 +236,19 @@ static int read_perm_addr(int sock, const char *ifname, char *out, size_t len)
 	return 0;
 }
 
+/* The netns a socket lives in (SO_NETNS_COOKIE: never reused within a boot); 0 if unknown. */
+static uint64_t netns_cookie_of(int sock)
+{
+	uint64_t cookie = 0;
+	socklen_t olen = sizeof(cookie);
+
+	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &olen) < 0)
+		return 0;
+	return cookie;
+}
+
 int journal_ident_read(const char *ifname, struct journal_ident *id, struct rterr *err)
 {
-	socklen_t olen = sizeof(id->netns_cookie);
 	int sock, attempt, r = 0;
 
 	memset(id, 0, sizeof(*id));
@@ -249,8 +259,7 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
 	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return rterr_sys(err, errno, "%s: socket", ifname);
-	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &id->netns_cookie, &olen) < 0)
-		id->netns_cookie = 0;
+	id->netns_cookie = netns_cookie_of(sock);
 	/* The ioctl goes by name: make sure the index we record is the device we asked. */
 	for (attempt = 0; attempt < 3; attempt++) {
 		id->ifindex = if_nametoindex(ifname);
@@ -1389,14 +1398,12 @@ int journal_gone_select(const struct journal_entry *ents, int n_ents,
 
 static uint64_t current_netns_cookie(void)
 {
-	uint64_t cookie = 0;
-	socklen_t olen = sizeof(cookie);
 	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	uint64_t cookie;
 
 	if (sock < 0)
 		return 0;
-	if (getsockopt(sock, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &olen) < 0)
-		cookie = 0;
+	cookie = netns_cookie_of(sock);
 	close(sock);
 	return cookie;
 }

@@ -489,32 +489,56 @@ static void test_noise_rolled_back_and_backoff(void **state)
 	sim_free(&s);
 }
 
-/* Many seeds of noise: a no-gain trial is (almost) never kept. */
-static void test_noise_false_keep_rate(void **state)
+/*
+ * 20 seeds of 1200 samples with nothing to gain, each simulator shaped by setup(): how
+ * many trials started and how many were kept (each a false keep).
+ */
+static void no_gain_seeds(void (*setup)(struct sim *s), unsigned int *trials, unsigned int *keeps)
 {
-	unsigned int seed, trials = 0, keeps = 0;
 	struct tuner_config cfg;
+	unsigned int seed;
 	struct sim s;
 
 	tuner_config_default(&cfg);
 	cfg.backoff_initial_ms = 30000;
 	cfg.backoff_max_ms = 30000;
+	*trials = *keeps = 0;
 	for (seed = 1; seed <= 20; seed++) {
 		sim_init(&s, m_no_gain, &cfg);
 		s.quiet = true;
 		s.rng ^= seed * 0x2545F4914F6CDD1DULL;
-		s.noise = 0.2;
-		s.outliers = 0.1;
+		setup(&s);
 		s.env.knob[KNOB_GSO_MAX_SIZE] = s.env.knob[KNOB_GSO_IPV4_MAX_SIZE] = 16384;
 		sim_run(&s, 1200);
-		trials += s.n_kind[TUNER_START_TRIAL];
-		keeps += s.n_kind[TUNER_KEEP];
+		*trials += s.n_kind[TUNER_START_TRIAL];
+		*keeps += s.n_kind[TUNER_KEEP];
 		sim_free(&s);
 	}
+}
+
+static void setup_noisy(struct sim *s)
+{
+	s->noise = 0.2;
+	s->outliers = 0.1;
+}
+
+/* Many seeds of noise: a no-gain trial is (almost) never kept. */
+static void test_noise_false_keep_rate(void **state)
+{
+	unsigned int trials, keeps;
+
+	no_gain_seeds(setup_noisy, &trials, &keeps);
 	print_message("no-gain trials %u, kept %u\n", trials, keeps);
 	assert_true(trials >= 200);
 	/* The criterion's nominal false-keep rate is 1% (one-sided t at 99%); allow 2%. */
 	assert_true(keeps * 50 <= trials);
+}
+
+static void setup_drifting(struct sim *s)
+{
+	s->noise = 0.05;
+	s->drift = 0.2;
+	s->drift_ar = 0.85;
 }
 
 /*
@@ -525,26 +549,9 @@ static void test_noise_false_keep_rate(void **state)
  */
 static void test_drift_false_keep_rate(void **state)
 {
-	unsigned int seed, trials = 0, keeps = 0;
-	struct tuner_config cfg;
-	struct sim s;
+	unsigned int trials, keeps;
 
-	tuner_config_default(&cfg);
-	cfg.backoff_initial_ms = 30000;
-	cfg.backoff_max_ms = 30000;
-	for (seed = 1; seed <= 20; seed++) {
-		sim_init(&s, m_no_gain, &cfg);
-		s.quiet = true;
-		s.rng ^= seed * 0x2545F4914F6CDD1DULL;
-		s.noise = 0.05;
-		s.drift = 0.2;
-		s.drift_ar = 0.85;
-		s.env.knob[KNOB_GSO_MAX_SIZE] = s.env.knob[KNOB_GSO_IPV4_MAX_SIZE] = 16384;
-		sim_run(&s, 1200);
-		trials += s.n_kind[TUNER_START_TRIAL];
-		keeps += s.n_kind[TUNER_KEEP];
-		sim_free(&s);
-	}
+	no_gain_seeds(setup_drifting, &trials, &keeps);
 	print_message("drifting no-gain trials %u, kept %u\n", trials, keeps);
 	assert_true(trials >= 200);
 	assert_true(keeps * 25 <= trials);
