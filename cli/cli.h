@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "rtltune/err.h"
+#include "rtltune/nic.h"
 
 /* Exit codes (SPEC): */
 enum { EXIT_OK = 0, EXIT_DIFF = 1, EXIT_USAGE = 2, EXIT_SYSTEM = 3 };
@@ -48,6 +49,20 @@ int cli_emit(struct cli_ctx *ctx, json_object *doc, void (*render_text)(json_obj
  */
 int cli_fail(struct cli_ctx *ctx, const struct rterr *err);
 int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The interfaces a command works on, from one link dump over ls: the named ones (each
+ * must exist: RTERR_INPUT "no such interface: NAME"), else every link when all_links, else
+ * every link backed by a device (/sys/class/net/X/device: never lo, veth, bridges). Only
+ * the selected links get the rest of a snapshot (ethtool, sysfs). *all, when not NULL,
+ * gets the whole dump (free() it); *sel the snapshots (free() it).
+ */
+int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names,
+	       bool all_links, struct link_info **all, int *n_all, struct nic **sel, int *n_sel,
+	       struct rterr *err);
+
+/* Index of the link named name in links[], or -1. */
+int cli_find_link(const struct link_info *links, int n, const char *name);
 
 /* json helpers: an int64 that is LINK_UNSET (-1) becomes null. */
 json_object *cli_json_i64(int64_t v);

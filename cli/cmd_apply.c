@@ -1,92 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rtltune apply PROFILE [IFACE...] [--dry-run] / verify PROFILE [IFACE...] / restore [IFACE...]
- * All three plan through lib/apply.c; apply and restore execute through apply_execute().
+ * All three plan through lib/plan.c; apply and restore execute through the actuator
+ * (lib/actuate.c), the one code path that changes a NIC.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ctl.h"
-#include "rtltune/apply.h"
-
-/* The interfaces a command works on: the named ones (each must exist), else every
- * interface backed by a device (/sys/class/net/X/device): never lo, veth, bridges. */
-static int select_nics(struct cli_ctx *ctx, struct nic *all, int n, char **names, int n_names,
-		       int *idx, int *n_idx, struct rterr *err)
-{
-	char path[512];
-	int i, j;
-
-	*n_idx = 0;
-	for (i = 0; i < n_names; i++) {
-		for (j = 0; j < n && strcmp(all[j].link.ifname, names[i]) != 0; j++)
-			;
-		if (j == n) {
-			err->kind = RTERR_INPUT;
-			err->errnum = ENODEV;
-			snprintf(err->msg, sizeof(err->msg), "no such interface: %s", names[i]);
-			return -ENODEV;
-		}
-		idx[(*n_idx)++] = j;
-	}
-	if (n_names)
-		return 0;
-	for (j = 0; j < n; j++) {
-		snprintf(path, sizeof(path), "%s/class/net/%s/device", ctx->sysfs_root,
-			 all[j].link.ifname);
-		if (access(path, F_OK) == 0)
-			idx[(*n_idx)++] = j;
-	}
-	return 0;
-}
-
-static json_object *value_json(enum knob_id k, int64_t v)
-{
-	if (v == LINK_UNSET)
-		return NULL;
-	return knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(v != 0)
-					   : json_object_new_int64(v);
-}
-
-static json_object *plan_json(const struct plan *plan, bool executed)
-{
-	json_object *o = json_object_new_object(), *items = json_object_new_array();
-	int k;
-
-	json_object_object_add(o, "ifname", json_object_new_string(plan->ifname));
-	json_object_object_add(o, "chip", cli_json_str(plan->chip_id));
-	json_object_object_add(o, "warnings", cli_json_str(plan->warnings));
-	for (k = 0; k < KNOB__COUNT; k++) {
-		const struct plan_item *it = &plan->items[k];
-		json_object *i;
-
-		if (it->action == PLAN_KEEP && !it->note[0])
-			continue;
-		i = json_object_new_object();
-		json_object_object_add(i, "knob", json_object_new_string(knob_name((enum knob_id)k)));
-		json_object_object_add(i, "action",
-				       json_object_new_string(plan_action_name(it->action)));
-		json_object_object_add(i, "old", value_json((enum knob_id)k, it->cur));
-		json_object_object_add(i, "new", value_json((enum knob_id)k, it->target));
-		json_object_object_add(i, "source", cli_json_str(it->src));
-		json_object_object_add(i, "note", cli_json_str(it->note));
-		if (executed && it->action == PLAN_CHANGE) {
-			json_object_object_add(i, "applied",
-					       json_object_new_boolean(it->changed && !it->undone));
-			json_object_object_add(i, "undone", json_object_new_boolean(it->undone));
-		}
-		json_object_array_add(items, i);
-	}
-	json_object_object_add(o, "changes", items);
-	return o;
-}
+#include "rtltune/actuate.h"
 
 static const char *text_of(json_object *v, char *buf, unsigned int len)
 {
@@ -152,39 +80,48 @@ static void render_plans(json_object *doc)
 	}
 }
 
+/* What apply and verify work on: the selected interfaces and their plans. */
 struct run {
 	struct cli_ctx *ctx;
+	struct actuator *act;
 	struct chipdb *db;
+	struct link_info *links; /* every link of the netns (forgetting gone devices) */
+	int n_links;
 	struct nic *nics;
 	int n_nics;
-	int *idx, n_idx;
 	struct plan *plans;
 };
 
 static void run_free(struct run *r)
 {
+	actuator_free(r->act);
 	chipdb_free(r->db);
+	free(r->links);
 	free(r->nics);
-	free(r->idx);
 	free(r->plans);
 }
 
-static int run_prepare(struct run *run, char **names, int n_names, struct rterr *err)
+/* Plan every interface before touching any: bad input changes nothing. */
+static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
+		    struct rterr *err)
 {
-	int rc;
+	int i, rc;
 
 	rc = chipdb_load_default(&run->db, err);
+	if (rc == 0)
+		rc = actuator_new(run->ctx->sysfs_root, &run->act, err);
+	if (rc == 0)
+		rc = cli_select(run->ctx, actuator_link_sock(run->act), names, n_names, false,
+				&run->links, &run->n_links, &run->nics, &run->n_nics, err);
 	if (rc < 0)
 		return rc;
-	rc = nic_snapshot_all(run->ctx->sysfs_root, &run->nics, &run->n_nics, err);
-	if (rc < 0)
-		return rc;
-	run->idx = calloc((size_t)run->n_nics + 1, sizeof(int));
 	run->plans = calloc((size_t)run->n_nics + 1, sizeof(struct plan));
-	if (!run->idx || !run->plans)
+	if (!run->plans)
 		return rterr_sys(err, ENOMEM, "plan");
-	return select_nics(run->ctx, run->nics, run->n_nics, names, n_names, run->idx,
-			   &run->n_idx, err);
+	for (i = 0; rc == 0 && i < run->n_nics; i++)
+		rc = plan_profile(prof, &run->nics[i], chipdb_match_nic(run->db, &run->nics[i], NULL),
+				  &run->plans[i], err);
+	return rc;
 }
 
 /*
@@ -237,11 +174,11 @@ static int via_daemon(struct cli_ctx *ctx, json_object *req)
 /*
  * Forget the journal's records of devices gone from this netns: a host whose containers
  * churn veths would otherwise grow the journal until apply is refused (docs/journal.md
- * "Devices that are gone"). nics[] was dumped after journal_open(), so no record is newer
+ * "Devices that are gone"). links[] was dumped after journal_open(), so no record is newer
  * than it. Best effort: a state dir that cannot take the write keeps them and the command
  * goes on. What was forgotten goes into doc as "forgotten" (absent when nothing was).
  */
-static void forget_gone(json_object *doc, struct journal *j, const struct nic *nics, int n)
+static void forget_gone(json_object *doc, struct journal *j, const struct link_info *links, int n)
 {
 	struct journal_gone *gone = NULL;
 	int *idx = calloc((size_t)n + 1, sizeof(*idx));
@@ -252,7 +189,7 @@ static void forget_gone(json_object *doc, struct journal *j, const struct nic *n
 	if (!idx)
 		return;
 	for (i = 0; i < n; i++)
-		idx[i] = nics[i].link.ifindex;
+		idx[i] = links[i].ifindex;
 	got = journal_forget_gone(j, idx, n, "cli", &gone, &e);
 	free(idx);
 	if (got <= 0)
@@ -267,7 +204,7 @@ static void forget_gone(json_object *doc, struct journal *j, const struct nic *n
 		for (k = 0; k < KNOB__COUNT; k++)
 			if (ent->have[k])
 				json_object_object_add(orig, knob_name((enum knob_id)k),
-						       value_json((enum knob_id)k, ent->orig[k]));
+						       knob_value_json((enum knob_id)k, ent->orig[k]));
 		json_object_object_add(o, "originals", orig);
 		json_object_object_add(o, "inflight",
 				       gone[i].had_inflight ? json_object_new_string(gone[i].op.op)
@@ -338,19 +275,12 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	if (rc == 0 && !dry)
 		rc = journal_open(ctx->state_dir, &j, &err);
 	if (rc == 0)
-		rc = run_prepare(&run, names, n_names, &err);
-	/* Plan every interface before touching any: bad input changes nothing. */
-	for (i = 0; rc == 0 && i < run.n_idx; i++) {
-		struct nic *nic = &run.nics[run.idx[i]];
-
-		rc = apply_plan_profile(prof, nic, chipdb_match_nic(run.db, nic, NULL),
-					&run.plans[i], &err);
-	}
+		rc = run_plan(&run, prof, names, n_names, &err);
+	free(names);
 	if (rc < 0) {
 		journal_close(j);
 		profile_free(prof);
 		run_free(&run);
-		free(names);
 		return cli_fail(ctx, &err);
 	}
 	doc = json_object_new_object();
@@ -358,13 +288,13 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
 	if (!dry)
-		forget_gone(doc, j, run.nics, run.n_nics);
-	for (i = 0; i < run.n_idx; i++) {
-		struct apply_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
+		forget_gone(doc, j, run.links, run.n_links);
+	for (i = 0; i < run.n_nics; i++) {
+		struct act_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
 		struct rterr e = { 0 };
 		json_object *pj;
 
-		if (!dry && apply_execute(j, ctx->sysfs_root, &run.plans[i], &opts, &e) < 0) {
+		if (!dry && actuate(run.act, j, &run.plans[i], &opts, &e) < 0) {
 			pj = plan_json(&run.plans[i], true);
 			json_object_object_add(pj, "error", json_object_new_string(e.msg));
 			code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
@@ -377,7 +307,6 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	journal_close(j);
 	profile_free(prof);
 	run_free(&run);
-	free(names);
 	return cli_emit(ctx, doc, render_plans, code);
 }
 
@@ -418,13 +347,7 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 		return cli_usage_error(ctx, "usage: rtltune verify PROFILE [IFACE...]");
 	rc = profile_load(argv[1], &prof, &err);
 	if (rc == 0)
-		rc = run_prepare(&run, argv + 2, argc - 2, &err);
-	for (i = 0; rc == 0 && i < run.n_idx; i++) {
-		struct nic *nic = &run.nics[run.idx[i]];
-
-		rc = apply_plan_profile(prof, nic, chipdb_match_nic(run.db, nic, NULL),
-					&run.plans[i], &err);
-	}
+		rc = run_plan(&run, prof, argv + 2, argc - 2, &err);
 	if (rc < 0) {
 		profile_free(prof);
 		run_free(&run);
@@ -433,8 +356,8 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	doc = json_object_new_object();
 	diffs = json_object_new_array();
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
-	json_object_object_add(doc, "checked", json_object_new_int(run.n_idx));
-	for (i = 0; i < run.n_idx; i++) {
+	json_object_object_add(doc, "checked", json_object_new_int(run.n_nics));
+	for (i = 0; i < run.n_nics; i++) {
 		for (k = 0; k < KNOB__COUNT; k++) {
 			const struct plan_item *it = &run.plans[i].items[k];
 			json_object *d;
@@ -446,8 +369,8 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 					       json_object_new_string(run.plans[i].ifname));
 			json_object_object_add(d, "knob",
 					       json_object_new_string(knob_name((enum knob_id)k)));
-			json_object_object_add(d, "current", value_json((enum knob_id)k, it->cur));
-			json_object_object_add(d, "wanted", value_json((enum knob_id)k, it->target));
+			json_object_object_add(d, "current", knob_value_json((enum knob_id)k, it->cur));
+			json_object_object_add(d, "wanted", knob_value_json((enum knob_id)k, it->target));
 			json_object_object_add(d, "source", cli_json_str(it->src));
 			json_object_array_add(diffs, d);
 			ndiff++;
@@ -461,59 +384,45 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 }
 
 /* Restore one interface from its journaled originals; NULL when nothing is journaled. */
-static json_object *restore_one(struct cli_ctx *ctx, struct journal *j, const struct nic *nic,
+static json_object *restore_one(struct actuator *act, struct journal *j, const struct nic *nic,
 				int *code)
 {
-	int64_t orig[KNOB__COUNT];
-	bool have[KNOB__COUNT];
-	struct apply_opts opts = { .op = "restore", .actor = "cli", .reason = "restore" };
-	struct journal_ident id;
 	struct rterr e = { 0 };
 	struct plan plan;
+	char note[sizeof(e.msg)];
 	json_object *pj;
 	int r;
 
-	if (journal_ident_read(nic->link.ifname, &id, &e) < 0)
-		goto fail;
-	r = journal_get_originals(j, &id, orig, have, &e);
+	r = actuate_restore(act, j, nic, "cli", &plan, note, sizeof(note), &e);
 	if (r == 0)
 		return NULL;
-	if (r < 0)
-		goto fail;
-	/* No chip entry: the originals were the kernel's own values, only its limits apply. */
-	if (apply_plan_values(nic, NULL, orig, have, "restore", &plan, &e) < 0)
-		goto fail;
-	if (apply_execute(j, ctx->sysfs_root, &plan, &opts, &e) < 0) {
-		pj = plan_json(&plan, true);
-		json_object_object_add(pj, "error", json_object_new_string(e.msg));
-		*code = EXIT_SYSTEM;
-		return pj;
-	}
 	pj = plan_json(&plan, true);
-	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. The
-	 * interface is restored whether or not the journal can say so (exit 0): what it keeps
-	 * equals the current values, and the next restore clears it. */
-	if (journal_restore_done(j, &id, have, &e) < 0) {
-		char note[sizeof(e.msg)];
-
-		journal_restore_note(j, &id, &e, note, sizeof(note));
+	if (r < 0) {
+		json_object_object_add(pj, "error", json_object_new_string(e.msg));
+		*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+	} else if (note[0]) {
 		json_object_object_add(pj, "journal", json_object_new_string(note));
 	}
 	return pj;
-fail:
-	pj = json_object_new_object();
-	json_object_object_add(pj, "ifname", json_object_new_string(nic->link.ifname));
-	json_object_object_add(pj, "changes", json_object_new_array());
-	json_object_object_add(pj, "error", json_object_new_string(e.msg));
-	*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
-	return pj;
+}
+
+/* Whether the journal holds originals for link li (by identity: renamed ones count). */
+static bool journaled(struct journal *j, const struct link_info *li)
+{
+	int64_t orig[KNOB__COUNT];
+	bool have[KNOB__COUNT];
+	struct journal_ident id;
+
+	return journal_ident_read_index(li->ifindex, li->ifname, &id, NULL) == 0 &&
+	       journal_get_originals(j, &id, orig, have, NULL) != 0;
 }
 
 static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct actuator *act = NULL;
 	struct rterr err = { 0 };
 	struct journal *j = NULL;
-	struct nic *nics = NULL;
+	struct link_info *links = NULL;
 	json_object *doc, *ifaces;
 	int i, k, n = 0, code = EXIT_OK;
 
@@ -532,46 +441,51 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	/* Its targets are originals already durable: a full or read-only state dir must not
 	 * keep the interface changed (docs/journal.md). */
 	journal_set_inflight_optional(j, true);
-	if (nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err) < 0) {
+	if (actuator_new(ctx->sysfs_root, &act, &err) < 0 ||
+	    link_dump(actuator_link_sock(act), &links, &n, &err) < 0) {
 		journal_close(j);
+		actuator_free(act);
 		return cli_fail(ctx, &err);
 	}
 	for (i = 1; i < argc; i++) {
-		for (k = 0; k < n && strcmp(nics[k].link.ifname, argv[i]) != 0; k++)
-			;
-		if (k == n) {
+		if (cli_find_link(links, n, argv[i]) < 0) {
 			journal_close(j);
-			free(nics);
+			actuator_free(act);
+			free(links);
 			return cli_usage_error(ctx, "no such interface: %s", argv[i]);
 		}
 	}
 	doc = json_object_new_object();
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(false));
-	forget_gone(doc, j, nics, n);
-	/* Every current interface the journal knows (renamed ones are found by identity). */
+	forget_gone(doc, j, links, n);
+	/* The named ones, else every current interface the journal knows (renamed ones are
+	 * found by identity); only those are read beyond the dump. */
 	for (k = 0; k < n; k++) {
-		bool wanted = argc < 2;
-		json_object *pj;
+		bool named = false;
+		json_object *pj = NULL;
+		struct nic nic;
 
-		for (i = 1; i < argc && !wanted; i++)
-			wanted = strcmp(nics[k].link.ifname, argv[i]) == 0;
-		if (!wanted)
+		for (i = 1; i < argc && !named; i++)
+			named = strcmp(links[k].ifname, argv[i]) == 0;
+		if (argc >= 2 && !named)
 			continue;
-		pj = restore_one(ctx, j, &nics[k], &code);
+		if (journaled(j, &links[k])) {
+			nic_from_link(ctx->sysfs_root, &links[k], &nic);
+			pj = restore_one(act, j, &nic, &code);
+		}
+		if (!pj && named) {
+			pj = json_object_new_object();
+			json_object_object_add(pj, "ifname", json_object_new_string(links[k].ifname));
+			json_object_object_add(pj, "changes", json_object_new_array());
+		}
 		if (pj)
 			json_object_array_add(ifaces, pj);
-		else if (argc >= 2) {
-			pj = json_object_new_object();
-			json_object_object_add(pj, "ifname",
-					       json_object_new_string(nics[k].link.ifname));
-			json_object_object_add(pj, "changes", json_object_new_array());
-			json_object_array_add(ifaces, pj);
-		}
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
 	journal_close(j);
-	free(nics);
+	actuator_free(act);
+	free(links);
 	return cli_emit(ctx, doc, render_plans, code);
 }
 

@@ -9,20 +9,6 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
 
-static json_object *hint_value_json(const struct chip_hint *h)
-{
-	switch (h->value.kind) {
-	case KV_MAX:
-		return json_object_new_string("max");
-	case KV_NUMBER:
-		if (knob_type(h->knob) == KNOB_T_BOOL)
-			return json_object_new_boolean(h->value.num != 0);
-		return json_object_new_int64(h->value.num);
-	default:
-		return json_object_new_string("keep");
-	}
-}
-
 static json_object *entry_json(const struct chip_entry *e)
 {
 	json_object *o = json_object_new_object(), *m = json_object_new_object();
@@ -67,7 +53,7 @@ static json_object *entry_json(const struct chip_entry *e)
 		json_object_object_add(h, "profile", json_object_new_string(e->hints[i].profile));
 		json_object_object_add(h, "knob",
 				       json_object_new_string(knob_name(e->hints[i].knob)));
-		json_object_object_add(h, "value", hint_value_json(&e->hints[i]));
+		json_object_object_add(h, "value", knob_setting_json(e->hints[i].knob, &e->hints[i].value));
 		json_object_array_add(hints, h);
 	}
 	json_object_object_add(o, "hints", hints);
@@ -350,7 +336,7 @@ static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 		chipdb_free(db);
 		return code;
 	}
-	if (nic_snapshot(ctx->sysfs_root, ifname, &nic, &err) < 0) {
+	if (nic_snapshot(NULL, ctx->sysfs_root, ifname, &nic, &err) < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}

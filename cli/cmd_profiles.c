@@ -109,22 +109,11 @@ static int cmd_profiles(struct cli_ctx *ctx, int argc, char **argv)
 CLI_COMMAND(profiles, .name = "profiles", .usage = "profiles",
 	    .help = "list the profiles in the profile path", .run = cmd_profiles);
 
-/* Booleans as JSON booleans and sizes as numbers, like `show --json`; max/keep as strings. */
-static json_object *value_json(enum knob_id id, const struct knob_value *v)
-{
-	char buf[32];
-
-	if (v->kind == KV_NUMBER)
-		return knob_type(id) == KNOB_T_BOOL ? json_object_new_boolean(v->num != 0)
-						    : json_object_new_int64(v->num);
-	return json_object_new_string(profile_value_str(id, v, buf, sizeof(buf)));
-}
-
 static json_object *setting_json(enum knob_id id, const struct profile_setting *s)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "value", value_json(id, &s->value));
+	json_object_object_add(o, "value", knob_setting_json(id, &s->value));
 	json_object_object_add(o, "file", cli_json_str(s->file));
 	json_object_object_add(o, "line", s->line ? json_object_new_int((int)s->line) : NULL);
 	json_object_object_add(o, "section", cli_json_str(s->section));

@@ -8,11 +8,16 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
 
-/* The SPEC's `show --json` keys, in order; the text view walks the same list. */
+/*
+ * The SPEC's `show --json` keys: identity, state and limits here, then every knob of the
+ * knob table under its name (a feature knob also as NAME_requested, the state asked for).
+ * The text view walks the same document.
+ */
 static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 {
 	json_object *o = json_object_new_object();
-	char pci[16];
+	char pci[16], key[64];
+	int k;
 
 	json_object_object_add(o, "ifname", json_object_new_string(nic->link.ifname));
 	json_object_object_add(o, "ifindex", json_object_new_int(nic->link.ifindex));
@@ -25,24 +30,22 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 	snprintf(pci, sizeof(pci), "%04x:%04x", nic->pci.vendor, nic->pci.device);
 	json_object_object_add(o, "pci_id", nic->pci.present ? json_object_new_string(pci) : NULL);
 	json_object_object_add(o, "chip", cli_json_str(chip_id));
+	json_object_object_add(o, "kind", cli_json_str(nic->link.kind));
 	json_object_object_add(o, "operstate", cli_json_str(nic->link.operstate));
 	json_object_object_add(o, "speed_mbps", cli_json_i64(nic->speed_mbps));
-	json_object_object_add(o, "mtu", cli_json_i64(nic->link.mtu));
 	json_object_object_add(o, "min_mtu", cli_json_i64(nic->link.min_mtu));
 	json_object_object_add(o, "max_mtu", cli_json_i64(nic->link.max_mtu));
-	json_object_object_add(o, "tso", cli_json_bool(nic->tso));
-	json_object_object_add(o, "gso", cli_json_bool(nic->gso));
-	json_object_object_add(o, "gro", cli_json_bool(nic->gro));
-	json_object_object_add(o, "gso_max_size", cli_json_i64(nic->link.gso_max_size));
-	json_object_object_add(o, "gso_max_segs", cli_json_i64(nic->link.gso_max_segs));
-	json_object_object_add(o, "gso_ipv4_max_size", cli_json_i64(nic->link.gso_ipv4_max_size));
-	json_object_object_add(o, "gro_max_size", cli_json_i64(nic->link.gro_max_size));
-	json_object_object_add(o, "gro_ipv4_max_size", cli_json_i64(nic->link.gro_ipv4_max_size));
 	json_object_object_add(o, "tso_max_size", cli_json_i64(nic->link.tso_max_size));
 	json_object_object_add(o, "tso_max_segs", cli_json_i64(nic->link.tso_max_segs));
-	/* Beyond SPEC's keys: what a person needs to read "off [requested on]". */
-	json_object_object_add(o, "tso_requested", json_object_new_boolean(nic->tso_requested));
-	json_object_object_add(o, "kind", cli_json_str(nic->link.kind));
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+		json_object_object_add(o, d->name, knob_value_json((enum knob_id)k, nic->val[k]));
+		if (d->backend != KNOB_B_FEATURES)
+			continue;
+		snprintf(key, sizeof(key), "%s_requested", d->name);
+		json_object_object_add(o, key, json_object_new_boolean(nic->requested[k]));
+	}
 	return o;
 }
 
@@ -66,10 +69,33 @@ static const char *val(json_object *o, const char *key, char *buf, unsigned int 
 	return cli_text_value(get(o, key), buf, len);
 }
 
+/* "off [requested on]", and the limits a knob's row shows beside it. */
+static void render_knob(json_object *o, const struct knob_desc *d)
+{
+	char v[64], lim[64], key[64];
+	const char *val = cli_text_value(get(o, d->name), v, sizeof(v));
+	bool wish;
+
+	snprintf(key, sizeof(key), "%s_requested", d->name);
+	wish = d->backend == KNOB_B_FEATURES && strcmp(val, "off") == 0 &&
+	       json_object_get_boolean(get(o, key));
+	if (!d->shown[0].key) {
+		printf("    %-20s %s%s\n", d->name, val, wish ? " [requested on]" : "");
+		return;
+	}
+	printf("    %-20s %-10s (%s %s", d->name, val, d->shown[0].label,
+	       cli_text_value(get(o, d->shown[0].key), lim, sizeof(lim)));
+	if (d->shown[1].key)
+		printf(", %s %s", d->shown[1].label,
+		       cli_text_value(get(o, d->shown[1].key), lim, sizeof(lim)));
+	printf(")\n");
+}
+
 static void render_nic(json_object *o)
 {
 	char a[64], b[64], c[64];
-	const char *tso, *drv, *kind;
+	const char *drv, *kind;
+	int k;
 
 	printf("%s (ifindex %s)\n", val(o, "ifname", a, sizeof(a)),
 	       val(o, "ifindex", b, sizeof(b)));
@@ -85,22 +111,8 @@ static void render_nic(json_object *o)
 	       val(o, "bus_info", b, sizeof(b)), val(o, "firmware", c, sizeof(c)));
 	printf("    %-20s %s, speed %s Mb/s\n", "state", val(o, "operstate", a, sizeof(a)),
 	       val(o, "speed_mbps", b, sizeof(b)));
-	printf("    %-20s %-10s (min %s, max %s)\n", "mtu", val(o, "mtu", a, sizeof(a)),
-	       val(o, "min_mtu", b, sizeof(b)), val(o, "max_mtu", c, sizeof(c)));
-	tso = val(o, "tso", a, sizeof(a));
-	printf("    %-20s %s%s\n", "tso", tso,
-	       strcmp(tso, "off") == 0 && json_object_get_boolean(get(o, "tso_requested"))
-		       ? " [requested on]"
-		       : "");
-	cli_text_kv("gso", get(o, "gso"));
-	cli_text_kv("gro", get(o, "gro"));
-	printf("    %-20s %-10s (tso_max_size %s)\n", "gso_max_size",
-	       val(o, "gso_max_size", a, sizeof(a)), val(o, "tso_max_size", b, sizeof(b)));
-	cli_text_kv("gso_ipv4_max_size", get(o, "gso_ipv4_max_size"));
-	printf("    %-20s %-10s (tso_max_segs %s)\n", "gso_max_segs",
-	       val(o, "gso_max_segs", a, sizeof(a)), val(o, "tso_max_segs", b, sizeof(b)));
-	cli_text_kv("gro_max_size", get(o, "gro_max_size"));
-	cli_text_kv("gro_ipv4_max_size", get(o, "gro_ipv4_max_size"));
+	for (k = 0; k < KNOB__COUNT; k++)
+		render_knob(o, knob_desc((enum knob_id)k));
 }
 
 static void render_show(json_object *doc)
@@ -120,39 +132,22 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL;
 	json_object *doc;
-	int n = 0, i, j, r;
+	int n = 0, i, r;
 
 	for (i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
 			return cli_usage_error(ctx, "show: unknown option '%s'", argv[i]);
 	r = chipdb_load_default(&db, &err);
-	if (r < 0)
-		return cli_fail(ctx, &err);
-	/* One dump for all links, even when names are given: same cost, consistent view. */
-	r = nic_snapshot_all(ctx->sysfs_root, &nics, &n, &err);
+	/* One dump for all links; only the ones shown are read further. */
+	if (r == 0)
+		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, NULL, NULL, &nics, &n, &err);
 	if (r < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
 	doc = json_object_new_array();
-	if (argc > 1) {
-		for (i = 1; i < argc; i++) {
-			for (j = 0; j < n && strcmp(nics[j].link.ifname, argv[i]) != 0; j++)
-				;
-			if (j == n) {
-				json_object_put(doc);
-				free(nics);
-				chipdb_free(db);
-				return cli_usage_error(ctx, "no such interface: %s", argv[i]);
-			}
-			json_object_array_add(doc, show_nic_json(&nics[j],
-								 chip_id_of(db, &nics[j])));
-		}
-	} else {
-		for (j = 0; j < n; j++)
-			json_object_array_add(doc, show_nic_json(&nics[j],
-								 chip_id_of(db, &nics[j])));
-	}
+	for (i = 0; i < n; i++)
+		json_object_array_add(doc, show_nic_json(&nics[i], chip_id_of(db, &nics[i])));
 	free(nics);
 	chipdb_free(db);
 	return cli_emit(ctx, doc, render_show, EXIT_OK);

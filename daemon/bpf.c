@@ -7,12 +7,26 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf.h"
 #include "log.h"
-#include "rtltuned.h"
 
-#include "rtltune/probes.h"
-
+static struct probes *probes;
+static char error_text[512];
 static struct probe_cost costs[PROBE_COUNT];
+
+/* The ifindex counted in each slot (probes_select()), 0 for a free one. */
+#define N_SLOTS (PROBES_DEFAULT_MAX_IFACES + 1) /* bpf_start()'s max_ifaces, and the host */
+static int slot_ifindex[N_SLOTS];
+
+bool bpf_active(void)
+{
+	return probes != NULL;
+}
+
+const char *bpf_error(void)
+{
+	return error_text;
+}
 
 void bpf_start(void)
 {
@@ -20,125 +34,126 @@ void bpf_start(void)
 	struct rterr err = {0};
 	unsigned int i;
 
-	if (probes_open(&rtd.probes, &opts, &err) < 0) {
+	if (probes_open(&probes, &opts, &err) < 0) {
 		/* BPF_ENABLE_STATS needs CAP_SYS_ADMIN, which the unit does not grant: count
 		 * without the probes' run-time cost rather than not at all. */
 		struct rterr stats_err = err;
 
 		opts.run_stats = false;
 		rterr_clear(&err);
-		if (probes_open(&rtd.probes, &opts, &err) == 0) {
+		if (probes_open(&probes, &opts, &err) == 0) {
 			dlog(LOG_NOTICE, NULL,
 			     "probe run-time stats off (%s); sysctl kernel.bpf_stats_enabled=1 "
 			     "turns them on",
 			     stats_err.msg);
 			goto opened;
 		}
-		snprintf(rtd.bpf_error, sizeof(rtd.bpf_error), "%s", err.msg);
+		snprintf(error_text, sizeof(error_text), "%s", err.msg);
 		dlog(LOG_WARNING, NULL,
 		     "BPF probes unavailable (%s): counting with link counters "
 		     "from rtnetlink, no histograms",
 		     err.msg);
-		rtd.probes = NULL;
-		rtd.bpf = false;
+		probes = NULL;
 		return;
 	}
 opened:
-	rtd.bpf = true;
-	rtd.bpf_error[0] = '\0';
+	error_text[0] = '\0';
 	for (i = 0; i < PROBE_COUNT; i++) {
-		const struct probe_status *st = probes_status(rtd.probes, (enum probe_id)i);
+		const struct probe_status *st = probes_status(probes, (enum probe_id)i);
 
 		if (st->state == PROBE_MISSING)
 			dlog(LOG_WARNING, NULL, "probe %s missing: %s", st->name, st->reason);
 	}
-	dlog(LOG_INFO, NULL, "BPF probes attached: %u of %u", probes_attached(rtd.probes),
+	dlog(LOG_INFO, NULL, "BPF probes attached: %u of %u", probes_attached(probes),
 	     (unsigned int)PROBE_COUNT);
 }
 
 void bpf_stop(void)
 {
-	probes_close(rtd.probes);
-	rtd.probes = NULL;
-	rtd.bpf = false;
+	probes_close(probes);
+	probes = NULL;
+	memset(slot_ifindex, 0, sizeof(slot_ifindex));
 }
 
-void bpf_track(struct iface *ifc)
+static int slot_of(int ifindex)
+{
+	int i;
+
+	for (i = 1; i < N_SLOTS; i++)
+		if (slot_ifindex[i] == ifindex)
+			return i;
+	return 0;
+}
+
+static void track(struct iface *ifc)
 {
 	struct rterr err = {0};
 	int slot;
 
-	if (!rtd.probes)
+	if (slot_of(ifc->ifindex) > 0)
 		return;
-	if (!ifc->managed) {
-		bpf_untrack(ifc);
-		return;
-	}
-	if (ifc->probe_slot > 0)
-		return;
-	slot = probes_select(rtd.probes, ifc->ifindex, &err);
+	slot = probes_select(probes, ifc->ifindex, &err);
 	if (slot < 0) {
 		dlog(LOG_WARNING, ifc->name, "not counted by the probes: %s", err.msg);
 		return;
 	}
-	ifc->probe_slot = slot;
-	/* The probes count from zero for a new slot: the histograms restart with it. */
-	memset(ifc->stats.hist, 0, sizeof(ifc->stats.hist));
+	if (slot < N_SLOTS)
+		slot_ifindex[slot] = ifc->ifindex;
 }
 
-void bpf_untrack(struct iface *ifc)
+static void untrack(struct iface *ifc)
 {
 	struct rterr err = {0};
+	int slot = slot_of(ifc->ifindex);
 
-	if (!rtd.probes || ifc->probe_slot <= 0)
+	if (slot <= 0)
 		return;
-	if (probes_unselect(rtd.probes, ifc->probe_slot, &err) < 0)
-		dlog(LOG_WARNING, ifc->name, "probe slot %d: %s", ifc->probe_slot, err.msg);
-	ifc->probe_slot = 0;
+	if (probes_unselect(probes, slot, &err) < 0)
+		dlog(LOG_WARNING, ifc->name, "probe slot %d: %s", slot, err.msg);
+	slot_ifindex[slot] = 0;
 }
 
-static const char *reason_name(uint32_t reason)
+bool bpf_counts(int ifindex)
 {
-	static char name[48]; /* stat_drop_set() copies it */
-
-	return probes_drop_reason_name(rtd.probes, reason, name, sizeof(name));
+	return probes && slot_of(ifindex) > 0;
 }
 
-/* The ifindex each slot was last read for by bpf_read_all(), 0 when not read. */
-#define N_SLOTS (PROBES_DEFAULT_MAX_IFACES + 1) /* bpf_start()'s max_ifaces, and the host */
-static int slot_read[N_SLOTS];
+void bpf_iface_event(struct iface *ifc, const struct iface_change *c)
+{
+	if (!probes)
+		return;
+	switch (c->ev) {
+	case IFACE_NEW:
+	case IFACE_SELECTED:
+		if (ifc->managed)
+			track(ifc);
+		else
+			untrack(ifc);
+		break;
+	case IFACE_GONE:
+		untrack(ifc);
+		break;
+	default:
+		break;
+	}
+}
+
+const char *bpf_drop_reason_name(uint32_t reason, char *buf, size_t len)
+{
+	return probes_drop_reason_name(probes, reason, buf, len);
+}
+
+struct read_ctx {
+	bpf_counters_fn fn;
+	void *arg;
+};
 
 static int read_slot(int slot, int ifindex, const struct probe_counters *pc, void *arg)
 {
-	struct iface_stats *s;
-	struct iface *ifc;
-	unsigned int i;
+	struct read_ctx *rc = arg;
 
-	for (ifc = rtd.ifaces; ifc && ifc->probe_slot != slot; ifc = ifc->next)
-		;
-	if (!ifc || ifc->ifindex != ifindex || slot >= N_SLOTS)
-		return 0;
-	s = &ifc->stats;
-	s->hist[SH_TX_SKB_BYTES] = pc->tx_skb_bytes;
-	s->hist[SH_TX_GSO_SIZE_BYTES] = pc->tx_gso_size_bytes;
-	s->hist[SH_TX_GSO_SEGMENTS] = pc->tx_gso_segments;
-	s->hist[SH_RX_FRAME_BYTES] = pc->rx_frame_bytes;
-	s->hist[SH_RX_SKB_BYTES] = pc->rx_skb_bytes;
-	s->have_hist = true;
-	s->counter[SC_TX_PACKETS] = hist_count(&pc->tx_skb_bytes);
-	s->counter[SC_TX_BYTES] = pc->tx_skb_bytes.sum;
-	s->counter[SC_RX_PACKETS] = hist_count(&pc->rx_frame_bytes);
-	s->counter[SC_RX_BYTES] = pc->rx_frame_bytes.sum;
-	s->counter[SC_TX_BUSY] = pc->tx_busy;
-	s->counter[SC_TX_TIMEOUTS] = pc->tx_timeouts;
-	s->counter[SC_TCP_RETRANSMITS] = pc->tcp_retransmits;
-	s->counter[SC_TCP_RETRANSMIT_SEGMENTS] = pc->tcp_retransmit_segments;
-	for (i = 0; i < SC__COUNT; i++)
-		s->have_counter[i] = true;
-	for (i = 0; i < pc->n_drop_reasons; i++)
-		stat_drop_set(s, reason_name(pc->drop_reasons[i].reason),
-			      pc->drop_reasons[i].count);
-	slot_read[slot] = ifindex;
+	if (slot > 0 && slot < N_SLOTS && slot_ifindex[slot] == ifindex)
+		rc->fn(ifindex, pc, rc->arg);
 	return 0;
 }
 
@@ -146,19 +161,13 @@ static int read_slot(int slot, int ifindex, const struct probe_counters *pc, voi
  * All slots at once: the drops map is walked once per sample, not once per interface
  * (that walk, ~70 syscalls per interface, was most of the daemon's idle CPU).
  */
-void bpf_read_all(void)
+void bpf_read_all(bpf_counters_fn fn, void *arg)
 {
+	struct read_ctx rc = {fn, arg};
 	struct rterr err = {0};
 
-	memset(slot_read, 0, sizeof(slot_read));
-	if (rtd.probes)
-		probes_read_all(rtd.probes, read_slot, NULL, &err);
-}
-
-bool bpf_counted(const struct iface *ifc)
-{
-	return rtd.probes && ifc->probe_slot > 0 && ifc->probe_slot < N_SLOTS &&
-	       slot_read[ifc->probe_slot] == ifc->ifindex;
+	if (probes)
+		probes_read_all(probes, read_slot, &rc, &err);
 }
 
 /* Refresh the probes' own cost (sampler, once per run). */
@@ -167,11 +176,11 @@ void bpf_read_costs(void)
 	struct rterr err;
 	unsigned int i;
 
-	if (!rtd.probes)
+	if (!probes)
 		return;
 	for (i = 0; i < PROBE_COUNT; i++)
-		if (probes_status(rtd.probes, (enum probe_id)i)->state == PROBE_ATTACHED)
-			probes_cost(rtd.probes, (enum probe_id)i, &costs[i], &err);
+		if (probes_status(probes, (enum probe_id)i)->state == PROBE_ATTACHED)
+			probes_cost(probes, (enum probe_id)i, &costs[i], &err);
 }
 
 json_object *bpf_status_json(void)
@@ -179,10 +188,10 @@ json_object *bpf_status_json(void)
 	json_object *a = json_object_new_array();
 	unsigned int i;
 
-	if (!rtd.probes)
+	if (!probes)
 		return a;
 	for (i = 0; i < PROBE_COUNT; i++) {
-		const struct probe_status *st = probes_status(rtd.probes, (enum probe_id)i);
+		const struct probe_status *st = probes_status(probes, (enum probe_id)i);
 		json_object *p = json_object_new_object();
 
 		json_object_object_add(p, "name", json_object_new_string(st->name));
@@ -204,7 +213,7 @@ json_object *bpf_status_json(void)
 
 unsigned int bpf_probe_count(void)
 {
-	return rtd.probes ? PROBE_COUNT : 0;
+	return probes ? PROBE_COUNT : 0;
 }
 
 bool bpf_probe_info(unsigned int i, const char **name, bool *attached, uint64_t *runs,
@@ -212,9 +221,9 @@ bool bpf_probe_info(unsigned int i, const char **name, bool *attached, uint64_t 
 {
 	const struct probe_status *st;
 
-	if (!rtd.probes || i >= PROBE_COUNT)
+	if (!probes || i >= PROBE_COUNT)
 		return false;
-	st = probes_status(rtd.probes, (enum probe_id)i);
+	st = probes_status(probes, (enum probe_id)i);
 	*name = st->name;
 	*attached = st->state == PROBE_ATTACHED;
 	*runs = costs[i].run_count;

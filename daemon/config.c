@@ -304,11 +304,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		for (i = 0; i < knobs.n; i++) {
 			k = knob_from_name(knobs.v[i]);
 			if (k < 0) {
-				snprintf(why, whylen,
-					 "pin: unknown knob '%s' (expected mtu, tso, gso, gro, "
-					 "gso_max_size, gso_ipv4_max_size, gro_max_size, "
-					 "gro_ipv4_max_size or gso_max_segs)",
-					 knobs.v[i]);
+				snprintf(why, whylen, "pin: unknown knob '%s' (expected one of %s)",
+					 knobs.v[i], knob_names_list());
 				strv_free(&knobs);
 				return -EINVAL;
 			}

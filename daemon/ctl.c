@@ -19,7 +19,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "loop.h"
-#include "rtltuned.h"
+#include "state.h"
 
 struct ctl_client {
 	struct ev_io io;
@@ -33,6 +33,20 @@ struct ctl_client {
 	bool closing; /* flush what is queued, then close */
 	uint32_t events;
 };
+
+static ctl_lookup_fn lookup_handler;
+static unsigned int n_clients;
+static uint64_t n_requests;
+
+unsigned int ctl_client_count(void)
+{
+	return n_clients;
+}
+
+uint64_t ctl_request_count(void)
+{
+	return n_requests;
+}
 
 static struct ev_io listen_io = {.fd = -1};
 static char listen_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -59,7 +73,7 @@ static void client_free(struct ctl_client *c)
 	linebuf_free(&c->in);
 	free(c->out);
 	free(c);
-	rtd.ctl_clients--;
+	n_clients--;
 }
 
 static void client_set_events(struct ctl_client *c)
@@ -175,7 +189,7 @@ static void handle_line(struct ctl_client *c, const char *line, size_t len)
 	struct rterr err = {0};
 	const char *cmd;
 
-	rtd.ctl_requests++;
+	n_requests++;
 	if (!len)
 		return;
 	if (control_parse_line(line, len, &req, &err) < 0) {
@@ -206,7 +220,7 @@ static void handle_line(struct ctl_client *c, const char *line, size_t len)
 		return;
 	}
 	cmd = json_object_get_string(o);
-	h = ctl_find_handler(cmd);
+	h = lookup_handler ? lookup_handler(cmd) : NULL;
 	if (!h) {
 		reply_error(c, RTERR_INPUT, EINVAL,
 			    "unknown command '%.64s' (expected hello, status, stats, hist, log, "
@@ -313,7 +327,7 @@ static void listen_cb(struct ev_io *io, uint32_t events)
 
 	/* Drain the backlog: 50 clients connecting at once arrive in one wakeup. */
 	while ((fd = accept4(io->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		if (rtd.ctl_clients >= CTL_MAX_CLIENTS) {
+		if (n_clients >= CTL_MAX_CLIENTS) {
 			static const char busy[] =
 				"{\"v\":1,\"ok\":false,\"error\":\"rtltuned: too many clients\","
 				"\"errno\":16,\"exit_code\":3}\n";
@@ -342,7 +356,7 @@ static void listen_cb(struct ev_io *io, uint32_t events)
 		}
 		c->next = clients;
 		clients = c;
-		rtd.ctl_clients++;
+		n_clients++;
 		if (!c->peer.may_read) {
 			reply_error(c, RTERR_SYSTEM, EACCES,
 				    "uid %u is not in the socket's group %s: permission denied",
@@ -425,8 +439,9 @@ int ctl_set_group(gid_t gid)
 	return 0;
 }
 
-int ctl_start(const char *path, gid_t gid, struct rterr *err)
+int ctl_start(const char *path, gid_t gid, ctl_lookup_fn lookup, struct rterr *err)
 {
+	lookup_handler = lookup;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat st;
 	int fd, r;

@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "rtltune/control.h"
@@ -43,10 +44,17 @@ struct ctl_handler {
 	json_object *(*fn)(struct ctl_request_ctx *rc, struct rterr *err);
 };
 
-const struct ctl_handler *ctl_find_handler(const char *cmd);
+/* The handler of a request's "cmd", or NULL (handlers.h handlers_find()). */
+typedef const struct ctl_handler *(*ctl_lookup_fn)(const char *cmd);
 
-/* Listen on path (mode 0660, group gid); -EADDRINUSE when a daemon already answers there. */
-int ctl_start(const char *path, gid_t gid, struct rterr *err);
+/*
+ * Listen on path (mode 0660, group gid), answering requests with lookup's handlers;
+ * -EADDRINUSE when a daemon already answers there.
+ */
+int ctl_start(const char *path, gid_t gid, ctl_lookup_fn lookup, struct rterr *err);
+/* Clients connected now, and requests answered since start. */
+unsigned int ctl_client_count(void);
+uint64_t ctl_request_count(void);
 void ctl_stop(void);
 /* The listening path ("" when not listening). */
 const char *ctl_path(void);

@@ -5,13 +5,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "applier.h"
+#include "bpf.h"
 #include "ctl.h"
+#include "handlers.h"
+#include "http.h"
+#include "iface.h"
 #include "log.h"
 #include "loop.h"
+#include "metrics.h"
 #include "recommend.h"
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
-#include "rtltuned.h"
+#include "sampler.h"
+#include "tune.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -113,14 +120,14 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "state_dir", json_object_new_string(c->state_dir));
 	json_object_object_add(d, "reloads", json_object_new_int((int)rtd.reloads));
 	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
-	json_object_object_add(d, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
-	json_object_object_add(d, "bpf_error", opt_str(rtd.bpf_error));
+	json_object_object_add(d, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
-	json_object_object_add(d, "samples", json_object_new_uint64(rtd.samples));
+	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
 	json_object_object_add(d, "sample_cost_seconds",
-			       json_object_new_double((double)rtd.sample_cost_us / 1e6));
-	json_object_object_add(d, "clients", json_object_new_int((int)rtd.ctl_clients));
-	json_object_object_add(d, "metrics_requests", json_object_new_uint64(rtd.metrics_requests));
+			       json_object_new_double((double)sampler_cost_us() / 1e6));
+	json_object_object_add(d, "clients", json_object_new_int((int)ctl_client_count()));
+	json_object_object_add(d, "metrics_requests", json_object_new_uint64(http_request_count()));
 	return d;
 }
 
@@ -130,7 +137,7 @@ static unsigned int sorted_ifaces(struct iface **out, unsigned int max)
 	unsigned int n = 0, i, j;
 	struct iface *ifc;
 
-	for (ifc = rtd.ifaces; ifc && n < max; ifc = ifc->next)
+	for (ifc = iface_first(); ifc && n < max; ifc = ifc->next)
 		out[n++] = ifc;
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && out[j - 1]->ifindex > out[j]->ifindex; j--) {
@@ -140,6 +147,38 @@ static unsigned int sorted_ifaces(struct iface **out, unsigned int max)
 			out[j - 1] = t;
 		}
 	return n;
+}
+
+static json_object *knobs_json(const struct iface *ifc)
+{
+	json_object *o = json_object_new_object();
+	int k;
+
+	for (k = 0; k < KNOB__COUNT; k++)
+		json_object_object_add(o, knob_name((enum knob_id)k),
+				       ifc->knob[k] == LINK_UNSET ? NULL
+								  : json_object_new_int64(ifc->knob[k]));
+	return o;
+}
+
+static json_object *iface_status_json(const struct iface *ifc)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
+	json_object_object_add(o, "kind", opt_str(ifc->kind));
+	json_object_object_add(o, "driver", opt_str(ifc->driver));
+	json_object_object_add(o, "chip", opt_str(ifc->chip));
+	json_object_object_add(o, "operstate", json_object_new_string(ifc->operstate));
+	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
+	json_object_object_add(o, "why", json_object_new_string(ifc->why));
+	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));
+	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
+	json_object_object_add(o, "applied", applier_status_json(ifc));
+	json_object_object_add(o, "knobs", knobs_json(ifc));
+	json_object_object_add(o, "tuner", tune_status_json(ifc));
+	return o;
 }
 
 #define MAX_LIST 4096
@@ -165,19 +204,22 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
-json_object *iface_stats_json(const struct iface *ifc);
-json_object *iface_stats_json(const struct iface *ifc)
+static json_object *iface_stats_json(const struct iface *ifc)
 {
-	const struct iface_stats *s = &ifc->stats;
-	json_object *o = json_object_new_object(), *rates = json_object_new_object(), *drops, *kv,
-		    *dec;
+	json_object *o = json_object_new_object(), *rates, *drops, *kv, *dec;
+	const struct iface_stats *s;
 	int c, h, k, oc;
 	unsigned int i;
 
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
 	json_object_object_add(o, "driver", opt_str(ifc->driver));
-	json_object_object_add(o, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
+	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
+	if (!ifc->m)
+		return o; /* nothing is sampled for an interface rtltuned does not manage */
+	s = &ifc->m->stats;
+	rates = json_object_new_object();
+	json_object_object_add(o, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	for (c = 0; c < SC__COUNT; c++) {
 		json_object_object_add(o, stat_counter_name(c),
 				       s->have_counter[c] ? json_object_new_uint64(s->counter[c])
@@ -203,12 +245,12 @@ json_object *iface_stats_json(const struct iface *ifc)
 			kv, knob_name(k),
 			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
 		for (oc = 0; oc < OUTCOME__COUNT; oc++) {
-			if (!ifc->decisions[k][oc])
+			if (!ifc->m->decisions[k][oc])
 				continue;
 			if (!per)
 				per = json_object_new_object();
 			json_object_object_add(per, decision_outcome_name(oc),
-					       json_object_new_uint64(ifc->decisions[k][oc]));
+					       json_object_new_uint64(ifc->m->decisions[k][oc]));
 		}
 		if (per)
 			json_object_object_add(dec, knob_name(k), per);
@@ -236,7 +278,7 @@ static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
 	json_object_object_add(o, "time", json_object_new_double(now_real()));
 	json_object_object_add(o, "interval_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
-	json_object_object_add(o, "source", json_object_new_string(rtd.bpf ? "bpf" : "netlink"));
+	json_object_object_add(o, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
@@ -263,16 +305,17 @@ static json_object *h_hist(struct ctl_request_ctx *rc, struct rterr *err)
 			    what);
 		return NULL;
 	}
-	if (!ifc->stats.have_hist) {
-		rterr_sys(err, ENODATA, "%s: no histograms: the BPF probes are not running (%s)",
-			  ifc->name, rtd.bpf_error[0] ? rtd.bpf_error : "link counters only");
+	if (!ifc->m || !ifc->m->stats.have_hist) {
+		rterr_sys(err, ENODATA, "%s: no histograms: %s", ifc->name,
+			  !ifc->m ? "not managed" : bpf_error()[0] ? bpf_error()
+								   : "link counters only");
 		return NULL;
 	}
-	stat_window_sum(&ifc->stats, h, &win);
+	stat_window_sum(&ifc->m->stats, h, &win);
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "what", json_object_new_string(what));
-	json_object_object_add(o, "hist", hist_to_json(&ifc->stats.hist[h]));
+	json_object_object_add(o, "hist", hist_to_json(&ifc->m->stats.hist[h]));
 	json_object_object_add(o, "window", hist_to_json(&win));
 	json_object_object_add(o, "window_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us *
@@ -324,11 +367,9 @@ static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 		return NULL;
 	}
 	if (ifc->autotune != json_object_get_boolean(on)) {
-		ifc->autotune = json_object_get_boolean(on);
-		dlog(LOG_NOTICE, ifc->name, "autotune %s (by uid %u)", ifc->autotune ? "on" : "off",
-		     (unsigned int)rc->peer->uid);
-		rtd.generation++;
-		tune_autotune_changed(ifc);
+		dlog(LOG_NOTICE, ifc->name, "autotune %s (by uid %u)",
+		     json_object_get_boolean(on) ? "on" : "off", (unsigned int)rc->peer->uid);
+		iface_set_autotune(ifc, json_object_get_boolean(on));
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
@@ -396,7 +437,7 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 	for (i = 0; i < n; i++) {
 		json_object *one = NULL;
 
-		if (daemon_apply_request(list_buf[i], profile, dry_run, rc->peer->uid, &one, err) <
+		if (applier_apply_request(list_buf[i], profile, dry_run, rc->peer->uid, &one, err) <
 			    0 &&
 		    !one) {
 			json_object_put(a);
@@ -426,7 +467,7 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 	for (i = 0; i < n; i++) {
 		json_object *one = NULL;
 
-		if (daemon_restore_request(list_buf[i], rc->peer->uid, &one, err) < 0 && !one) {
+		if (applier_restore_request(list_buf[i], rc->peer->uid, &one, err) < 0 && !one) {
 			json_object_put(a);
 			return NULL;
 		}
@@ -445,7 +486,7 @@ static const struct ctl_handler handlers[] = {
 	{"restore", true, h_restore},
 };
 
-const struct ctl_handler *ctl_find_handler(const char *cmd)
+const struct ctl_handler *handlers_find(const char *cmd)
 {
 	unsigned int i;
 

@@ -17,8 +17,9 @@
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "http.h"
 #include "metrics.h"
-#include "rtltuned.h"
+#include "state.h"
 
 /*
  * Limits, chosen for a scrape endpoint on loopback: Prometheus and node_exporter keep
@@ -30,6 +31,13 @@
 #define HTTP_CONN_TIMEOUT_S  10
 #define HTTP_CONN_MEMORY     (32 * 1024)
 #define HTTP_BACKLOG	     128
+
+static uint64_t n_requests;
+
+uint64_t http_request_count(void)
+{
+	return n_requests;
+}
 
 static struct MHD_Daemon *mhd;
 static struct ev_io mhd_io = {.fd = -1};
@@ -292,7 +300,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return simple(conn, MHD_HTTP_OK, "rtltuned: metrics at /metrics\n", NULL);
 	if (strcmp(url, "/metrics") != 0)
 		return simple(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
-	rtd.metrics_requests++;
+	n_requests++;
 	r = accepts_gzip(conn) ? metrics_response_gz() : NULL;
 	if (!r)
 		r = metrics_response();

@@ -1,22 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The interface table: selection by glob/driver/chip, pending applications, status. */
+/*
+ * The interface table (iface.h): links as rtnetlink reports them, selection by
+ * glob/driver/chip, each interface's snapshot, and the events the other modules follow.
+ */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "iface.h"
 #include "log.h"
 #include "loop.h"
+#include "rtltune/actuate.h"
 #include "rtltune/chipdb.h"
-#include "rtltune/link.h"
-#include "rtltune/nic.h"
-#include "rtltuned.h"
+
+/* <linux/if.h> has it but clashes with <net/if.h>; the value is kernel ABI. */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP (1U << 16)
+#endif
+
+#define MAX_OBSERVERS 8
+
+static struct iface *ifaces;
+static unsigned int n_ifaces;
+static uint32_t sync_gen;
+static iface_observer observers[MAX_OBSERVERS];
+static unsigned int n_observers;
+
+int iface_subscribe(iface_observer fn)
+{
+	if (n_observers == MAX_OBSERVERS)
+		return -ENOSPC;
+	observers[n_observers++] = fn;
+	return 0;
+}
+
+static void tell(struct iface *ifc, enum iface_event ev, bool was_managed)
+{
+	struct iface_change c = { .ev = ev, .was_managed = was_managed };
+	unsigned int i;
+
+	for (i = 0; i < n_observers; i++)
+		observers[i](ifc, &c);
+}
+
+struct iface *iface_first(void)
+{
+	return ifaces;
+}
+
+unsigned int iface_count(void)
+{
+	return n_ifaces;
+}
 
 struct iface *iface_by_index(int ifindex)
 {
 	struct iface *i;
 
-	for (i = rtd.ifaces; i; i = i->next)
+	for (i = ifaces; i; i = i->next)
 		if (i->ifindex == ifindex)
 			return i;
 	return NULL;
@@ -26,26 +68,55 @@ struct iface *iface_by_name(const char *name)
 {
 	struct iface *i;
 
-	for (i = rtd.ifaces; i; i = i->next)
+	for (i = ifaces; i; i = i->next)
 		if (strcmp(i->name, name) == 0)
 			return i;
 	return NULL;
 }
 
-void iface_remove(struct iface *ifc)
-{
-	struct iface **pp;
+/* ---- snapshot ---------------------------------------------------------------------- */
 
-	for (pp = &rtd.ifaces; *pp; pp = &(*pp)->next) {
-		if (*pp == ifc) {
-			*pp = ifc->next;
-			rtd.n_ifaces--;
-			free(ifc);
-			rtd.generation++;
-			return;
-		}
+void iface_update(struct iface *ifc, const struct nic *nic)
+{
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
+	const struct chip_entry *chip = NULL;
+
+	snprintf(ifc->driver, sizeof(ifc->driver), "%s", nic->have_drvinfo ? nic->drv.driver : "");
+	if (rtd.chips)
+		chip = chipdb_match_nic(rtd.chips, nic, NULL);
+	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
+	memcpy(ifc->knob, nic->val, sizeof(ifc->knob));
+	ifc->knob_dirty = false;
+	if (ifc->m) {
+		ifc->m->snap = *nic;
+		chip_effective_limits(chip, nic, eff);
+		ifc->m->gso_max = eff[CHIP_LIMIT_GSO_MAX_SIZE].value;
+		ifc->m->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
+		ifc->m->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
+		ifc->m->quirks = chip ? chip->quirks : 0;
 	}
+	state_changed();
 }
+
+void iface_refresh(struct iface *ifc)
+{
+	struct rterr err;
+	struct nic nic;
+
+	if (!rtd.act || actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+		return; /* gone meanwhile: the DELLINK event removes it */
+	iface_update(ifc, &nic);
+}
+
+void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o)
+{
+	if (!ifc->m || (unsigned int)k >= KNOB__COUNT || (unsigned int)o >= OUTCOME__COUNT)
+		return;
+	ifc->m->decisions[k][o]++;
+	state_changed();
+}
+
+/* ---- selection --------------------------------------------------------------------- */
 
 /* A glob "names" an interface when it matches and is more than a bare wildcard. */
 static bool glob_names(const char *glob)
@@ -53,16 +124,15 @@ static bool glob_names(const char *glob)
 	return glob[0] != '*' && glob[0] != '?' && glob[0] != '[';
 }
 
-bool iface_select(struct iface *ifc)
+static bool select_iface(struct iface *ifc)
 {
 	const struct rtd_config *c = &rtd.cfg;
-	bool matched = c->interfaces.n == 0, named = false, was = ifc->managed;
+	bool matched = c->interfaces.n == 0, named = false;
 	unsigned int i;
 
-	ifc->managed = false;
 	if (ifc->flags & IFF_LOOPBACK) {
 		snprintf(ifc->why, sizeof(ifc->why), "loopback");
-		goto out;
+		return false;
 	}
 	for (i = 0; i < c->interfaces.n; i++) {
 		if (fnmatch(c->interfaces.v[i], ifc->name, 0) == 0) {
@@ -72,12 +142,12 @@ bool iface_select(struct iface *ifc)
 	}
 	if (!matched) {
 		snprintf(ifc->why, sizeof(ifc->why), "name matches no glob in interfaces");
-		goto out;
+		return false;
 	}
 	for (i = 0; i < c->exclude.n; i++) {
 		if (fnmatch(c->exclude.v[i], ifc->name, 0) == 0) {
 			snprintf(ifc->why, sizeof(ifc->why), "excluded by '%s'", c->exclude.v[i]);
-			goto out;
+			return false;
 		}
 	}
 	/* Virtual devices (veth, bridge, bond, vlan, tun, ...) carry an IFLA_INFO_KIND. They
@@ -85,138 +155,227 @@ bool iface_select(struct iface *ifc)
 	if (ifc->kind[0] && !named) {
 		snprintf(ifc->why, sizeof(ifc->why),
 			 "virtual (%s): name it with a glob in interfaces to manage it", ifc->kind);
-		goto out;
+		return false;
 	}
 	if (c->drivers.n && !strv_contains(&c->drivers, ifc->driver)) {
 		snprintf(ifc->why, sizeof(ifc->why), "driver '%s' not in drivers",
 			 ifc->driver[0] ? ifc->driver : "unknown");
-		goto out;
+		return false;
 	}
 	if (c->chips.n && !strv_contains(&c->chips, ifc->chip)) {
 		snprintf(ifc->why, sizeof(ifc->why), "chip '%s' not in chips",
 			 ifc->chip[0] ? ifc->chip : "none");
-		goto out;
+		return false;
 	}
-	ifc->managed = true;
 	snprintf(ifc->why, sizeof(ifc->why), "%s", named ? "named by interfaces" : "selected");
-out:
-	if (ifc->managed != was)
-		rtd.generation++;
-	return ifc->managed;
+	return true;
 }
 
-void iface_refresh(struct iface *ifc)
+/*
+ * Select ifc again and tell the observers. Becoming managed allocates its managed part
+ * (and reads it, so the tuner has limits); ceasing frees it after the observers let go.
+ */
+static void reselect(struct iface *ifc)
 {
-	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
-	const struct chip_entry *chip = NULL;
-	struct rterr err;
+	bool was = ifc->managed, now = select_iface(ifc);
+
+	if (now && !ifc->m) {
+		ifc->m = calloc(1, sizeof(*ifc->m));
+		if (!ifc->m) {
+			dlog(LOG_ERR, ifc->name, "out of memory managing the interface");
+			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
+			now = false;
+		}
+	}
+	ifc->managed = now;
+	if (now && !was)
+		iface_refresh(ifc);
+	if (now != was)
+		state_changed();
+	tell(ifc, IFACE_SELECTED, was);
+	if (!now && ifc->m) {
+		free(ifc->m);
+		ifc->m = NULL;
+	}
+}
+
+void iface_reselect_all(bool reload)
+{
+	struct iface *ifc;
+
+	for (ifc = ifaces; ifc; ifc = ifc->next) {
+		bool was = ifc->managed;
+
+		reselect(ifc);
+		if (ifc->managed != was)
+			dlog(LOG_INFO, ifc->name, "%s", ifc->managed ? "now managed" : ifc->why);
+		if (reload && ifc->managed)
+			tell(ifc, IFACE_RELOADED, was);
+	}
+}
+
+void iface_set_autotune(struct iface *ifc, bool on)
+{
+	if (ifc->autotune == on)
+		return;
+	ifc->autotune = on;
+	state_changed();
+	tell(ifc, IFACE_AUTOTUNE, ifc->managed);
+}
+
+/* ---- lifecycle --------------------------------------------------------------------- */
+
+static void link_new(const struct link_info *li)
+{
+	struct iface *ifc = calloc(1, sizeof(*ifc));
 	struct nic nic;
 	int k;
 
-	if (nic_snapshot("/sys", ifc->name, &nic, &err) < 0)
-		return; /* gone meanwhile: the DELLINK event removes it */
-	snprintf(ifc->driver, sizeof(ifc->driver), "%s", nic.have_drvinfo ? nic.drv.driver : "");
-	if (rtd.chips)
-		chip = chipdb_match_nic(rtd.chips, &nic, NULL);
-	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
-	for (k = 0; k < KNOB__COUNT; k++)
-		ifc->knob[k] = nic_knob_value(&nic, (enum knob_id)k);
-	chip_effective_limits(chip, &nic, eff);
-	ifc->gso_max = eff[CHIP_LIMIT_GSO_MAX_SIZE].value;
-	ifc->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
-	ifc->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
-	ifc->quirks = chip ? chip->quirks : 0;
-	ifc->knob_dirty = false;
-	rtd.generation++;
-}
-
-void iface_schedule_apply(struct iface *ifc, uint64_t delay_us)
-{
-	if (!rtd.cfg.profile[0] || !ifc->managed)
+	if (!ifc) {
+		dlog(LOG_ERR, li->ifname, "out of memory tracking a new interface");
 		return;
-	ifc->apply_pending = true;
-	ifc->apply_due_us = now_us() + delay_us;
-}
-
-/* Applications per loop turn are bounded in time: a burst of 200 new interfaces (each a
- * journal write with fsync) must not keep the socket and /metrics waiting for seconds. */
-#define APPLY_SLICE_US 20000
-
-uint64_t iface_run_pending(void)
-{
-	uint64_t now = now_us(), next = UINT64_MAX, start = now;
-	struct iface *ifc;
-	struct rterr err;
-
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
-		if (!ifc->apply_pending)
-			continue;
-		if (now_us() - start > APPLY_SLICE_US)
-			return 0; /* the rest at the next turn, after other events */
-		if (ifc->apply_due_us > now) {
-			if (ifc->apply_due_us - now < next)
-				next = ifc->apply_due_us - now;
-			continue;
-		}
-		ifc->apply_pending = false;
-		if (!ifc->managed || !rtd.cfg.profile[0])
-			continue;
-		rterr_clear(&err);
-		ifc->apply_rc = daemon_apply_profile(ifc, &err);
-		ifc->applied_at = now_real();
-		snprintf(ifc->profile, sizeof(ifc->profile), "%s", rtd.cfg.profile);
-		snprintf(ifc->apply_msg, sizeof(ifc->apply_msg), "%s",
-			 ifc->apply_rc < 0 ? err.msg : "");
-		if (ifc->apply_rc < 0)
-			dlog(LOG_ERR, ifc->name, "profile %s not applied: %s", rtd.cfg.profile,
-			     err.msg);
-		ifc->knob_dirty = true;
-		rtd.generation++;
 	}
-	return next;
-}
-
-static json_object *knobs_json(const struct iface *ifc)
-{
-	json_object *o = json_object_new_object();
-	int k;
-
+	ifc->ifindex = li->ifindex;
+	snprintf(ifc->name, sizeof(ifc->name), "%s", li->ifname);
+	snprintf(ifc->kind, sizeof(ifc->kind), "%s", li->kind);
+	ifc->flags = li->flags;
+	ifc->lower_up = li->flags & IFF_LOWER_UP;
+	snprintf(ifc->operstate, sizeof(ifc->operstate), "%s",
+		 li->operstate[0] ? li->operstate : "unknown");
+	ifc->first_seen_us = now_us();
+	ifc->autotune = rtd.cfg.autotune;
+	ifc->seen_gen = sync_gen;
 	for (k = 0; k < KNOB__COUNT; k++)
-		json_object_object_add(
-			o, knob_name((enum knob_id)k),
-			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
-	return o;
+		ifc->knob[k] = LINK_UNSET;
+	ifc->next = ifaces;
+	ifaces = ifc;
+	n_ifaces++;
+	/* Identity (driver, chip) decides selection: read the rest of the snapshot. */
+	nic_from_link("/sys", li, &nic);
+	iface_update(ifc, &nic);
+	ifc->managed = select_iface(ifc);
+	if (ifc->managed) {
+		ifc->m = calloc(1, sizeof(*ifc->m));
+		if (!ifc->m) {
+			ifc->managed = false;
+			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
+		} else {
+			iface_update(ifc, &nic);
+		}
+	}
+	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
+	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
+	     ifc->managed ? "managed" : ifc->why);
+	tell(ifc, IFACE_NEW, false);
 }
 
-json_object *iface_status_json(const struct iface *ifc)
+static void link_renamed(struct iface *ifc, const char *name)
 {
-	json_object *o = json_object_new_object(), *ap;
+	bool was = ifc->managed;
 
-	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
-	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
-	json_object_object_add(o, "kind", ifc->kind[0] ? json_object_new_string(ifc->kind) : NULL);
-	json_object_object_add(o, "driver",
-			       ifc->driver[0] ? json_object_new_string(ifc->driver) : NULL);
-	json_object_object_add(o, "chip", ifc->chip[0] ? json_object_new_string(ifc->chip) : NULL);
-	json_object_object_add(o, "operstate", json_object_new_string(ifc->operstate));
-	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
-	json_object_object_add(o, "why", json_object_new_string(ifc->why));
-	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));
-	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
-	if (ifc->applied_at > 0) {
-		ap = json_object_new_object();
-		json_object_object_add(ap, "profile", json_object_new_string(ifc->profile));
-		json_object_object_add(ap, "ok", json_object_new_boolean(ifc->apply_rc == 0));
-		json_object_object_add(ap, "changes", json_object_new_int(ifc->applied_changes));
-		json_object_object_add(ap, "error",
-				       ifc->apply_rc < 0 ? json_object_new_string(ifc->apply_msg)
-							 : NULL);
-		json_object_object_add(ap, "time", json_object_new_double(ifc->applied_at));
-		json_object_object_add(o, "applied", ap);
+	dlog(LOG_INFO, name, "renamed from %s", ifc->name);
+	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
+	state_changed();
+	tell(ifc, IFACE_RENAMED, was);
+	reselect(ifc);
+	if (was && !ifc->managed)
+		dlog(LOG_INFO, ifc->name, "no longer managed: %s (settings left as they are)",
+		     ifc->why);
+}
+
+static void carrier(struct iface *ifc, bool lower_up)
+{
+	uint64_t now = now_us();
+
+	ifc->carrier_changes++;
+	/* Two transitions within 10 s read as flapping: say so, once per burst. */
+	if (ifc->carrier_changes > 1 && now - ifc->last_carrier_us < 10000000)
+		dlog(LOG_NOTICE, ifc->name, "link flapping: carrier %s (%u changes)",
+		     lower_up ? "up" : "down", ifc->carrier_changes);
+	else
+		dlog(LOG_INFO, ifc->name, "carrier %s", lower_up ? "up" : "down");
+	ifc->last_carrier_us = now;
+	ifc->lower_up = lower_up;
+}
+
+void iface_link_seen(const struct link_info *li, bool event, const struct link_counters *st)
+{
+	struct iface *ifc = iface_by_index(li->ifindex);
+	const char *operstate = li->operstate[0] ? li->operstate : "unknown";
+
+	if (!ifc) {
+		link_new(li);
+		ifc = iface_by_index(li->ifindex);
+		if (!ifc)
+			return;
 	} else {
-		json_object_object_add(o, "applied", NULL);
+		if (li->ifname[0] && strcmp(li->ifname, ifc->name) != 0)
+			link_renamed(ifc, li->ifname);
+		if ((bool)(li->flags & IFF_LOWER_UP) != ifc->lower_up)
+			carrier(ifc, li->flags & IFF_LOWER_UP);
+		if (strcmp(ifc->operstate, operstate) != 0) {
+			snprintf(ifc->operstate, sizeof(ifc->operstate), "%s", operstate);
+			state_changed();
+		}
+		ifc->flags = li->flags;
+		/* Only a notification can mean a knob changed (set by us, ip, ethtool, the
+		 * driver: a feature change is announced with RTM_NEWLINK too). Dump replies
+		 * must not trigger a re-read of every interface every sample. */
+		if (event)
+			ifc->knob_dirty = true;
 	}
-	json_object_object_add(o, "knobs", knobs_json(ifc));
-	json_object_object_add(o, "tuner", tune_status_json(ifc));
-	return o;
+	ifc->seen_gen = sync_gen;
+	if (st && ifc->m) {
+		ifc->m->link = *st;
+		ifc->m->have_link = true;
+	}
+}
+
+static void iface_free(struct iface *ifc)
+{
+	struct iface **pp;
+
+	tell(ifc, IFACE_GONE, ifc->managed);
+	for (pp = &ifaces; *pp; pp = &(*pp)->next) {
+		if (*pp == ifc) {
+			*pp = ifc->next;
+			n_ifaces--;
+			break;
+		}
+	}
+	free(ifc->m);
+	free(ifc);
+	state_changed();
+}
+
+void iface_link_removed(int ifindex, const char *how)
+{
+	struct iface *ifc = iface_by_index(ifindex);
+
+	if (!ifc)
+		return;
+	dlog(LOG_INFO, ifc->name, "interface %s (ifindex %d)", how, ifc->ifindex);
+	iface_free(ifc);
+}
+
+void iface_sync_begin(void)
+{
+	sync_gen++;
+}
+
+void iface_sync_end(void)
+{
+	struct iface *ifc, *next;
+
+	for (ifc = ifaces; ifc; ifc = next) {
+		next = ifc->next;
+		if (ifc->seen_gen != sync_gen)
+			iface_link_removed(ifc->ifindex, "vanished (missed event)");
+	}
+}
+
+void iface_remove_all(void)
+{
+	while (ifaces)
+		iface_free(ifaces);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* rtnetlink link events and dumps into the interface table. */
+/* rtnetlink link events and dumps, reported to the interface table (iface.h). */
 #include <errno.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
@@ -12,16 +12,11 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "iface.h"
 #include "linkmon.h"
 #include "log.h"
 #include "loop.h"
 #include "rtltune/link.h"
-#include "rtltuned.h"
-
-/* <linux/if.h> has it but clashes with <net/if.h>; the value is kernel ABI. */
-#ifndef IFF_LOWER_UP
-#define IFF_LOWER_UP (1U << 16)
-#endif
 
 /* Generous: 200 veth pairs created in a burst must not overrun it. */
 #define LINKMON_RCVBUF (4 * 1024 * 1024)
@@ -29,196 +24,59 @@
 static struct nl_sock *sk;
 static struct ev_io nl_io;
 static bool dumping;
-static uint32_t dump_gen;
 static void (*dump_done)(int err);
 
-struct link_msg {
-	int ifindex;
-	unsigned int flags;
-	char name[IF_NAMESIZE];
-	char kind[32];
-	char operstate[16];
-	bool event; /* a multicast notification, not a reply to our dump */
-	bool have_stats;
-	struct link_counters st;
-};
-
-/* Identity through lib/link.c's parser (the one `rtltune show` uses); the counters, which
- * only the daemon wants, here. */
-static int link_msg_parse(struct nlmsghdr *nlh, struct link_msg *m)
+/* IFLA_STATS64, which only the daemon wants (lib/link.c parses the rest). */
+static bool link_stats(struct nlmsghdr *nlh, struct link_counters *out)
 {
 	struct nlattr *tb[IFLA_MAX + 1];
-	struct ifinfomsg *ifi;
-	struct link_info li;
+	struct rtnl_link_stats64 s;
 
-	if (nlmsg_datalen(nlh) < (int)sizeof(*ifi))
-		return -EINVAL;
-	memset(m, 0, sizeof(*m));
-	ifi = nlmsg_data(nlh);
-	m->ifindex = ifi->ifi_index;
-	m->flags = ifi->ifi_flags;
-	m->event = !(nlh->nlmsg_flags & NLM_F_MULTI);
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return 0;
-	if (link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
-		return -EINVAL;
-	snprintf(m->name, sizeof(m->name), "%s", li.ifname);
-	snprintf(m->kind, sizeof(m->kind), "%s", li.kind);
-	snprintf(m->operstate, sizeof(m->operstate), "%s",
-		 li.operstate[0] ? li.operstate : "unknown");
-	if (nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) == 0 && tb[IFLA_STATS64] &&
-	    nla_len(tb[IFLA_STATS64]) >= (int)sizeof(struct rtnl_link_stats64)) {
-		struct rtnl_link_stats64 s;
-
-		memcpy(&s, nla_data(tb[IFLA_STATS64]), sizeof(s));
-		m->st = (struct link_counters){
-			.rx_packets = s.rx_packets,
-			.tx_packets = s.tx_packets,
-			.rx_bytes = s.rx_bytes,
-			.tx_bytes = s.tx_bytes,
-			.rx_dropped = s.rx_dropped,
-			.tx_dropped = s.tx_dropped,
-			.rx_errors = s.rx_errors,
-			.tx_errors = s.tx_errors,
-		};
-		m->have_stats = true;
-	}
-	return 0;
-}
-
-static void link_new(const struct link_msg *m)
-{
-	struct iface *ifc = calloc(1, sizeof(*ifc));
-	int k;
-
-	if (!ifc) {
-		dlog(LOG_ERR, m->name, "out of memory tracking a new interface");
-		return;
-	}
-	ifc->ifindex = m->ifindex;
-	snprintf(ifc->name, sizeof(ifc->name), "%s", m->name);
-	snprintf(ifc->kind, sizeof(ifc->kind), "%s", m->kind);
-	ifc->flags = m->flags;
-	ifc->lower_up = m->flags & IFF_LOWER_UP;
-	snprintf(ifc->operstate, sizeof(ifc->operstate), "%s", m->operstate);
-	ifc->first_seen_us = now_us();
-	ifc->autotune = rtd.cfg.autotune;
-	for (k = 0; k < KNOB__COUNT; k++)
-		ifc->knob[k] = LINK_UNSET;
-	ifc->next = rtd.ifaces;
-	rtd.ifaces = ifc;
-	rtd.n_ifaces++;
-	rtd.generation++;
-
-	iface_refresh(ifc);
-	iface_select(ifc);
-	bpf_track(ifc);
-	tune_track(ifc);
-	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
-	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
-	     ifc->managed ? "managed" : ifc->why);
-	if (ifc->managed)
-		iface_schedule_apply(ifc, 0);
-}
-
-static void link_update(struct iface *ifc, const struct link_msg *m)
-{
-	bool lower_up = m->flags & IFF_LOWER_UP;
-
-	if (m->name[0] && strcmp(m->name, ifc->name) != 0) {
-		bool was = ifc->managed;
-
-		dlog(LOG_INFO, m->name, "renamed from %s", ifc->name);
-		snprintf(ifc->name, sizeof(ifc->name), "%s", m->name);
-		rtd.generation++;
-		iface_select(ifc);
-		bpf_track(ifc);
-		tune_rename(ifc);
-		tune_track(ifc);
-		if (ifc->managed && !was)
-			iface_schedule_apply(ifc, 0);
-		else if (was && !ifc->managed)
-			dlog(LOG_INFO, ifc->name,
-			     "no longer managed: %s (settings left as they are)", ifc->why);
-	}
-	if (lower_up != ifc->lower_up) {
-		uint64_t now = now_us();
-
-		ifc->carrier_changes++;
-		/* Two transitions within 10 s read as flapping: say so, once per burst. */
-		if (ifc->carrier_changes > 1 && now - ifc->last_carrier_us < 10000000)
-			dlog(LOG_NOTICE, ifc->name, "link flapping: carrier %s (%u changes)",
-			     lower_up ? "up" : "down", ifc->carrier_changes);
-		else
-			dlog(LOG_INFO, ifc->name, "carrier %s", lower_up ? "up" : "down");
-		ifc->last_carrier_us = now;
-		ifc->lower_up = lower_up;
-	}
-	if (strcmp(ifc->operstate, m->operstate) != 0) {
-		snprintf(ifc->operstate, sizeof(ifc->operstate), "%s", m->operstate);
-		rtd.generation++;
-	}
-	ifc->flags = m->flags;
-	/* Only a notification can mean a knob changed (set by us, ip, ethtool, the driver:
-	 * a feature change is announced with RTM_NEWLINK too). The sampler's own dump
-	 * replies must not trigger a re-read of every interface every second. */
-	if (m->event)
-		ifc->knob_dirty = true;
-}
-
-static void link_gone(struct iface *ifc, const char *how)
-{
-	dlog(LOG_INFO, ifc->name, "interface %s (ifindex %d)", how, ifc->ifindex);
-	iface_forget(ifc);
-	iface_remove(ifc);
+	if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) < 0 ||
+	    !tb[IFLA_STATS64] || nla_len(tb[IFLA_STATS64]) < (int)sizeof(s))
+		return false;
+	memcpy(&s, nla_data(tb[IFLA_STATS64]), sizeof(s));
+	*out = (struct link_counters){
+		.rx_packets = s.rx_packets,
+		.tx_packets = s.tx_packets,
+		.rx_bytes = s.rx_bytes,
+		.tx_bytes = s.tx_bytes,
+		.rx_dropped = s.rx_dropped,
+		.tx_dropped = s.tx_dropped,
+		.rx_errors = s.rx_errors,
+		.tx_errors = s.tx_errors,
+	};
+	return true;
 }
 
 static int valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct iface *ifc;
-	struct link_msg m;
+	struct link_counters st;
+	struct link_info li;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-		return NL_OK;
-	if (link_msg_parse(nlh, &m) < 0)
-		return NL_OK;
-	ifc = iface_by_index(m.ifindex);
 	if (nlh->nlmsg_type == RTM_DELLINK) {
-		if (ifc)
-			link_gone(ifc, "removed");
+		if (nlmsg_datalen(nlh) >= (int)sizeof(struct ifinfomsg))
+			iface_link_removed(((struct ifinfomsg *)nlmsg_data(nlh))->ifi_index,
+					   "removed");
 		return NL_OK;
 	}
-	if (!ifc) {
-		link_new(&m);
-		ifc = iface_by_index(m.ifindex);
-		if (!ifc)
-			return NL_OK;
-	} else {
-		link_update(ifc, &m);
-	}
-	ifc->seen_dump = dump_gen;
-	if (m.have_stats) {
-		ifc->stats.link = m.st;
-		ifc->stats.have_link = true;
-	}
+	if (nlh->nlmsg_type != RTM_NEWLINK || link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
+		return NL_OK;
+	/* A multicast notification, not a reply to our dump. */
+	iface_link_seen(&li, !(nlh->nlmsg_flags & NLM_F_MULTI),
+			link_stats(nlh, &st) ? &st : NULL);
 	return NL_OK;
 }
 
 static void dump_finished(int err)
 {
 	void (*done)(int) = dump_done;
-	struct iface *ifc, *next;
 
 	dumping = false;
 	dump_done = NULL;
-	if (!err) {
-		for (ifc = rtd.ifaces; ifc; ifc = next) {
-			next = ifc->next;
-			if (ifc->seen_dump != dump_gen)
-				link_gone(ifc, "vanished (missed event)");
-		}
-	}
+	if (!err)
+		iface_sync_end();
 	if (done)
 		done(err);
 }
@@ -245,7 +103,7 @@ int linkmon_dump(void (*done)(int err))
 
 	if (dumping)
 		return -EBUSY;
-	dump_gen++;
+	iface_sync_begin();
 	r = nl_rtgen_request(sk, RTM_GETLINK, AF_UNSPEC, NLM_F_DUMP);
 	if (r < 0)
 		return -EIO;

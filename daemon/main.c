@@ -17,20 +17,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "applier.h"
+#include "bpf.h"
 #include "ctl.h"
+#include "handlers.h"
+#include "http.h"
+#include "iface.h"
 #include "linkmon.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
-#include "rtltune/chipdb.h"
-#include "rtltune/profile.h"
-#include "rtltuned.h"
+#include "notify.h"
+#include "rtltune/actuate.h"
+#include "sampler.h"
+#include "state.h"
+#include "tune.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
 #endif
-
-struct rtd rtd;
 
 static struct ev_io sig_io = {.fd = -1};
 /* A SIGHUP before READY=1 waits: the first sample runs the loop while the daemon is only
@@ -65,20 +70,24 @@ static void log_setup(int level)
 		dlog_init(DLOG_SYSLOG, level);
 }
 
-static void reselect_all(bool reapply)
+/* After every sample: the textfile and the one-line status follow it. */
+static void sample_done(void)
 {
-	struct iface *ifc;
+	metrics_textfile_write();
+	notify_status();
+}
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
-		bool was = ifc->managed, now = iface_select(ifc);
-
-		if (now != was)
-			dlog(LOG_INFO, ifc->name, "%s", now ? "now managed" : ifc->why);
-		bpf_track(ifc);
-		tune_track(ifc);
-		if (now && (reapply || !was))
-			iface_schedule_apply(ifc, 0);
-	}
+/*
+ * The interface table's observers, in the order they act on an event: the probes count
+ * a managed interface first, the tuner follows it, the applier gives it the profile, the
+ * sampler hands memory back after removals.
+ */
+static void subscribe_observers(void)
+{
+	iface_subscribe(bpf_iface_event);
+	iface_subscribe(tune_iface_event);
+	iface_subscribe(applier_iface_event);
+	iface_subscribe(sampler_iface_event);
 }
 
 /* SIGHUP: read everything anew; anything bad keeps the running state whole. */
@@ -91,7 +100,7 @@ static void reload(void)
 	notify_reloading();
 	r = config_load(&rtd.ov, &cfg, &err);
 	if (r == 0)
-		r = daemon_load_profile_and_chips(&cfg, &err);
+		r = state_load_policy(&cfg, &err);
 	if (r < 0) {
 		dlog(LOG_ERR, NULL, "reload failed, keeping the running configuration: %s",
 		     err.msg);
@@ -115,7 +124,7 @@ static void reload(void)
 			dlog(LOG_ERR, NULL, "%s", err.msg);
 	}
 	if (cfg.sample_interval_us != old.sample_interval_us)
-		sampler_start();
+		sampler_start(sample_done);
 	/* New tunables need a new tuner: trials in progress are rolled back first. */
 	if (memcmp(&cfg.tuner, &old.tuner, sizeof(cfg.tuner)) != 0) {
 		tune_stop("tuner reconfigured");
@@ -124,11 +133,11 @@ static void reload(void)
 	}
 	log_setup(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
-	reselect_all(true);
+	iface_reselect_all(true);
 	config_free(&old);
 	rtd.reloads++;
 	rtd.last_reload_error[0] = '\0';
-	rtd.generation++;
+	state_changed();
 	dlog(LOG_INFO, NULL, "reloaded %s", cfg.path[0] ? cfg.path : "(built-in defaults)");
 	notify_reloaded();
 }
@@ -318,11 +327,14 @@ static int run(void)
 		rterr_sys(&err, errno, "cannot create state directory %s", rtd.cfg.state_dir);
 		return fail(&err);
 	}
-	r = daemon_load_profile_and_chips(&rtd.cfg, &err);
+	r = state_load_policy(&rtd.cfg, &err);
+	if (r == 0)
+		r = actuator_new("/sys", &rtd.act, &err);
 	if (r < 0)
 		return fail(&err);
+	subscribe_observers();
 	bpf_start();
-	r = ctl_start(rtd.cfg.socket, rtd.cfg.socket_gid, &err);
+	r = ctl_start(rtd.cfg.socket, rtd.cfg.socket_gid, handlers_find, &err);
 	if (r < 0)
 		goto out;
 	if (rtd.cfg.metrics[0]) {
@@ -335,7 +347,7 @@ static int run(void)
 		rterr_sys(&err, -r, "rtnetlink link monitor");
 		goto out;
 	}
-	r = sampler_start();
+	r = sampler_start(sample_done);
 	if (r < 0) {
 		rterr_sys(&err, -r, "sampler timer");
 		goto out;
@@ -347,9 +359,10 @@ static int run(void)
 	r = tune_start(&err);
 	if (r < 0)
 		goto out;
-	reselect_all(false);
+	iface_reselect_all(false);
 	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, profile %s", rtd.cfg.socket,
-	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off", rtd.bpf ? "BPF probes" : "link counters",
+	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
+	     bpf_active() ? "BPF probes" : "link counters",
 	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none");
 	notify_ready();
 	tell_parent_ready();
@@ -358,7 +371,7 @@ static int run(void)
 		reload();
 
 	while (!rtd.stopping) {
-		next_apply = iface_run_pending();
+		next_apply = applier_run_pending();
 		if (sampler_step() == 0 || http_work())
 			next_apply = 0;
 		timeout = http_timeout_ms();
@@ -383,7 +396,7 @@ out:
 	notify_stopping();
 	tune_stop("rtltuned stopping");
 	if (rtd.stopping && rtd.cfg.restore_on_exit)
-		daemon_restore_all();
+		applier_restore_all();
 	/* Settings stay as they are (unless restore_on_exit): the probes go, the NICs keep
 	 * their tuning. */
 	bpf_stop();
@@ -391,10 +404,8 @@ out:
 	ctl_stop();
 	sampler_stop();
 	linkmon_stop();
-	while (rtd.ifaces)
-		iface_remove(rtd.ifaces);
-	profile_free(rtd.profile);
-	chipdb_free(rtd.chips);
+	iface_remove_all();
+	state_free();
 	config_free(&rtd.cfg);
 	if (r < 0)
 		return fail(&err);

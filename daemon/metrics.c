@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "bpf.h"
+#include "iface.h"
 #include "metrics.h"
 #include "rtltune/link.h"
-#include "rtltuned.h"
+#include "sampler.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -259,15 +261,15 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 
 	switch (kind) {
 	case SEC_COUNTER:
-		return ifc->stats.have_counter[sub];
+		return ifc->m->stats.have_counter[sub];
 	case SEC_DROPS:
-		return ifc->stats.n_drops > 0;
+		return ifc->m->stats.n_drops > 0;
 	case SEC_HIST:
-		return ifc->stats.have_hist;
+		return ifc->m->stats.have_hist;
 	case SEC_DECISIONS:
 		for (k = 0; k < KNOB__COUNT; k++)
 			for (o = 0; o < OUTCOME__COUNT; o++)
-				if (ifc->decisions[k][o])
+				if (ifc->m->decisions[k][o])
 					return true;
 		return false;
 	default:
@@ -313,7 +315,7 @@ static void render_tail(struct sbuf *b)
 
 	family(b, "rtltune_samples_total", "counter", "Sampler runs since rtltuned started.");
 	sb_str(b, "rtltune_samples_total ");
-	sb_u64(b, rtd.samples);
+	sb_u64(b, sampler_samples());
 	sb_mem(b, "\n", 1);
 }
 
@@ -377,19 +379,19 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		break;
 	case SEC_COUNTER:
 		series(b, j->name, NULL, ifc->name, NULL, NULL, NULL, NULL);
-		sb_u64(b, ifc->stats.counter[sub]);
+		sb_u64(b, ifc->m->stats.counter[sub]);
 		sb_mem(b, "\n", 1);
 		break;
 	case SEC_DROPS:
-		for (d = 0; d < ifc->stats.n_drops; d++) {
+		for (d = 0; d < ifc->m->stats.n_drops; d++) {
 			series(b, "rtltune_drops_total", NULL, ifc->name, "reason",
-			       ifc->stats.drops[d].reason, NULL, NULL);
-			sb_u64(b, ifc->stats.drops[d].count);
+			       ifc->m->stats.drops[d].reason, NULL, NULL);
+			sb_u64(b, ifc->m->stats.drops[d].count);
 			sb_mem(b, "\n", 1);
 		}
 		break;
 	case SEC_HIST:
-		render_hist(b, j->name, ifc->name, &ifc->stats.hist[sub]);
+		render_hist(b, j->name, ifc->name, &ifc->m->stats.hist[sub]);
 		break;
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
@@ -404,12 +406,12 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 	case SEC_DECISIONS:
 		for (k = 0; k < KNOB__COUNT; k++)
 			for (o = 0; o < OUTCOME__COUNT; o++) {
-				if (!ifc->decisions[k][o])
+				if (!ifc->m->decisions[k][o])
 					continue;
 				series(b, "rtltune_tuning_decisions_total", NULL, ifc->name, "knob",
 				       knob_name((enum knob_id)k), "outcome",
 				       decision_outcome_name(o));
-				sb_u64(b, ifc->decisions[k][o]);
+				sb_u64(b, ifc->m->decisions[k][o]);
 				sb_mem(b, "\n", 1);
 			}
 		break;
@@ -427,14 +429,14 @@ struct metrics_job *metrics_job_new(void)
 	struct iface *ifc;
 	unsigned int n = 0, i, k;
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
-		if (ifc->managed && ifc->stats.valid)
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (ifc->m && ifc->m->stats.valid)
 			n++;
 	j = calloc(1, sizeof(*j) + n * sizeof(j->list[0]));
 	if (!j)
 		return NULL;
-	for (ifc = rtd.ifaces; ifc && j->n < n; ifc = ifc->next)
-		if (ifc->managed && ifc->stats.valid)
+	for (ifc = iface_first(); ifc && j->n < n; ifc = ifc->next)
+		if (ifc->m && ifc->m->stats.valid)
 			j->list[j->n++] = ifc;
 	for (i = 1; i < j->n; i++)
 		for (k = i; k > 0 && j->list[k - 1]->ifindex > j->list[k]->ifindex; k--) {

@@ -32,14 +32,4 @@ void metrics_job_free(struct metrics_job *j);
 /* Write the textfile (cfg.textfile) atomically when configured and stale. */
 void metrics_textfile_write(void);
 
-/* HTTP server (http.c). addr is "HOST:PORT". */
-int http_start(const char *addr, struct rterr *err);
-void http_stop(void);
-/* Milliseconds until libmicrohttpd needs to run for its timeouts, or -1. */
-int http_timeout_ms(void);
-void http_run(void);
-/* Background work (the next text and its gzip after a change), one slice; true when more
- * remains. */
-bool http_work(void);
-
 #endif

@@ -6,8 +6,10 @@
 
 #include "log.h"
 #include "loop.h"
+#include "applier.h"
+#include "bpf.h"
+#include "iface.h"
 #include "notify.h"
-#include "rtltuned.h"
 
 static struct ev_timer watchdog;
 static char last_status[256];
@@ -22,15 +24,13 @@ static void watchdog_fire(struct ev_timer *t)
 
 static void status_line(char *buf, size_t len)
 {
-	unsigned int managed = 0, failed = 0;
+	unsigned int managed = 0, failed = applier_failed_count();
 	struct iface *ifc;
 	size_t n;
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
 		managed += ifc->managed;
-		failed += ifc->managed && ifc->applied_at > 0 && ifc->apply_rc < 0;
-	}
-	n = (size_t)snprintf(buf, len, "%u of %u interfaces managed", managed, rtd.n_ifaces);
+	n = (size_t)snprintf(buf, len, "%u of %u interfaces managed", managed, iface_count());
 	if (rtd.cfg.profile[0] && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", profile %s%s", rtd.cfg.profile,
 				      rtd.profile ? "" : " (not loaded)");
@@ -38,7 +38,7 @@ static void status_line(char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, ", %u failed to apply", failed);
 	if (n < len)
 		snprintf(buf + n, len - n, "; %s",
-			 rtd.bpf ? "BPF probes counting" : "link counters only (no BPF)");
+			 bpf_active() ? "BPF probes counting" : "link counters only (no BPF)");
 }
 
 void notify_status(void)

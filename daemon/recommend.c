@@ -13,7 +13,10 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/link.h"
 #include "rtltune/nic.h"
-#include "rtltuned.h"
+#include "bpf.h"
+#include "iface.h"
+#include "sampler.h"
+#include "tune.h"
 
 /* Below this many events in the window a share means nothing. */
 #define MIN_EVENTS 200
@@ -75,8 +78,7 @@ json_object *recommend_json(struct iface *ifc)
 	struct reco r = {json_object_new_array(), json_object_new_array()};
 	json_object *o = json_object_new_object(), *basis = json_object_new_object();
 	uint64_t tx, retrans, busy, timeouts, gso_skbs;
-	struct rterr err;
-	struct nic nic;
+	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
 	int64_t *kv = ifc->knob;
 
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
@@ -84,28 +86,26 @@ json_object *recommend_json(struct iface *ifc)
 			       json_object_new_double((double)rtd.cfg.sample_interval_us *
 						      SAMPLE_SLOT_SAMPLES * STAT_WINDOW_SLOTS /
 						      1e6));
-	if (!ifc->stats.have_hist) {
-		note(&r, "no histograms (BPF probes not running: %s): nothing to base advice on",
-		     rtd.bpf_error[0] ? rtd.bpf_error : "not counted");
-		goto out;
-	}
-	if (nic_snapshot("/sys", ifc->name, &nic, &err) < 0) {
-		note(&r, "cannot read the interface: %s", err.msg);
+	if (!st || !st->have_hist) {
+		note(&r, "no histograms (%s): nothing to base advice on",
+		     !st		? "not managed"
+		     : bpf_error()[0] ? bpf_error()
+				      : "BPF probes not running: not counted");
 		goto out;
 	}
 	if (rtd.chips)
-		chip = chipdb_match_nic(rtd.chips, &nic, NULL);
-	chip_effective_limits(chip, &nic, eff);
+		chip = chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL);
+	chip_effective_limits(chip, &ifc->m->snap, eff);
 
-	stat_window_sum(&ifc->stats, SH_TX_SKB_BYTES, &tx_skb);
-	stat_window_sum(&ifc->stats, SH_TX_GSO_SEGMENTS, &segs);
-	stat_window_sum(&ifc->stats, SH_RX_FRAME_BYTES, &rx_frame);
-	stat_window_sum(&ifc->stats, SH_RX_SKB_BYTES, &rx_skb);
+	stat_window_sum(st, SH_TX_SKB_BYTES, &tx_skb);
+	stat_window_sum(st, SH_TX_GSO_SEGMENTS, &segs);
+	stat_window_sum(st, SH_RX_FRAME_BYTES, &rx_frame);
+	stat_window_sum(st, SH_RX_SKB_BYTES, &rx_skb);
 	tx = hist_count(&tx_skb);
 	gso_skbs = hist_count(&segs);
-	retrans = stat_window_counter(&ifc->stats, SC_TCP_RETRANSMITS);
-	busy = stat_window_counter(&ifc->stats, SC_TX_BUSY);
-	timeouts = stat_window_counter(&ifc->stats, SC_TX_TIMEOUTS);
+	retrans = stat_window_counter(st, SC_TCP_RETRANSMITS);
+	busy = stat_window_counter(st, SC_TX_BUSY);
+	timeouts = stat_window_counter(st, SC_TX_TIMEOUTS);
 	json_object_object_add(basis, "tx_skbs", json_object_new_uint64(tx));
 	json_object_object_add(basis, "tx_gso_skbs", json_object_new_uint64(gso_skbs));
 	json_object_object_add(basis, "rx_frames", json_object_new_uint64(hist_count(&rx_frame)));

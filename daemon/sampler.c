@@ -8,34 +8,81 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf.h"
 #include "linkmon.h"
 #include "log.h"
 #include "loop.h"
-#include "metrics.h"
 #include "rtltune/link.h"
-#include "rtltuned.h"
+#include "sampler.h"
+#include "tune.h"
 
 static struct ev_timer tick;
+static void (*on_done)(void);
+static uint64_t samples, sample_cost;
 static uint64_t run_start_us;
 static bool running;
 static unsigned int removed_since_trim;
 static uint64_t last_trim_us;
 #define TRIM_INTERVAL_US 5000000
 
+uint64_t sampler_samples(void)
+{
+	return samples;
+}
+
+uint64_t sampler_cost_us(void)
+{
+	return sample_cost;
+}
+
 static void fill_from_link(struct iface *ifc)
 {
-	struct iface_stats *s = &ifc->stats;
+	struct iface_stats *s = &ifc->m->stats;
+	const struct link_counters *l = &ifc->m->link;
 
-	if (!s->have_link)
+	if (!ifc->m->have_link)
 		return;
-	s->counter[SC_TX_PACKETS] = s->link.tx_packets;
-	s->counter[SC_RX_PACKETS] = s->link.rx_packets;
-	s->counter[SC_TX_BYTES] = s->link.tx_bytes;
-	s->counter[SC_RX_BYTES] = s->link.rx_bytes;
+	s->counter[SC_TX_PACKETS] = l->tx_packets;
+	s->counter[SC_RX_PACKETS] = l->rx_packets;
+	s->counter[SC_TX_BYTES] = l->tx_bytes;
+	s->counter[SC_RX_BYTES] = l->rx_bytes;
 	s->have_counter[SC_TX_PACKETS] = s->have_counter[SC_RX_PACKETS] = true;
 	s->have_counter[SC_TX_BYTES] = s->have_counter[SC_RX_BYTES] = true;
-	stat_drop_set(s, "rx_dropped", s->link.rx_dropped);
-	stat_drop_set(s, "tx_dropped", s->link.tx_dropped);
+	stat_drop_set(s, "rx_dropped", l->rx_dropped);
+	stat_drop_set(s, "tx_dropped", l->tx_dropped);
+}
+
+/* bpf_read_all()'s callback: one interface's probe counters into its stats. */
+static void store_counters(int ifindex, const struct probe_counters *pc, void *arg)
+{
+	struct iface *ifc = iface_by_index(ifindex);
+	struct iface_stats *s;
+	char name[48];
+	unsigned int i;
+
+	if (!ifc || !ifc->m)
+		return;
+	s = &ifc->m->stats;
+	s->hist[SH_TX_SKB_BYTES] = pc->tx_skb_bytes;
+	s->hist[SH_TX_GSO_SIZE_BYTES] = pc->tx_gso_size_bytes;
+	s->hist[SH_TX_GSO_SEGMENTS] = pc->tx_gso_segments;
+	s->hist[SH_RX_FRAME_BYTES] = pc->rx_frame_bytes;
+	s->hist[SH_RX_SKB_BYTES] = pc->rx_skb_bytes;
+	s->have_hist = true;
+	s->counter[SC_TX_PACKETS] = hist_count(&pc->tx_skb_bytes);
+	s->counter[SC_TX_BYTES] = pc->tx_skb_bytes.sum;
+	s->counter[SC_RX_PACKETS] = hist_count(&pc->rx_frame_bytes);
+	s->counter[SC_RX_BYTES] = pc->rx_frame_bytes.sum;
+	s->counter[SC_TX_BUSY] = pc->tx_busy;
+	s->counter[SC_TX_TIMEOUTS] = pc->tx_timeouts;
+	s->counter[SC_TCP_RETRANSMITS] = pc->tcp_retransmits;
+	s->counter[SC_TCP_RETRANSMIT_SEGMENTS] = pc->tcp_retransmit_segments;
+	for (i = 0; i < SC__COUNT; i++)
+		s->have_counter[i] = true;
+	for (i = 0; i < pc->n_drop_reasons; i++)
+		stat_drop_set(s, bpf_drop_reason_name(pc->drop_reasons[i].reason, name, sizeof(name)),
+			      pc->drop_reasons[i].count);
+	s->probe_sample = samples + 1;
 }
 
 /*
@@ -56,8 +103,8 @@ static struct iface *next_managed(int after)
 {
 	struct iface *ifc, *best = NULL;
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
-		if (ifc->managed && ifc->ifindex > after && (!best || ifc->ifindex < best->ifindex))
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (ifc->m && ifc->ifindex > after && (!best || ifc->ifindex < best->ifindex))
 			best = ifc;
 	return best;
 }
@@ -67,15 +114,14 @@ static void sample_done(void)
 	uint64_t now = now_us();
 
 	bpf_read_costs();
-	rtd.samples++;
-	rtd.last_sample_us = sample_now;
-	rtd.generation++;
-	metrics_textfile_write();
+	samples++;
+	state_changed();
+	if (on_done)
+		on_done();
 	busy_us += now_us() - now;
-	rtd.sample_cost_us = busy_us;
+	sample_cost = busy_us;
 	finishing = false;
 	running = false;
-	notify_status();
 	/* Bursts (200 veths that come and go, 50 clients at once) leave freed memory in
 	 * the middle of the heap, which free() never returns: hand it back so RSS comes
 	 * down to where it was. Cheap (a walk of the free lists), so at most every 5 s. */
@@ -96,12 +142,12 @@ uint64_t sampler_step(void)
 	start = now_us();
 	while ((ifc = next_managed(cursor))) {
 		/* An interface the probes cannot count (no free slot) falls back alone. */
-		if (!bpf_counted(ifc))
+		if (ifc->m->stats.probe_sample != samples + 1)
 			fill_from_link(ifc);
 		if (ifc->knob_dirty)
 			iface_refresh(ifc);
-		stat_advance(&ifc->stats, sample_now, slot_us);
-		ifc->stats.valid = true;
+		stat_advance(&ifc->m->stats, sample_now, slot_us);
+		ifc->m->stats.valid = true;
 		tune_sample(ifc, sample_now);
 		cursor = ifc->ifindex;
 		if (now_us() - start >= SAMPLE_SLICE_US) {
@@ -121,15 +167,16 @@ static void sample_finish(int err)
 	/* One timestamp for the whole sample: rates use the time the counters were read. */
 	sample_now = now_us();
 	busy_us += sample_now - run_start_us;
-	bpf_read_all();
+	bpf_read_all(store_counters, NULL);
 	busy_us += now_us() - sample_now;
 	tune_sample_begin();
 	sampler_step();
 }
 
-void sampler_note_removal(void)
+void sampler_iface_event(struct iface *ifc, const struct iface_change *c)
 {
-	removed_since_trim++;
+	if (c->ev == IFACE_GONE || (c->ev == IFACE_SELECTED && c->was_managed && !ifc->managed))
+		removed_since_trim++;
 }
 
 #define DUMP_EVERY 10
@@ -138,8 +185,8 @@ static bool link_counters_needed(void)
 {
 	struct iface *ifc;
 
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
-		if (ifc->managed && ifc->probe_slot <= 0)
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (ifc->m && !bpf_counts(ifc->ifindex))
 			return true;
 	return false;
 }
@@ -156,7 +203,7 @@ static void sample_run(void)
 	/* The dump brings link counters (needed only where the probes do not count) and
 	 * resynchronizes the table (events already keep it current): with every managed
 	 * interface counted by the probes, one dump in DUMP_EVERY samples is enough. */
-	if (!link_counters_needed() && rtd.samples % DUMP_EVERY != 0) {
+	if (!link_counters_needed() && samples % DUMP_EVERY != 0) {
 		sample_finish(0);
 		return;
 	}
@@ -172,8 +219,9 @@ static void tick_fire(struct ev_timer *t)
 	sample_run();
 }
 
-int sampler_start(void)
+int sampler_start(void (*done)(void))
 {
+	on_done = done;
 	tick.fire = tick_fire;
 	return timer_start(&tick, rtd.cfg.sample_interval_us, rtd.cfg.sample_interval_us);
 }

@@ -61,9 +61,8 @@ struct stat_drop {
 
 struct iface_stats {
 	bool valid; /* at least one sample taken */
-	struct link_counters link;
-	bool have_link;
 	bool have_hist;
+	uint64_t probe_sample; /* number of the sample the probes' counters are from */
 	uint64_t counter[SC__COUNT];
 	bool have_counter[SC__COUNT];
 	struct rtl_hist hist[SH__COUNT];

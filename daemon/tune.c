@@ -2,19 +2,20 @@
 /*
  * The autotuner wired into the daemon (docs/tuning.md): lib/tuner.c decides, this file
  * feeds it one sample per managed interface per sample interval and carries out what it
- * says through lib/apply.c, keeping a trial's pre-values in flight in the journal until the
- * verdict, so that a crash mid-trial is rolled back at the next start.
+ * says through the actuator, which keeps a trial's pre-values in flight in the journal
+ * until the verdict, so that a crash mid-trial is rolled back at the next start.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "loop.h"
-#include "rtltune/apply.h"
+#include "rtltune/actuate.h"
 #include "rtltune/tuner.h"
-#include "rtltuned.h"
+#include "tune.h"
 
 #define TUNE_LOCK_WAIT_MS 300
 
@@ -44,17 +45,13 @@ static enum decision_outcome outcome_of(enum tuner_action_kind k)
 	}
 }
 
-/* One decision: counted, logged, and appended to the journal's decision log. */
+/* One decision: counted and logged (the journal's log gets it from the actuator). */
 static void record(struct iface *ifc, const struct tuner_action *a)
 {
-	struct journal_event ev = {0};
-	struct journal *j = NULL;
-	struct rterr err = {0};
 	char from[24], to[24];
 
 	if (!(a->kind == TUNER_ROLLBACK && a->retry))
-		ifc->decisions[a->knob][outcome_of(a->kind)]++;
-	rtd.generation++;
+		iface_count_decision(ifc, a->knob, outcome_of(a->kind));
 	/* knob_value_str() returns "on"/"off" for a feature without touching the buffer. */
 	dlog(LOG_NOTICE, ifc->name, "tuner %s %s %s -> %s: %s", tuner_outcome_name(a->kind),
 	     knob_name(a->knob),
@@ -62,107 +59,81 @@ static void record(struct iface *ifc, const struct tuner_action *a)
 			    sizeof(from)),
 	     knob_value_str(a->knob, a->n_changes ? a->changes[0].to : LINK_UNSET, to, sizeof(to)),
 	     a->reason);
-	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
-		return;
-	ev.ifname = ifc->name;
-	ev.knob = (int)a->knob;
-	ev.old_value = a->n_changes ? a->changes[0].from : JOURNAL_NO_VALUE;
-	ev.new_value = a->n_changes ? a->changes[0].to : JOURNAL_NO_VALUE;
-	ev.outcome = tuner_outcome_name(a->kind);
-	ev.reason = a->reason;
-	ev.actor = "daemon";
-	journal_log_append(j, &ev, &err);
-	journal_close(j);
 }
 
 /*
- * Set the action's values. A trial (START_TRIAL, STEP) stays in flight in the journal with
- * the pre-trial values after apply_execute() ended its own record; a ROLLBACK ends it.
+ * Set the action's values through the actuator. A trial (START_TRIAL, STEP) stays in
+ * flight in the journal with the pre-trial values until the verdict; a ROLLBACK ends it.
+ * The plan starts from the snapshot this sample took, and the read-back becomes the
+ * interface's next one: no link is read twice.
  */
-static bool set_values(struct iface *ifc, const struct tuner_action *a)
+static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_action *a)
 {
-	struct apply_opts opts = {
-		.op = "trial", .actor = "daemon", .reason = a->reason, .journal_originals = true};
+	struct act_opts opts = {
+		.op = "trial",
+		.actor = "daemon",
+		.outcome = tuner_outcome_name(a->kind),
+		.reason = a->reason,
+		.journal_originals = true,
+		.keep_inflight = a->kind != TUNER_ROLLBACK,
+	};
 	int64_t targets[KNOB__COUNT] = {0};
 	bool which[KNOB__COUNT] = {0};
 	const struct chip_entry *chip;
-	struct journal_ident id;
-	struct journal *j = NULL;
 	struct rterr err = {0};
 	struct plan plan;
-	struct nic nic;
 	unsigned int i;
-	int r, k;
+	int r;
 
 	for (i = 0; i < a->n_changes; i++) {
 		targets[a->changes[i].knob] = a->changes[i].to;
 		which[a->changes[i].knob] = true;
 	}
-	r = nic_snapshot("/sys", ifc->name, &nic, &err);
-	if (r == 0 && journal_ident_read(ifc->name, &id, &err) < 0)
-		r = -ENODEV;
+	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL) : NULL;
+	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &plan, &err);
+	for (i = 0; r == 0 && i < KNOB__COUNT; i++)
+		if (which[i] && plan.items[i].action == PLAN_SKIP)
+			r = rterr_input(&err, "%s: %s", ifc->name, plan.items[i].note);
+	if (r == 0)
+		r = actuate(rtd.act, j, &plan, &opts, &err);
+	if (plan.after_valid)
+		iface_update(ifc, &plan.after);
+	else
+		ifc->knob_dirty = true;
 	if (r < 0)
-		goto fail;
-	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &nic, NULL) : NULL;
-	if (a->kind == TUNER_START_TRIAL) {
-		memset(ifc->trial_which, 0, sizeof(ifc->trial_which));
-		for (k = 0; k < KNOB__COUNT; k++)
-			ifc->trial_pre[k] = nic_knob_value(&nic, (enum knob_id)k);
-	}
-	if (a->kind != TUNER_ROLLBACK)
-		for (k = 0; k < KNOB__COUNT; k++)
-			ifc->trial_which[k] |= which[k];
-	r = apply_plan_values(&nic, chip, targets, which, "tuner", &plan, &err);
-	if (r < 0)
-		goto fail;
-	r = journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err);
-	if (r < 0)
-		goto fail;
-	/* Until the verdict the trial stays in flight (apply_execute() began it with the
-	 * pre-trial values; a step adds its knobs): a crash now is rolled back to them at the
-	 * next start. A rollback ends it. */
-	opts.keep_inflight = a->kind != TUNER_ROLLBACK;
-	r = apply_execute(j, "/sys", &plan, &opts, &err);
-	if (r < 0 && journal_inflight_get(j, &id, &(struct journal_inflight){0}) == 0) {
-		struct rterr e = {0};
-
-		/* The failed run was undone and ended the record, but the trial's earlier
-		 * values may still be on the device until the tuner's rollback succeeds. */
-		if (journal_inflight_begin(j, &id, "trial", "daemon", ifc->trial_pre,
-					   ifc->trial_which, &e) < 0)
-			dlog(LOG_WARNING, ifc->name, "trial not journaled in flight: %s", e.msg);
-	}
-	journal_close(j);
-	iface_refresh(ifc);
-	if (r < 0)
-		goto fail;
-	return true;
-fail:
-	dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
-	return false;
+		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
+	return r == 0;
 }
 
-static void end_inflight(struct iface *ifc)
+/* A decision that changes nothing: logged, and a kept or abandoned trial ends. */
+static void conclude(struct iface *ifc, struct journal *j, const struct tuner_action *a)
 {
-	struct journal_ident id;
-	struct journal *j = NULL;
+	struct journal_event ev = {
+		.ifname = ifc->name,
+		.knob = (int)a->knob,
+		.old_value = a->n_changes ? a->changes[0].from : JOURNAL_NO_VALUE,
+		.new_value = a->n_changes ? a->changes[0].to : JOURNAL_NO_VALUE,
+		.outcome = tuner_outcome_name(a->kind),
+		.reason = a->reason,
+		.actor = "daemon",
+	};
 	struct rterr err = {0};
 
-	if (journal_ident_read(ifc->name, &id, &err) < 0)
-		return;
-	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0) {
-		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
-		return;
-	}
-	journal_inflight_end(j, &id, NULL);
-	journal_close(j);
+	if (j && actuate_conclude(j, ifc->ifindex, &ev, a->kind != TUNER_FAILED, &err) < 0)
+		dlog(LOG_WARNING, ifc->name, "tuner: ending the trial: %s", err.msg);
 }
 
-/* Carry out an action and the ones that follow from its result. */
+/* Carry out an action and the ones that follow from its result, in one journal lock. */
 static void act(struct iface *ifc, struct tuner_action *a)
 {
+	struct journal *j = NULL;
+	struct rterr err = {0};
 	unsigned int rounds;
 
+	if (a->kind == TUNER_NONE)
+		return;
+	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
+		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	for (rounds = 0; a->kind != TUNER_NONE && rounds < 8; rounds++) {
 		struct tuner_action next = {0};
 		bool ok;
@@ -172,62 +143,78 @@ static void act(struct iface *ifc, struct tuner_action *a)
 		case TUNER_START_TRIAL:
 		case TUNER_STEP:
 		case TUNER_ROLLBACK:
-			ok = set_values(ifc, a);
+			ok = j && set_values(ifc, j, a);
 			if (tuner_applied(tuner, ifc->ifindex, ok, now_ms(), &next) < 0)
-				return;
+				goto out;
 			*a = next;
 			continue;
 		case TUNER_KEEP:
 		case TUNER_ABANDON:
-			end_inflight(ifc);
+		case TUNER_FAILED:
+			conclude(ifc, j, a);
 			break;
 		default:
 			break;
 		}
 		break;
 	}
+out:
+	journal_close(j);
 }
 
-void tune_track(struct iface *ifc)
+static void track(struct iface *ifc)
 {
 	if (!tuner)
 		return;
-	if (ifc->managed && !ifc->tuned) {
+	if (ifc->managed && !ifc->m->tune.tuned) {
 		if (tuner_iface_add(tuner, ifc->ifindex, ifc->name) == 0)
-			ifc->tuned = true;
-		ifc->tprev_valid = false;
-	} else if (!ifc->managed && ifc->tuned) {
-		struct tuner_action a = {0};
-
-		if (tuner_abort(tuner, ifc->ifindex, now_ms(), "no longer managed", &a) == 0)
-			act(ifc, &a);
-		tuner_iface_remove(tuner, ifc->ifindex);
-		ifc->tuned = false;
+			ifc->m->tune.tuned = true;
+		ifc->m->tune.prev_valid = false;
 	}
 }
 
-void tune_forget(struct iface *ifc)
-{
-	/* Gone: nothing to roll back on it; the journal entry goes with iface_forget(). */
-	if (tuner && ifc->tuned)
-		tuner_iface_remove(tuner, ifc->ifindex);
-	ifc->tuned = false;
-}
-
-void tune_rename(struct iface *ifc)
-{
-	if (tuner && ifc->tuned)
-		tuner_iface_rename(tuner, ifc->ifindex, ifc->name);
-}
-
-void tune_autotune_changed(struct iface *ifc)
+/* No longer managed (or going): a trial in progress is rolled back first. */
+static void untrack(struct iface *ifc, const char *why)
 {
 	struct tuner_action a = {0};
 
-	if (!tuner || !ifc->tuned || ifc->autotune)
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
-	if (tuner_abort(tuner, ifc->ifindex, now_ms(), "autotune off", &a) == 0)
+	if (why && tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0)
 		act(ifc, &a);
+	tuner_iface_remove(tuner, ifc->ifindex);
+	ifc->m->tune.tuned = false;
+}
+
+void tune_iface_event(struct iface *ifc, const struct iface_change *c)
+{
+	struct tuner_action a = {0};
+
+	switch (c->ev) {
+	case IFACE_NEW:
+	case IFACE_SELECTED:
+		if (ifc->managed)
+			track(ifc);
+		else if (c->was_managed)
+			untrack(ifc, "no longer managed");
+		break;
+	case IFACE_RENAMED:
+		if (tuner && ifc->m && ifc->m->tune.tuned)
+			tuner_iface_rename(tuner, ifc->ifindex, ifc->name);
+		break;
+	case IFACE_AUTOTUNE:
+		/* After `autotune off`: a trial in progress is rolled back now. */
+		if (tuner && ifc->m && ifc->m->tune.tuned && !ifc->autotune &&
+		    tuner_abort(tuner, ifc->ifindex, now_ms(), "autotune off", &a) == 0)
+			act(ifc, &a);
+		break;
+	case IFACE_GONE:
+		/* Gone: nothing to roll back on it (the applier forgets its records). */
+		untrack(ifc, NULL);
+		break;
+	default:
+		break;
+	}
 }
 
 void tune_sample_begin(void)
@@ -267,7 +254,8 @@ static uint64_t at_cap(const struct rtl_hist *h, int64_t cap)
 
 void tune_sample(struct iface *ifc, uint64_t now)
 {
-	const struct iface_stats *st = &ifc->stats;
+	const struct iface_stats *st;
+	struct iface_tune *tp;
 	struct tuner_sample s = {0};
 	struct tuner_env env = {0};
 	struct tuner_action a = {0};
@@ -276,19 +264,21 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	unsigned int i;
 	int k;
 
-	if (!tuner || !ifc->tuned)
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
+	st = &ifc->m->stats;
+	tp = &ifc->m->tune;
 	for (i = 0; i < st->n_drops; i++)
 		drops += st->drops[i].count;
-	if (ifc->tprev_valid) {
+	if (tp->prev_valid) {
 		for (i = 0; i < SH__COUNT; i++)
-			hist_delta(&d[i], &st->hist[i], &ifc->tprev_hist[i]);
+			hist_delta(&d[i], &st->hist[i], &tp->prev_hist[i]);
 		s.ts_ms = now / 1000;
-		s.interval_ms = (uint32_t)((now - ifc->tprev_us) / 1000);
-		s.tx_packets = delta(st->counter[SC_TX_PACKETS], ifc->tprev_counter[SC_TX_PACKETS]);
-		s.tx_bytes = delta(st->counter[SC_TX_BYTES], ifc->tprev_counter[SC_TX_BYTES]);
-		s.rx_packets = delta(st->counter[SC_RX_PACKETS], ifc->tprev_counter[SC_RX_PACKETS]);
-		s.rx_bytes = delta(st->counter[SC_RX_BYTES], ifc->tprev_counter[SC_RX_BYTES]);
+		s.interval_ms = (uint32_t)((now - tp->prev_us) / 1000);
+		s.tx_packets = delta(st->counter[SC_TX_PACKETS], tp->prev_counter[SC_TX_PACKETS]);
+		s.tx_bytes = delta(st->counter[SC_TX_BYTES], tp->prev_counter[SC_TX_BYTES]);
+		s.rx_packets = delta(st->counter[SC_RX_PACKETS], tp->prev_counter[SC_RX_PACKETS]);
+		s.rx_bytes = delta(st->counter[SC_RX_BYTES], tp->prev_counter[SC_RX_BYTES]);
 		s.cpu_ns = cpu_ns_delta;
 		s.have = TUNER_HAVE_CPU;
 		if (st->have_hist) {
@@ -308,35 +298,36 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			 * skb (up to 45 segments at 64K), so events per segment sent understate
 			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). */
 			s.tcp_retransmits = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
-						  ifc->tprev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
+						  tp->prev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
 			s.tcp_retransmit_skbs = delta(st->counter[SC_TCP_RETRANSMITS],
-						      ifc->tprev_counter[SC_TCP_RETRANSMITS]);
-			s.drops = delta(drops, ifc->tprev_drops);
-			s.tx_busy = delta(st->counter[SC_TX_BUSY], ifc->tprev_counter[SC_TX_BUSY]);
+						      tp->prev_counter[SC_TCP_RETRANSMITS]);
+			s.drops = delta(drops, tp->prev_drops);
+			s.tx_busy = delta(st->counter[SC_TX_BUSY], tp->prev_counter[SC_TX_BUSY]);
 			s.tx_timeouts = delta(st->counter[SC_TX_TIMEOUTS],
-					      ifc->tprev_counter[SC_TX_TIMEOUTS]);
+					      tp->prev_counter[SC_TX_TIMEOUTS]);
 		} else {
 			s.tx_segs = s.tx_packets;
 		}
 	}
-	memcpy(ifc->tprev_hist, st->hist, sizeof(ifc->tprev_hist));
-	memcpy(ifc->tprev_counter, st->counter, sizeof(ifc->tprev_counter));
-	ifc->tprev_drops = drops;
-	ifc->tprev_us = now;
-	if (!ifc->tprev_valid) {
-		ifc->tprev_valid = true;
+	memcpy(tp->prev_hist, st->hist, sizeof(tp->prev_hist));
+	memcpy(tp->prev_counter, st->counter, sizeof(tp->prev_counter));
+	tp->prev_drops = drops;
+	tp->prev_us = now;
+	if (!tp->prev_valid) {
+		tp->prev_valid = true;
 		return;
 	}
 	for (k = 0; k < KNOB__COUNT; k++) {
 		env.knob[k] = ifc->knob[k];
-		env.pinned[k] = rtd.cfg.pin[k];
+		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
+		env.pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
 	}
-	env.gso_max = ifc->gso_max;
-	env.gro_max = ifc->gro_max;
-	env.mtu_max = ifc->mtu_max;
+	env.gso_max = ifc->m->gso_max;
+	env.gro_max = ifc->m->gro_max;
+	env.mtu_max = ifc->m->mtu_max;
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
-	env.quirks = ifc->quirks;
+	env.quirks = ifc->m->quirks;
 	env.autotune = ifc->autotune;
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		act(ifc, &a);
@@ -350,8 +341,9 @@ int tune_start(struct rterr *err)
 	r = tuner_new(&rtd.cfg.tuner, &tuner, err);
 	if (r < 0)
 		return r;
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
-		tune_track(ifc);
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (ifc->managed)
+			track(ifc);
 	return 0;
 }
 
@@ -361,49 +353,23 @@ void tune_stop(const char *why)
 
 	if (!tuner)
 		return;
-	for (ifc = rtd.ifaces; ifc; ifc = ifc->next) {
-		struct tuner_action a = {0};
-
-		if (!ifc->tuned)
-			continue;
-		if (tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0)
-			act(ifc, &a);
-		ifc->tuned = false;
-	}
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		untrack(ifc, why);
 	tuner_free(tuner);
 	tuner = NULL;
 }
 
-/*
- * Every knob the operation touched is at its journaled original: a restore ran after the
- * operation died but could not clear its record (an unwritable state dir: docs/journal.md).
- * Rolling back to the operation's pre-values would undo that restore. Either nothing of
- * the operation is left on the device or a restore came after it; in both cases there is
- * nothing to roll back. Any knob away from its original (or not readable) says roll back.
- */
-static bool at_originals(struct journal *j, const struct iface *ifc,
-			 const struct journal_inflight *op)
+/* The interface a journal record is about, if it is here. */
+static struct iface *iface_of(const struct journal_ident *rec)
 {
-	int64_t orig[KNOB__COUNT];
-	bool have[KNOB__COUNT];
-	struct rterr err = {0};
-	struct nic nic;
-	int k;
+	struct journal_ident id;
+	struct iface *ifc;
 
-	if (journal_get_originals(j, &op->id, orig, have, &err) <= 0)
-		return false;
-	if (nic_snapshot("/sys", ifc->name, &nic, &err) < 0)
-		return false;
-	for (k = 0; k < KNOB__COUNT; k++) {
-		int64_t cur;
-
-		if (!op->which[k])
-			continue;
-		cur = nic_knob_value(&nic, (enum knob_id)k);
-		if (!have[k] || cur == LINK_UNSET || cur != orig[k])
-			return false;
-	}
-	return true;
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (journal_ident_read_index(ifc->ifindex, ifc->name, &id, NULL) == 0 &&
+		    journal_ident_same(rec, &id))
+			return ifc;
+	return NULL;
 }
 
 /*
@@ -414,79 +380,47 @@ static bool at_originals(struct journal *j, const struct iface *ifc,
 void tune_recover_orphans(void)
 {
 	const struct journal_inflight *ops;
+	struct journal_inflight *orphans;
 	struct journal *j = NULL;
 	struct rterr err = {0};
-	struct iface *ifc;
-	int n, i, k;
+	int n, i, k = 0;
 
 	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
 		return;
+	/* Copies: every change rewrites the journal's own array. */
 	n = journal_inflight_list(j, &ops);
-	for (i = 0; i < n; i++) {
-		struct journal_inflight op = ops[i];
-		struct journal_event ev = {0};
-		struct journal_ident id;
-		bool failed = false;
+	orphans = calloc((size_t)n + 1, sizeof(*orphans));
+	for (i = 0; orphans && i < n; i++)
+		if (ops[i].orphaned)
+			orphans[k++] = ops[i];
+	for (i = 0; i < k; i++) {
+		const struct journal_inflight *op = &orphans[i];
+		struct iface *ifc = iface_of(&op->id);
+		struct plan plan;
+		struct nic nic;
+		int r;
 
-		if (!op.orphaned)
-			continue;
-		for (ifc = rtd.ifaces; ifc; ifc = ifc->next)
-			if (journal_ident_read(ifc->name, &id, NULL) == 0 &&
-			    journal_ident_same(&op.id, &id))
-				break;
-		if (!ifc)
+		if (!ifc || actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
 			continue; /* not here (another netns, unplugged): left for later */
-		if (at_originals(j, ifc, &op)) {
-			if (journal_inflight_end(j, &op.id, &err) < 0) {
-				/* Kept in memory as on disk: the next start tries again. */
-				dlog(LOG_ERR, ifc->name, "ending an interrupted %s: %s", op.op,
-				     err.msg);
-				continue;
-			}
+		r = actuate_orphan(rtd.act, j, op, &nic, &plan, &err);
+		if (r < 0) {
+			/* The record stays: the next start tries again. */
+			dlog(LOG_ERR, ifc->name, "rolling back an interrupted %s: %s", op->op,
+			     err.msg);
+			continue;
+		}
+		if (r == ACT_ORPHAN_NOTHING_LEFT)
 			dlog(LOG_NOTICE, ifc->name,
 			     "the %s that was in flight when %s (pid %d) stopped left nothing to "
 			     "roll back: every knob it touched is at its original",
-			     op.op, op.actor, (int)op.pid);
-			n = journal_inflight_list(j, &ops);
-			i = -1;
-			continue;
-		}
-		for (k = 0; k < KNOB__COUNT; k++) {
-			if (!op.which[k])
-				continue;
-			if (apply_knob_set(ifc->name, ifc->ifindex, (enum knob_id)k, op.pre[k],
-					   &err) < 0) {
-				dlog(LOG_ERR, ifc->name, "rolling back an interrupted %s: %s",
-				     op.op, err.msg);
-				failed = true;
-			}
-		}
-		if (failed)
-			continue;
-		if (journal_inflight_end(j, &op.id, &err) < 0) {
-			/* Rolled back; the record stays (memory as on disk) and the next start
-			 * sets the same pre-values again, which changes nothing. */
-			dlog(LOG_ERR, ifc->name, "ending an interrupted %s: %s", op.op, err.msg);
-			continue;
-		}
-		dlog(LOG_NOTICE, ifc->name,
-		     "rolled back the %s that was in flight when %s (pid %d) "
-		     "stopped",
-		     op.op, op.actor, (int)op.pid);
-		ev.ifname = ifc->name;
-		ev.knob = -1;
-		ev.old_value = ev.new_value = JOURNAL_NO_VALUE;
-		ev.outcome = "rolled_back";
-		ev.reason = strcmp(op.op, "trial") == 0
-				    ? "trial in flight when the daemon stopped"
-				    : "operation in flight when its process stopped";
-		ev.actor = "daemon";
-		journal_log_append(j, &ev, NULL);
+			     op->op, op->actor, (int)op->pid);
+		else
+			dlog(LOG_NOTICE, ifc->name,
+			     "rolled back the %s that was in flight when %s (pid %d) stopped",
+			     op->op, op->actor, (int)op->pid);
 		ifc->knob_dirty = true;
-		/* journal_inflight_list()'s array is invalid after a change: list again. */
-		n = journal_inflight_list(j, &ops);
-		i = -1;
 	}
+	free(orphans);
 	journal_close(j);
 }
 
@@ -511,7 +445,8 @@ json_object *tune_status_json(const struct iface *ifc)
 	struct tuner_iface_info info;
 	json_object *o;
 
-	if (!tuner || !ifc->tuned || tuner_iface_info(tuner, ifc->ifindex, &info) < 0)
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
+	    tuner_iface_info(tuner, ifc->ifindex, &info) < 0)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
@@ -540,7 +475,8 @@ json_object *tune_recommend_json(const struct iface *ifc)
 	json_object *o, *cands;
 	unsigned int i;
 
-	if (!tuner || !ifc->tuned || tuner_recommend(tuner, ifc->ifindex, now_ms(), &rec) < 0)
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
+	    tuner_recommend(tuner, ifc->ifindex, now_ms(), &rec) < 0)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(rec.state)));

@@ -986,7 +986,7 @@ void chip_effective_limits(const struct chip_entry *e, const struct nic *nic,
 		 * tso_max_size from 5.19 on, when gro_max_size > 64K became legal). */
 		if (l->tso_max_size != LINK_UNSET)
 			out[CHIP_LIMIT_GRO_MAX_SIZE].kernel = GSO_MAX_SIZE_BIG;
-		else if (l->gro_max_size != LINK_UNSET)
+		else if (l->knob[KNOB_GRO_MAX_SIZE] != LINK_UNSET)
 			out[CHIP_LIMIT_GRO_MAX_SIZE].kernel = GSO_LEGACY_MAX_SIZE;
 	}
 	if (e) {

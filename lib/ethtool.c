@@ -49,17 +49,6 @@ static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
 	return 0;
 }
 
-int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE])
-{
-	int fd = ethtool_socket(), r;
-
-	if (fd < 0)
-		return fd;
-	r = index_to_name(fd, ifindex, name);
-	close(fd);
-	return r;
-}
-
 /*
  * The device an ethtool call is for. SIOCETHTOOL knows devices only by name, and a name
  * moves with a rename; the ifindex does not. By index, the name is looked up right before
@@ -275,13 +264,6 @@ fail:
 	return r;
 }
 
-int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err)
-{
-	struct eth_dev d = { .ifname = ifname };
-
-	return features_get(&d, f, err);
-}
-
 int ethtool_features_get_index(int ifindex, const char *was, struct eth_features *f,
 			       struct rterr *err)
 {
@@ -358,15 +340,6 @@ static int features_set(struct eth_dev *d, const struct eth_features *cur,
 	return r; /* ETHTOOL_F_WISH / ETHTOOL_F_UNSUPPORTED mask, or 0 */
 }
 
-int ethtool_features_set(const char *ifname, const struct eth_features *cur,
-			 const char *const *names, unsigned int n_names, bool on,
-			 struct rterr *err)
-{
-	struct eth_dev d = { .ifname = ifname };
-
-	return features_set(&d, cur, names, n_names, on, err);
-}
-
 int ethtool_features_set_index(int ifindex, const char *was, const struct eth_features *cur,
 			       const char *const *names, unsigned int n_names, bool on,
 			       struct rterr *err)
@@ -374,4 +347,18 @@ int ethtool_features_set_index(int ifindex, const char *was, const struct eth_fe
 	struct eth_dev d = { .ifname = was, .ifindex = ifindex };
 
 	return features_set(&d, cur, names, n_names, on, err);
+}
+
+bool ethtool_features_changeable(const struct eth_features *f, const char *const *names,
+				 unsigned int n_names)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_names; i++) {
+		int idx = ethtool_feature_index(f, names[i]);
+
+		if (idx >= 0 && bit(f->available, idx))
+			return true;
+	}
+	return false;
 }

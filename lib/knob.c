@@ -1,28 +1,119 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Knob names, types and profile value parsing. */
+/*
+ * The knob table: one row per knob, everything else derived from it (knob.h). To add a
+ * knob, add its enum id and its row; docs/architecture.md "Adding a knob" says what then
+ * follows by itself and what tests to write.
+ */
 #include <ctype.h>
 #include <errno.h>
+#include <linux/if_link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
+#include "rtltune/link.h"
 
-static const struct {
-	const char *name;
-	enum knob_type type;
-} knobs[KNOB__COUNT] = {
-	[KNOB_MTU] = { "mtu", KNOB_T_NUMBER },
-	[KNOB_TSO] = { "tso", KNOB_T_BOOL },
-	[KNOB_GSO] = { "gso", KNOB_T_BOOL },
-	[KNOB_GRO] = { "gro", KNOB_T_BOOL },
-	[KNOB_GSO_MAX_SIZE] = { "gso_max_size", KNOB_T_NUMBER },
-	[KNOB_GSO_IPV4_MAX_SIZE] = { "gso_ipv4_max_size", KNOB_T_NUMBER },
-	[KNOB_GRO_MAX_SIZE] = { "gro_max_size", KNOB_T_NUMBER },
-	[KNOB_GRO_IPV4_MAX_SIZE] = { "gro_ipv4_max_size", KNOB_T_NUMBER },
-	[KNOB_GSO_MAX_SEGS] = { "gso_max_segs", KNOB_T_NUMBER },
+/* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
+#define RT_IFLA_GRO_MAX_SIZE	  58
+#define RT_IFLA_GSO_IPV4_MAX_SIZE 63
+#define RT_IFLA_GRO_IPV4_MAX_SIZE 64
+
+/*
+ * "TSO" as a user means it: every TCP segmentation bit. Clearing only tx-tcp-segmentation
+ * leaves IPv6 TSO on (the systemd bug KERNEL-NOTES mentions). Reading it, TSO is on when
+ * the stack may hand the driver a TCP super-packet of either family (fec does IPv4 only):
+ * what ethtool -k's tcp-segmentation-offload line shows.
+ */
+static const char *const tso_features[] = {
+	"tx-tcp-segmentation",		"tx-tcp6-segmentation",	      "tx-tcp-ecn-segmentation",
+	"tx-tcp-mangleid-segmentation", "tx-tcp-accecn-segmentation",
 };
+static const char *const gso_features[] = { "tx-generic-segmentation" };
+static const char *const gro_features[] = { "rx-gro" };
+
+#define FEATURES(list, nread)                                                                   \
+	.backend = KNOB_B_FEATURES, .features = list,                                             \
+	.n_features = sizeof(list) / sizeof(list[0]), .n_read = nread, .min = 0, .max = 1,         \
+	.limit = -1, .legacy_max = 1, .twin = -1
+#define LINK_U32(attr) .backend = KNOB_B_LINK, .ifla = attr, .max = UINT32_MAX
+
+static const struct knob_desc knobs[KNOB__COUNT] = {
+	[KNOB_MTU] = {
+		.name = "mtu", .type = KNOB_T_NUMBER, LINK_U32(IFLA_MTU), .min = 68,
+		.limit = CHIP_LIMIT_MAX_MTU, .limit_name = "max_mtu", .legacy_max = LINK_UNSET,
+		.twin = -1, .dir = KNOB_DIR_BOTH, .unit = "bytes",
+		.shown = { { "min", "min_mtu" }, { "max", "max_mtu" } },
+		.help = "largest IP packet the device sends and receives in one frame",
+	},
+	[KNOB_TSO] = {
+		.name = "tso", .type = KNOB_T_BOOL, FEATURES(tso_features, 2),
+		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.help = "TCP segmentation offload, IPv4 and IPv6 (every tx-tcp*-segmentation bit)",
+	},
+	[KNOB_GSO] = {
+		.name = "gso", .type = KNOB_T_BOOL, FEATURES(gso_features, 1),
+		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.help = "generic segmentation offload (tx-generic-segmentation)",
+	},
+	[KNOB_GRO] = {
+		.name = "gro", .type = KNOB_T_BOOL, FEATURES(gro_features, 1),
+		.dir = KNOB_DIR_RX, .unit = "",
+		.help = "generic receive offload (rx-gro)",
+	},
+	[KNOB_GSO_MAX_SIZE] = {
+		.name = "gso_max_size", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SIZE),
+		.min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE, .limit_name = "tso_max_size",
+		.legacy_max = GSO_LEGACY_MAX_SIZE, .twin = KNOB_GSO_IPV4_MAX_SIZE,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.shown = { { "tso_max_size", "tso_max_size" } },
+		.help = "largest GSO/TSO packet the stack builds for the device (IPv6, and IPv4 up "
+			"to 64K)",
+	},
+	[KNOB_GSO_IPV4_MAX_SIZE] = {
+		.name = "gso_ipv4_max_size", .type = KNOB_T_NUMBER,
+		LINK_U32(RT_IFLA_GSO_IPV4_MAX_SIZE), .min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE,
+		.limit_name = "tso_max_size", .legacy_max = GSO_LEGACY_MAX_SIZE, .twin = -1,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.help = "largest IPv4 GSO/TSO packet (IPv4 BIG TCP above 64K)",
+	},
+	[KNOB_GRO_MAX_SIZE] = {
+		.name = "gro_max_size", .type = KNOB_T_NUMBER, LINK_U32(RT_IFLA_GRO_MAX_SIZE),
+		.min = 0, .limit = CHIP_LIMIT_GRO_MAX_SIZE, .limit_name = "gro_max_size",
+		.legacy_max = GSO_MAX_SIZE_BIG, .twin = KNOB_GRO_IPV4_MAX_SIZE,
+		.dir = KNOB_DIR_RX, .unit = "bytes",
+		.help = "largest packet GRO merges received frames into (IPv6, and IPv4 up to 64K)",
+	},
+	[KNOB_GRO_IPV4_MAX_SIZE] = {
+		.name = "gro_ipv4_max_size", .type = KNOB_T_NUMBER,
+		LINK_U32(RT_IFLA_GRO_IPV4_MAX_SIZE), .min = 0, .limit = CHIP_LIMIT_GRO_MAX_SIZE,
+		.limit_name = "gro_max_size", .legacy_max = GSO_MAX_SIZE_BIG, .twin = -1,
+		.dir = KNOB_DIR_RX, .unit = "bytes",
+		.help = "largest IPv4 packet GRO builds (IPv4 BIG TCP above 64K)",
+	},
+	[KNOB_GSO_MAX_SEGS] = {
+		.name = "gso_max_segs", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SEGS),
+		.min = 1, .limit = CHIP_LIMIT_TSO_MAX_SEGS, .limit_name = "tso_max_segs",
+		.legacy_max = GSO_MAX_SEGS_MAX, .twin = -1, .dir = KNOB_DIR_TX,
+		.unit = "segments", .flags = KNOB_F_ROUTE_CACHED,
+		.shown = { { "tso_max_segs", "tso_max_segs" } },
+		.help = "most segments in one GSO/TSO packet",
+	},
+	[KNOB_TXQUEUELEN] = {
+		/* dev_change_tx_queue_len() takes any u32; 0 is valid (no qdisc queue). */
+		.name = "txqueuelen", .type = KNOB_T_NUMBER, LINK_U32(IFLA_TXQLEN), .min = 0,
+		.limit = -1, .legacy_max = LINK_UNSET, .twin = -1, .dir = KNOB_DIR_TX,
+		.unit = "packets",
+		.help = "length of the device's transmit queue (ip link set txqueuelen)",
+	},
+};
+
+const struct knob_desc *knob_desc(enum knob_id id)
+{
+	return &knobs[id];
+}
 
 const char *knob_name(enum knob_id id)
 {
@@ -44,9 +135,29 @@ enum knob_type knob_type(enum knob_id id)
 	return knobs[id].type;
 }
 
+const char *knob_names_list(void)
+{
+	static char list[KNOB__COUNT * 24];
+	size_t len = 0;
+	int i;
+
+	if (list[0])
+		return list;
+	for (i = 0; i < KNOB__COUNT; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+					knobs[i].name);
+	return list;
+}
+
+bool knob_value_valid(enum knob_id id, int64_t v)
+{
+	return v >= 0 && v <= knobs[id].max;
+}
+
 int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, char *why,
 		     unsigned int whylen)
 {
+	const struct knob_desc *d = &knobs[id];
 	unsigned long long v, mult = 1;
 	char *end;
 
@@ -59,7 +170,7 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 		out->kind = KV_MAX;
 		return 0;
 	}
-	if (knobs[id].type == KNOB_T_BOOL) {
+	if (d->type == KNOB_T_BOOL) {
 		if (strcasecmp(text, "on") == 0 || strcasecmp(text, "yes") == 0 ||
 		    strcmp(text, "1") == 0 || strcasecmp(text, "true") == 0) {
 			*out = (struct knob_value){ KV_NUMBER, 1 };
@@ -70,8 +181,7 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 			*out = (struct knob_value){ KV_NUMBER, 0 };
 			return 0;
 		}
-		snprintf(why, whylen, "%s expects on, off, max or keep, got '%s'", knobs[id].name,
-			 text);
+		snprintf(why, whylen, "%s expects on, off, max or keep, got '%s'", d->name, text);
 		return -EINVAL;
 	}
 	if (!isdigit((unsigned char)text[0]))
@@ -84,15 +194,14 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 		mult = 1024, end++;
 	else if (*end == 'M' || *end == 'm')
 		mult = 1024 * 1024, end++;
-	if (*end != '\0' || v > UINT32_MAX / mult)
+	if (*end != '\0' || v > (unsigned long long)d->max / mult)
 		goto bad;
 	*out = (struct knob_value){ KV_NUMBER, (int64_t)(v * mult) };
 	return 0;
 bad:
 	snprintf(why, whylen,
-		 "%s expects a number up to 4294967295 (optional K or M suffix), max or keep, "
-		 "got '%s'",
-		 knobs[id].name, text);
+		 "%s expects a number up to %lld (optional K or M suffix), max or keep, got '%s'",
+		 d->name, (long long)d->max, text);
 	return -EINVAL;
 }
 
@@ -104,4 +213,19 @@ const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned i
 		return value ? "on" : "off";
 	snprintf(buf, len, "%lld", (long long)value);
 	return buf;
+}
+
+json_object *knob_value_json(enum knob_id id, int64_t value)
+{
+	if (value == LINK_UNSET)
+		return NULL;
+	return knobs[id].type == KNOB_T_BOOL ? json_object_new_boolean(value != 0)
+					     : json_object_new_int64(value);
+}
+
+json_object *knob_setting_json(enum knob_id id, const struct knob_value *v)
+{
+	if (v->kind == KV_NUMBER)
+		return knob_value_json(id, v->num);
+	return json_object_new_string(v->kind == KV_MAX ? "max" : "keep");
 }

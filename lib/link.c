@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rtnetlink link state and link attribute writes, over libnl-3's core socket.
+ * rtnetlink link state and link attribute writes, over one libnl-3 core socket per run.
  *
  * libnl-route 3.7 has no getters for gro_max_size, the IPv4 BIG TCP sizes or the TSO
- * ceilings, so the RTM_GETLINK replies are parsed attribute by attribute here. Writes use
- * RTM_NEWLINK on an existing ifindex and read the kernel's own errno (and extack text)
- * from the ACK, because libnl's error codes fold distinct errnos together.
+ * ceilings, so the RTM_GETLINK replies are parsed attribute by attribute here, the knobs
+ * among them from the knob table's rows. Writes use RTM_NEWLINK on an existing ifindex
+ * and read the kernel's own errno (and extack text) from the ACK, because libnl's error
+ * codes fold distinct errnos together.
  */
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -13,6 +14,8 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +23,8 @@
 
 /* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
 enum {
-	RT_IFLA_GRO_MAX_SIZE = 58,
 	RT_IFLA_TSO_MAX_SIZE = 59,
 	RT_IFLA_TSO_MAX_SEGS = 60,
-	RT_IFLA_GSO_IPV4_MAX_SIZE = 63,
-	RT_IFLA_GRO_IPV4_MAX_SIZE = 64,
 	RT_IFLA_PARSE_MAX = 80,
 };
 
@@ -38,28 +38,15 @@ enum {
 #define NETLINK_EXT_ACK 11
 #endif
 
-static const struct {
-	int ifla;
-	const char *name;
-} link_attrs[] = {
-	[LINK_ATTR_MTU] = { IFLA_MTU, "mtu" },
-	[LINK_ATTR_GSO_MAX_SIZE] = { IFLA_GSO_MAX_SIZE, "gso_max_size" },
-	[LINK_ATTR_GSO_MAX_SEGS] = { IFLA_GSO_MAX_SEGS, "gso_max_segs" },
-	[LINK_ATTR_GSO_IPV4_MAX_SIZE] = { RT_IFLA_GSO_IPV4_MAX_SIZE, "gso_ipv4_max_size" },
-	[LINK_ATTR_GRO_MAX_SIZE] = { RT_IFLA_GRO_MAX_SIZE, "gro_max_size" },
-	[LINK_ATTR_GRO_IPV4_MAX_SIZE] = { RT_IFLA_GRO_IPV4_MAX_SIZE, "gro_ipv4_max_size" },
+struct link_sock {
+	struct nl_sock *sk;
 };
 
 static const char *const operstate_names[] = {
 	"unknown", "notpresent", "down", "lowerlayerdown", "testing", "dormant", "up",
 };
 
-struct dump_ctx {
-	struct link_info *links;
-	int n, cap;
-	int err;
-};
-
+/* Without a policy libnl checks no attribute length: an empty one ends the buffer. */
 static int64_t attr_u32(struct nlattr **tb, int type)
 {
 	return tb[type] && nla_len(tb[type]) >= 4 ? (int64_t)nla_get_u32(tb[type]) : LINK_UNSET;
@@ -67,12 +54,26 @@ static int64_t attr_u32(struct nlattr **tb, int type)
 
 static void link_info_init(struct link_info *l)
 {
+	int k;
+
 	memset(l, 0, sizeof(*l));
-	l->mtu = l->min_mtu = l->max_mtu = LINK_UNSET;
-	l->gso_max_size = l->gso_max_segs = l->gso_ipv4_max_size = LINK_UNSET;
-	l->gro_max_size = l->gro_ipv4_max_size = LINK_UNSET;
+	l->min_mtu = l->max_mtu = LINK_UNSET;
 	l->tso_max_size = l->tso_max_segs = LINK_UNSET;
 	l->tx_queues = l->rx_queues = LINK_UNSET;
+	for (k = 0; k < KNOB__COUNT; k++)
+		l->knob[k] = LINK_UNSET;
+}
+
+static void parse_linkinfo(struct nlattr *nest, struct link_info *l)
+{
+	struct nlattr *li[IFLA_INFO_MAX + 1];
+
+	if (nla_parse_nested(li, IFLA_INFO_MAX, nest, NULL) < 0)
+		return;
+	if (li[IFLA_INFO_KIND])
+		nla_strlcpy(l->kind, li[IFLA_INFO_KIND], sizeof(l->kind));
+	if (li[IFLA_INFO_SLAVE_KIND])
+		nla_strlcpy(l->slave_kind, li[IFLA_INFO_SLAVE_KIND], sizeof(l->slave_kind));
 }
 
 /* Fill a link_info from one RTM_NEWLINK message; returns 0 or -EINVAL for a short one. */
@@ -80,6 +81,8 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 {
 	struct nlattr *tb[RT_IFLA_PARSE_MAX + 1];
 	struct ifinfomsg *ifi;
+	int64_t v;
+	int k;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK || nlmsg_datalen(nlh) < (int)sizeof(*ifi))
 		return -EINVAL;
@@ -91,7 +94,6 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 	l->flags = ifi->ifi_flags;
 	if (tb[IFLA_IFNAME])
 		nla_strlcpy(l->ifname, tb[IFLA_IFNAME], sizeof(l->ifname));
-	/* Without a policy libnl checks no attribute length: an empty one ends the buffer. */
 	if (tb[IFLA_OPERSTATE] && nla_len(tb[IFLA_OPERSTATE]) >= 1) {
 		unsigned int st = nla_get_u8(tb[IFLA_OPERSTATE]);
 
@@ -100,25 +102,25 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 				 ? operstate_names[st]
 				 : "unknown");
 	}
-	if (tb[IFLA_LINKINFO]) {
-		struct nlattr *li[IFLA_INFO_MAX + 1];
-
-		if (nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
-		    li[IFLA_INFO_KIND])
-			nla_strlcpy(l->kind, li[IFLA_INFO_KIND], sizeof(l->kind));
-	}
-	l->mtu = attr_u32(tb, IFLA_MTU);
+	if (tb[IFLA_LINKINFO])
+		parse_linkinfo(tb[IFLA_LINKINFO], l);
+	v = attr_u32(tb, IFLA_MASTER);
+	l->master = v > 0 && v <= INT32_MAX ? (int)v : 0;
+	v = attr_u32(tb, IFLA_LINK);
+	l->link = v > 0 && v <= INT32_MAX ? (int)v : 0;
+	l->link_netns = tb[IFLA_LINK_NETNSID] != NULL;
 	l->min_mtu = attr_u32(tb, IFLA_MIN_MTU);
 	l->max_mtu = attr_u32(tb, IFLA_MAX_MTU);
-	l->gso_max_size = attr_u32(tb, IFLA_GSO_MAX_SIZE);
-	l->gso_max_segs = attr_u32(tb, IFLA_GSO_MAX_SEGS);
-	l->gso_ipv4_max_size = attr_u32(tb, RT_IFLA_GSO_IPV4_MAX_SIZE);
-	l->gro_max_size = attr_u32(tb, RT_IFLA_GRO_MAX_SIZE);
-	l->gro_ipv4_max_size = attr_u32(tb, RT_IFLA_GRO_IPV4_MAX_SIZE);
 	l->tso_max_size = attr_u32(tb, RT_IFLA_TSO_MAX_SIZE);
 	l->tso_max_segs = attr_u32(tb, RT_IFLA_TSO_MAX_SEGS);
 	l->tx_queues = attr_u32(tb, IFLA_NUM_TX_QUEUES);
 	l->rx_queues = attr_u32(tb, IFLA_NUM_RX_QUEUES);
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+		if (d->backend == KNOB_B_LINK && d->ifla <= RT_IFLA_PARSE_MAX)
+			l->knob[k] = attr_u32(tb, d->ifla);
+	}
 	return 0;
 }
 
@@ -132,23 +134,50 @@ int link_info_from_msg(const void *buf, size_t len, struct link_info *out)
 	return link_info_parse(nlh, out);
 }
 
-static int dump_valid_cb(struct nl_msg *msg, void *arg)
-{
-	struct dump_ctx *ctx = arg;
-	struct link_info *grown;
+/* ---- the socket ------------------------------------------------------------------- */
 
-	if (ctx->n == ctx->cap) {
-		ctx->cap = ctx->cap ? ctx->cap * 2 : 16;
-		grown = realloc(ctx->links, (size_t)ctx->cap * sizeof(*grown));
-		if (!grown) {
-			ctx->err = -ENOMEM;
-			return NL_STOP;
-		}
-		ctx->links = grown;
+int link_sock_open(struct link_sock **out, struct rterr *err)
+{
+	struct link_sock *ls = calloc(1, sizeof(*ls));
+	int one = 1, r;
+
+	*out = NULL;
+	if (ls)
+		ls->sk = nl_socket_alloc();
+	if (!ls || !ls->sk) {
+		free(ls);
+		return rterr_sys(err, ENOMEM, "netlink socket");
 	}
-	if (link_info_parse(nlmsg_hdr(msg), &ctx->links[ctx->n]) == 0)
-		ctx->n++;
-	return NL_OK;
+	r = nl_connect(ls->sk, NETLINK_ROUTE);
+	if (r < 0) {
+		link_sock_close(ls);
+		return rterr_sys(err, EPROTONOSUPPORT, "connect rtnetlink (%s)", nl_geterror(r));
+	}
+	/* Large dumps (many links, each ~1.5 KiB) and error texts from the kernel. */
+	nl_socket_set_msg_buf_size(ls->sk, 64 * 1024);
+	nl_socket_enable_msg_peek(ls->sk);
+	setsockopt(nl_socket_get_fd(ls->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	*out = ls;
+	return 0;
+}
+
+void link_sock_close(struct link_sock *ls)
+{
+	if (!ls)
+		return;
+	nl_socket_free(ls->sk);
+	free(ls);
+}
+
+/* The caller's socket, or one for this call only (*own then holds it for closing). */
+static struct nl_sock *sock_of(struct link_sock *ls, struct link_sock **own, struct rterr *err)
+{
+	*own = NULL;
+	if (ls)
+		return ls->sk;
+	if (link_sock_open(own, err) < 0)
+		return NULL;
+	return (*own)->sk;
 }
 
 struct ack_ctx {
@@ -183,26 +212,39 @@ static int ack_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-static struct nl_sock *rtnl_open(struct rterr *err)
+/* A socket used again must not call back into a finished request's stack frame. */
+static void reset_cbs(struct nl_sock *sk)
 {
-	struct nl_sock *sk = nl_socket_alloc();
-	int one = 1, r;
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_DEFAULT, NULL, NULL);
+	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_DEFAULT, NULL, NULL);
+	nl_socket_modify_err_cb(sk, NL_CB_DEFAULT, NULL, NULL);
+}
 
-	if (!sk) {
-		rterr_sys(err, ENOMEM, "netlink socket");
-		return NULL;
+/* ---- reading ---------------------------------------------------------------------- */
+
+struct dump_ctx {
+	struct link_info *links;
+	int n, cap;
+	int err;
+};
+
+static int dump_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct dump_ctx *ctx = arg;
+	struct link_info *grown;
+
+	if (ctx->n == ctx->cap) {
+		ctx->cap = ctx->cap ? ctx->cap * 2 : 16;
+		grown = realloc(ctx->links, (size_t)ctx->cap * sizeof(*grown));
+		if (!grown) {
+			ctx->err = -ENOMEM;
+			return NL_STOP;
+		}
+		ctx->links = grown;
 	}
-	r = nl_connect(sk, NETLINK_ROUTE);
-	if (r < 0) {
-		nl_socket_free(sk);
-		rterr_sys(err, EPROTONOSUPPORT, "connect rtnetlink (%s)", nl_geterror(r));
-		return NULL;
-	}
-	/* Large dumps (many links, each ~1.5 KiB) and error texts from the kernel. */
-	nl_socket_set_msg_buf_size(sk, 64 * 1024);
-	nl_socket_enable_msg_peek(sk);
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	return sk;
+	if (link_info_parse(nlmsg_hdr(msg), &ctx->links[ctx->n]) == 0)
+		ctx->n++;
+	return NL_OK;
 }
 
 static int cmp_ifindex(const void *a, const void *b)
@@ -220,9 +262,10 @@ static int cmp_ifindex(const void *a, const void *b)
  */
 #define LINK_DUMP_TRIES 16
 
-int link_dump(struct link_info **links, int *n, struct rterr *err)
+int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rterr *err)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct link_sock *own;
 	struct dump_ctx ctx;
 	struct ack_ctx ack;
 	struct nl_sock *sk;
@@ -230,21 +273,24 @@ int link_dump(struct link_info **links, int *n, struct rterr *err)
 
 	*links = NULL;
 	*n = 0;
+	sk = sock_of(ls, &own, err);
+	if (!sk)
+		return -err->errnum;
 	do {
 		memset(&ctx, 0, sizeof(ctx));
 		memset(&ack, 0, sizeof(ack));
-		sk = rtnl_open(err);
-		if (!sk)
-			return -err->errnum;
 		nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid_cb, &ctx);
 		nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
 		r = nl_send_simple(sk, RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi));
 		if (r >= 0)
 			r = nl_recvmsgs_default(sk);
-		nl_socket_free(sk);
+		/* libnl reads an interrupted dump to its end (NLMSG_DONE) before it says so:
+		 * the socket is clean for the next try. */
 		if (r == -NLE_DUMP_INTR && ctx.err == 0 && !ack.error)
 			free(ctx.links);
 	} while (r == -NLE_DUMP_INTR && ctx.err == 0 && !ack.error && ++tries < LINK_DUMP_TRIES);
+	reset_cbs(sk);
+	link_sock_close(own);
 	if (ctx.err == 0 && ack.error)
 		ctx.err = ack.error;
 	if (ctx.err == 0 && r == -NLE_DUMP_INTR)
@@ -263,74 +309,154 @@ int link_dump(struct link_info **links, int *n, struct rterr *err)
 	return 0;
 }
 
-int link_get(const char *ifname, struct link_info *out, struct rterr *err)
-{
-	struct link_info *links;
-	int n, i, r;
+struct get_ctx {
+	struct link_info *out;
+	bool got, acked;
+};
 
-	/*
-	 * A dump rather than a by-name request: by-name lookups need IFLA_IFNAME filtering
-	 * that older kernels ignore, and one dump costs the same round trip.
-	 */
-	r = link_dump(&links, &n, err);
-	if (r < 0)
-		return r;
-	for (i = 0; i < n; i++) {
-		if (strcmp(links[i].ifname, ifname) == 0) {
-			*out = links[i];
-			free(links);
-			return 0;
-		}
+static int get_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct get_ctx *ctx = arg;
+
+	if (!ctx->got && link_info_parse(nlmsg_hdr(msg), ctx->out) == 0)
+		ctx->got = true;
+	return NL_OK;
+}
+
+static int get_ack_cb(struct nl_msg *msg, void *arg)
+{
+	((struct get_ctx *)arg)->acked = true;
+	return NL_STOP;
+}
+
+/* One RTM_GETLINK for ifindex (> 0) or name; -ENODEV when no such link. */
+static int get_one(struct link_sock *ls, int ifindex, const char *name, struct link_info *out,
+		   struct rterr *err)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct get_ctx ctx = { .out = out };
+	struct ack_ctx ack = { 0 };
+	struct link_sock *own;
+	struct nl_msg *msg;
+	struct nl_sock *sk;
+	int r;
+
+	sk = sock_of(ls, &own, err);
+	if (!sk)
+		return -err->errnum;
+	/* With an ACK after the reply libnl's sequence tracking stays in step (it advances on
+	 * ACKs and DONEs only) and nothing is left unread on a socket used again. */
+	msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK);
+	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    (name && nla_put_string(msg, IFLA_IFNAME, name) < 0)) {
+		nlmsg_free(msg);
+		link_sock_close(own);
+		return rterr_sys(err, ENOMEM, "rtnetlink request");
 	}
-	free(links);
-	if (err) {
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, get_valid_cb, &ctx);
+	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, get_ack_cb, &ctx);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
+	r = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	/* The link, then the ACK (one recvmsg each); or an error. */
+	while (r >= 0 && !ctx.acked && !ack.error)
+		r = nl_recvmsgs_default(sk);
+	reset_cbs(sk);
+	link_sock_close(own);
+	if (ack.error == -ENODEV || (!ack.error && r >= 0 && !ctx.got))
+		return -ENODEV;
+	if (ack.error)
+		return rterr_sys(err, -ack.error, "rtnetlink get link %s%s%s%s",
+				 name ? name : "", ack.extack[0] ? " (kernel: " : "", ack.extack,
+				 ack.extack[0] ? ")" : "");
+	if (r < 0)
+		return rterr_sys(err, EIO, "rtnetlink get link (%s)", nl_geterror(r));
+	return 0;
+}
+
+int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err)
+{
+	int r = get_one(ls, ifindex, NULL, out, err);
+
+	if (r == -ENODEV)
+		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
+	return r;
+}
+
+int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, struct rterr *err)
+{
+	int r;
+
+	if (!ifname[0] || strlen(ifname) >= IF_NAMESIZE)
+		r = -ENODEV;
+	else
+		r = get_one(ls, 0, ifname, out, err);
+	if (r == -ENODEV && err) {
 		err->kind = RTERR_INPUT;
 		err->errnum = ENODEV;
 		snprintf(err->msg, sizeof(err->msg), "no such interface: %s", ifname);
 	}
-	return -ENODEV;
+	return r;
 }
 
-const char *link_attr_name(enum link_attr attr)
-{
-	return link_attrs[attr].name;
-}
+/* ---- writing ---------------------------------------------------------------------- */
 
-int link_set_u32(int ifindex, enum link_attr attr, uint32_t value, struct rterr *err)
+int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
+		 struct rterr *err)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
 	struct ack_ctx ack = { 0 };
 	struct nl_msg *msg = NULL;
+	struct link_sock *own;
 	struct nl_sock *sk;
 	int r;
 
-	sk = rtnl_open(err);
+	sk = sock_of(ls, &own, err);
 	if (!sk)
 		return -err->errnum;
 	msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
 	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_u32(msg, link_attrs[attr].ifla, value) < 0) {
-		r = rterr_sys(err, ENOMEM, "set %s", link_attrs[attr].name);
+	    nla_put_u32(msg, ifla, value) < 0) {
+		r = rterr_sys(err, ENOMEM, "set %s", what);
 		goto out;
 	}
 	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
 	r = nl_send_auto(sk, msg);
 	if (r >= 0)
 		r = nl_wait_for_ack(sk);
+	reset_cbs(sk);
 	if (ack.error) {
 		if (ack.extack[0])
-			r = rterr_sys(err, -ack.error, "set %s %u (kernel: %s)",
-				      link_attrs[attr].name, value, ack.extack);
+			r = rterr_sys(err, -ack.error, "set %s %u (kernel: %s)", what, value,
+				      ack.extack);
 		else
-			r = rterr_sys(err, -ack.error, "set %s %u", link_attrs[attr].name, value);
+			r = rterr_sys(err, -ack.error, "set %s %u", what, value);
 	} else if (r < 0) {
-		r = rterr_sys(err, EIO, "set %s %u (%s)", link_attrs[attr].name, value,
-			      nl_geterror(r));
+		r = rterr_sys(err, EIO, "set %s %u (%s)", what, value, nl_geterror(r));
 	} else {
 		r = 0;
 	}
 out:
 	nlmsg_free(msg);
-	nl_socket_free(sk);
+	link_sock_close(own);
 	return r;
+}
+
+/* ---- by index --------------------------------------------------------------------- */
+
+int link_index_to_name(int ifindex, char name[IF_NAMESIZE])
+{
+	if (ifindex <= 0)
+		return -ENODEV;
+	if (if_indextoname((unsigned int)ifindex, name))
+		return 0;
+	/* glibc's SIOCGIFNAME turns the kernel's ENODEV into ENXIO. */
+	return errno == ENXIO || errno == ENODEV ? -ENODEV : -errno;
+}
+
+bool link_index_gone(int ifindex)
+{
+	char name[IF_NAMESIZE];
+
+	return ifindex > 0 && link_index_to_name(ifindex, name) == -ENODEV;
 }

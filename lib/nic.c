@@ -5,45 +5,77 @@
 
 #include "rtltune/nic.h"
 
-/*
- * "TSO" as a user means it: every TCP segmentation bit. Clearing only
- * tx-tcp-segmentation leaves IPv6 TSO on (the systemd bug KERNEL-NOTES mentions).
- */
-const char *const nic_tso_features[] = {
-	"tx-tcp-segmentation",	       "tx-tcp6-segmentation", "tx-tcp-ecn-segmentation",
-	"tx-tcp-mangleid-segmentation", "tx-tcp-accecn-segmentation",
-};
-const unsigned int nic_tso_feature_count = sizeof(nic_tso_features) / sizeof(nic_tso_features[0]);
+/* A feature knob's state from the bits: on when any of its first n_read names is. */
+static void feature_knob(const struct eth_features *f, const struct knob_desc *d,
+			 enum knob_id k, struct nic *nic)
+{
+	int active = -1, requested = 0;
+	unsigned int i;
 
-/* Offload state from the feature bits; identity from GDRVINFO. Errors leave fields unknown. */
-static void nic_fill_ethtool(const char *sysfs_root, struct nic *nic)
+	for (i = 0; i < d->n_read; i++) {
+		int a = ethtool_feature_active(f, d->features[i]);
+
+		if (a >= 0)
+			active = active > 0 || a > 0;
+		requested |= ethtool_feature_requested(f, d->features[i]) > 0;
+	}
+	nic->val[k] = active;
+	nic->requested[k] = requested;
+	nic->fixed[k] = !ethtool_features_changeable(f, d->features, d->n_features);
+}
+
+void nic_from_link(const char *sysfs_root, const struct link_info *li, struct nic *nic)
 {
 	struct eth_features f;
 	struct rterr ignored;
-	int v4, v6;
+	int k;
 
-	nic->tso = nic->gso = nic->gro = -1;
+	memset(nic, 0, sizeof(*nic));
+	nic->link = *li;
+	memcpy(nic->val, li->knob, sizeof(nic->val));
 	nic->speed_mbps = -1;
-	nic->have_drvinfo = ethtool_drvinfo(nic->link.ifname, &nic->drv, &ignored) == 0;
-	ethtool_speed(nic->link.ifname, &nic->speed_mbps, &ignored);
-	pci_ident_read(sysfs_root, nic->link.ifname, &nic->pci);
-	if (ethtool_features_get(nic->link.ifname, &f, &ignored) < 0)
+	/* Identity and speed by name: read-only, and a rename in between only leaves them
+	 * unknown. Errors leave fields unknown. */
+	nic->have_drvinfo = ethtool_drvinfo(li->ifname, &nic->drv, &ignored) == 0;
+	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
+	pci_ident_read(sysfs_root, li->ifname, &nic->pci);
+	if (ethtool_features_get_index(li->ifindex, li->ifname, &f, &ignored) < 0)
 		return;
-	/* TSO is on when the stack may hand the driver a TCP super-packet of either family
-	 * (fec does IPv4 only); this is what ethtool -k's tcp-segmentation-offload shows. */
-	v4 = ethtool_feature_active(&f, "tx-tcp-segmentation");
-	v6 = ethtool_feature_active(&f, "tx-tcp6-segmentation");
-	if (v4 >= 0 || v6 >= 0)
-		nic->tso = v4 > 0 || v6 > 0;
-	nic->tso_requested = ethtool_feature_requested(&f, "tx-tcp-segmentation") > 0 ||
-			     ethtool_feature_requested(&f, "tx-tcp6-segmentation") > 0;
-	nic->tso_wish = nic->tso_requested && nic->tso == 0;
-	nic->gso = ethtool_feature_active(&f, "tx-generic-segmentation");
-	nic->gro = ethtool_feature_active(&f, "rx-gro");
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+		if (d->backend == KNOB_B_FEATURES)
+			feature_knob(&f, d, (enum knob_id)k, nic);
+	}
 	ethtool_features_free(&f);
 }
 
-int nic_snapshot_all(const char *sysfs_root, struct nic **nics, int *n, struct rterr *err)
+int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex,
+		       struct nic *out, struct rterr *err)
+{
+	struct link_info li;
+	int r = link_get_index(ls, ifindex, &li, err);
+
+	if (r < 0)
+		return r;
+	nic_from_link(sysfs_root, &li, out);
+	return 0;
+}
+
+int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname,
+		 struct nic *out, struct rterr *err)
+{
+	struct link_info li;
+	int r = link_get(ls, ifname, &li, err);
+
+	if (r < 0)
+		return r;
+	nic_from_link(sysfs_root, &li, out);
+	return 0;
+}
+
+int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **nics, int *n,
+		     struct rterr *err)
 {
 	struct link_info *links;
 	struct nic *out;
@@ -51,7 +83,7 @@ int nic_snapshot_all(const char *sysfs_root, struct nic **nics, int *n, struct r
 
 	*nics = NULL;
 	*n = 0;
-	r = link_dump(&links, &count, err);
+	r = link_dump(ls, &links, &count, err);
 	if (r < 0)
 		return r;
 	out = calloc(count ? (size_t)count : 1, sizeof(*out));
@@ -59,51 +91,10 @@ int nic_snapshot_all(const char *sysfs_root, struct nic **nics, int *n, struct r
 		free(links);
 		return rterr_sys(err, ENOMEM, "interface snapshot");
 	}
-	for (i = 0; i < count; i++) {
-		out[i].link = links[i];
-		nic_fill_ethtool(sysfs_root, &out[i]);
-	}
+	for (i = 0; i < count; i++)
+		nic_from_link(sysfs_root, &links[i], &out[i]);
 	free(links);
 	*nics = out;
 	*n = count;
 	return 0;
-}
-
-int nic_snapshot(const char *sysfs_root, const char *ifname, struct nic *out, struct rterr *err)
-{
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	r = link_get(ifname, &out->link, err);
-	if (r < 0)
-		return r;
-	nic_fill_ethtool(sysfs_root, out);
-	return 0;
-}
-
-int64_t nic_knob_value(const struct nic *nic, enum knob_id id)
-{
-	switch (id) {
-	case KNOB_MTU:
-		return nic->link.mtu;
-	case KNOB_TSO:
-		return nic->tso;
-	case KNOB_GSO:
-		return nic->gso;
-	case KNOB_GRO:
-		return nic->gro;
-	case KNOB_GSO_MAX_SIZE:
-		return nic->link.gso_max_size;
-	case KNOB_GSO_IPV4_MAX_SIZE:
-		return nic->link.gso_ipv4_max_size;
-	case KNOB_GRO_MAX_SIZE:
-		return nic->link.gro_max_size;
-	case KNOB_GRO_IPV4_MAX_SIZE:
-		return nic->link.gro_ipv4_max_size;
-	case KNOB_GSO_MAX_SEGS:
-		return nic->link.gso_max_segs;
-	case KNOB__COUNT:
-		break;
-	}
-	return LINK_UNSET;
 }

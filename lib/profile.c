@@ -332,20 +332,13 @@ static int handle_knob(struct parse *ps, const char *key, const char *value)
 {
 	struct profile_section *s = &ps->layer->sections[ps->section];
 	struct profile_setting *set;
-	char why[256], names[256];
-	size_t off = 0;
-	int id, i;
+	char why[256];
+	int id;
 
 	id = knob_from_name(key);
-	if (id < 0) {
-		names[0] = '\0';
-		for (i = 0; i < KNOB__COUNT; i++)
-			off += (size_t)snprintf(names + off,
-						off < sizeof(names) ? sizeof(names) - off : 0,
-						"%s%s", i ? ", " : "", knob_name((enum knob_id)i));
+	if (id < 0)
 		return parse_fail(ps, "unknown knob '%s' in [%s]; expected one of %s", key, s->name,
-				  names);
-	}
+				  knob_names_list());
 	set = &s->knobs[id];
 	if (set->line)
 		return parse_fail(ps, "duplicate key '%s' in [%s] (first set at line %u)", key,

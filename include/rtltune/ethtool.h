@@ -31,7 +31,6 @@ struct eth_features {
 	unsigned int words;
 };
 
-int ethtool_features_get(const char *ifname, struct eth_features *f, struct rterr *err);
 void ethtool_features_free(struct eth_features *f);
 /* Index of a feature name, or -1. */
 int ethtool_feature_index(const struct eth_features *f, const char *name);
@@ -41,31 +40,29 @@ int ethtool_feature_active(const struct eth_features *f, const char *name);
 int ethtool_feature_requested(const struct eth_features *f, const char *name);
 
 /*
- * ETHTOOL_SFEATURES for every listed name present on the device (absent names are
- * ignored). Features not user-changeable are left alone. Returns 0 when the kernel
- * accepted everything, or a positive ETHTOOL_F_* mask (WISH: the kernel kept some bit
- * different from the request, e.g. r8169 forcing TSO off at jumbo MTU; UNSUPPORTED), or
- * a negative errno. The caller re-reads to learn the outcome per bit.
- */
-int ethtool_features_set(const char *ifname, const struct eth_features *cur,
-			 const char *const *names, unsigned int n_names, bool on,
-			 struct rterr *err);
-
-/*
- * The same by ifindex, for callers that must follow a device across renames (an apply
- * between its knobs): SIOCETHTOOL takes a name, so the current name is looked up right
- * before each ioctl and checked right after it; a rename in between only costs a retry,
- * at most ETHTOOL_RENAME_TRIES per call (then -EAGAIN, "renamed N times"). An ifindex
- * nobody holds any more: -ENODEV, "interface N (was WAS) disappeared". was is the name
- * the caller knows the device by, used in messages only.
+ * The feature set of a device by ifindex, for callers that must follow a device across
+ * renames (an apply between its knobs): SIOCETHTOOL takes a name, so the current name is
+ * looked up right before each ioctl and checked right after it; a rename in between only
+ * costs a retry, at most ETHTOOL_RENAME_TRIES per call (then -EAGAIN, "renamed N times").
+ * An ifindex nobody holds any more: -ENODEV, "interface N (was WAS) disappeared". was is
+ * the name the caller knows the device by, used in messages only.
  */
 #define ETHTOOL_RENAME_TRIES 16
 int ethtool_features_get_index(int ifindex, const char *was, struct eth_features *f,
 			       struct rterr *err);
+/*
+ * ETHTOOL_SFEATURES for every listed name present on the device (absent names are
+ * ignored). Features not user-changeable are left alone. Returns 0 when the kernel
+ * accepted everything, or a positive ETHTOOL_F_* mask (WISH: the kernel kept some bit
+ * different from the request, e.g. r8169 forcing TSO off at jumbo MTU; UNSUPPORTED), or
+ * a negative errno. The caller re-reads to learn the outcome per bit. Only the actuator
+ * (lib/actuate.c) calls this.
+ */
 int ethtool_features_set_index(int ifindex, const char *was, const struct eth_features *cur,
 			       const char *const *names, unsigned int n_names, bool on,
 			       struct rterr *err);
-/* The name ifindex has now (SIOCGIFNAME): 0, -ENODEV when no device has it, or -errno. */
-int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE]);
+/* Whether any of names is user-changeable (hw_features) on the device. */
+bool ethtool_features_changeable(const struct eth_features *f, const char *const *names,
+				 unsigned int n_names);
 
 #endif

@@ -53,6 +53,13 @@ struct journal_ident {
 
 /* Fill id for the interface ifname as it is now; -ENODEV when it does not exist. */
 int journal_ident_read(const char *ifname, struct journal_ident *id, struct rterr *err);
+/*
+ * The same for the device with ifindex, whatever its name now (the identity read goes by
+ * name, so it is repeated until the name held still); was names it in messages. -ENODEV
+ * "interface N (was WAS) disappeared".
+ */
+int journal_ident_read_index(int ifindex, const char *was, struct journal_ident *id,
+			     struct rterr *err);
 /* Whether a and b are the same device (rules above). */
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b);
 
@@ -266,13 +273,5 @@ struct journal_log_cursor {
 int journal_log_read(const char *state_dir, struct journal_log_cursor *cur,
 		     int (*cb)(const struct journal_event *ev, void *arg), void *arg,
 		     struct rterr *err);
-
-/*
- * Test-only fault and delay injection (docs/journal.md "Test hooks"); unset in normal
- * runs. RTLTUNE_TEST_FAULT="point[=ERRNO][,...]" makes point fail (EIO by default);
- * RTLTUNE_TEST_DELAY="point=MS[,...]" sleeps there. Returns 0 or the injected -errno.
- * Callers outside the journal (apply, restore) may name their own points.
- */
-int journal_test_hook(const char *point);
 
 #endif

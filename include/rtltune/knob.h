@@ -2,10 +2,17 @@
 #ifndef RTLTUNE_KNOB_H
 #define RTLTUNE_KNOB_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The knobs a profile can set (SPEC "Knobs a profile can set"), in apply order. */
+/*
+ * The knobs a profile can set (SPEC "Knobs a profile can set"), one row each in
+ * lib/knob.c's table. Everything else is derived from the row: profile parsing, planning
+ * and its limits, the kernel write, the read-back, undo, the journal, `show` (text and
+ * --json), `verify`, metrics, `rtltune knobs` and the completion (docs/architecture.md
+ * "Adding a knob"). The enum order is the apply order.
+ */
 enum knob_id {
 	KNOB_MTU,
 	KNOB_TSO,
@@ -16,28 +23,79 @@ enum knob_id {
 	KNOB_GRO_MAX_SIZE,
 	KNOB_GRO_IPV4_MAX_SIZE,
 	KNOB_GSO_MAX_SEGS,
+	KNOB_TXQUEUELEN,
 	KNOB__COUNT
 };
 
 enum knob_type { KNOB_T_NUMBER, KNOB_T_BOOL };
+
+/* How the kernel is told. */
+enum knob_backend {
+	KNOB_B_LINK,	 /* one u32 rtnetlink attribute (RTM_NEWLINK IFLA_*) */
+	KNOB_B_FEATURES, /* netdev feature bits, all of .features switched together */
+};
+
+/* Which traffic a knob moves: what the tuner judges a change of it by. */
+enum knob_dir { KNOB_DIR_TX, KNOB_DIR_RX, KNOB_DIR_BOTH };
+
+enum knob_flag {
+	/* Established sockets copied the device's limit at connect (sk_setup_caps) and keep
+	 * it until their route is looked up again. */
+	KNOB_F_ROUTE_CACHED = 1u << 0,
+};
+
+/* A limit shown next to a knob by `show` ("mtu 1500 (min 68, max 65535)"). */
+struct knob_shown_limit {
+	const char *label; /* "min" */
+	const char *key;   /* the `show --json` key holding it: "min_mtu" */
+};
+
+struct knob_desc {
+	const char *name; /* profile key, journal and log name, metric label, JSON key */
+	enum knob_type type;
+	enum knob_backend backend;
+	int ifla; /* KNOB_B_LINK: the IFLA_* attribute, read and written as u32 */
+	/* KNOB_B_FEATURES: the ETH_SS_FEATURES names set together; the state read back is
+	 * "on" when any of the first n_read is active. */
+	const char *const *features;
+	unsigned int n_features, n_read;
+	int64_t min, max; /* what the attribute may carry (booleans 0..1) */
+	int limit;	  /* enum chip_limit bounding it (kernel cut by chip database), or -1 */
+	const char *limit_name; /* how a refusal names that limit ("tso_max_size") */
+	/* Ceiling for "max" when the kernel reports no limit (older kernels); LINK_UNSET:
+	 * none, then "max" is skipped. */
+	int64_t legacy_max;
+	/* The knob the kernel sets along with this one (net/core/dev.c: a size up to 64K is
+	 * mirrored into its IPv4 twin), or -1. */
+	int twin;
+	enum knob_dir dir;
+	const char *unit; /* base unit of a number ("bytes", "segments", "packets"), "" */
+	unsigned int flags; /* enum knob_flag */
+	struct knob_shown_limit shown[2];
+	const char *help; /* one line: `rtltune knobs`, metrics and docs */
+};
+
+/* The row of a knob; id must be valid. */
+const struct knob_desc *knob_desc(enum knob_id id);
+/* Name ("gso_max_size") <-> id. */
+const char *knob_name(enum knob_id id);
+int knob_from_name(const char *name); /* -1 when unknown */
+enum knob_type knob_type(enum knob_id id);
+/* "mtu, tso, gso, ..." (every name, in order), for messages that list the valid ones. */
+const char *knob_names_list(void);
 
 /* A profile's value for a knob. */
 enum knob_value_kind {
 	KV_UNSET = 0, /* not mentioned: same as keep */
 	KV_KEEP,
 	KV_NUMBER, /* also on=1/off=0 for booleans */
-	KV_MAX,    /* resolved per interface from kernel limits and chip quirks */
+	KV_MAX,	   /* resolved per interface from kernel limits and chip quirks */
 };
 
 struct knob_value {
 	enum knob_value_kind kind;
 	int64_t num;
 };
-
-/* Name ("gso_max_size") <-> id. */
-const char *knob_name(enum knob_id id);
-int knob_from_name(const char *name); /* -1 when unknown */
-enum knob_type knob_type(enum knob_id id);
 
 /*
  * Parse a profile value for knob id: a number (decimal, with optional K/M suffix in
@@ -46,9 +104,16 @@ enum knob_type knob_type(enum knob_id id);
  */
 int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, char *why,
 		     unsigned int whylen);
+/* Whether v is a value the knob can hold (the journal refuses any other). */
+bool knob_value_valid(enum knob_id id, int64_t v);
 
 /* A current value as people read it: "on"/"off" for booleans, the number otherwise,
  * "-" for unknown (negative). */
 const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned int len);
+/* The same as JSON: true/false, a number, or NULL (JSON null) for LINK_UNSET. */
+json_object *knob_value_json(enum knob_id id, int64_t value);
+
+/* A profile's value as JSON: the value as knob_value_json(), or "max" / "keep". */
+json_object *knob_setting_json(enum knob_id id, const struct knob_value *v);
 
 #endif

@@ -3,6 +3,7 @@
 #define RTLTUNE_LINK_H
 
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,44 +17,66 @@
 #define GSO_MAX_SIZE_BIG 524280
 #define GSO_MAX_SEGS_MAX 65535
 
-/* Everything rtnetlink says about one link; numeric fields are LINK_UNSET when absent. */
+#include "rtltune/knob.h"
+
+/*
+ * Everything rtnetlink says about one link; numeric fields are LINK_UNSET when absent.
+ * The knobs rtnetlink carries (KNOB_B_LINK rows of the knob table) are in knob[], the
+ * rest of knob[] is LINK_UNSET: lib/nic.c fills those from ethtool.
+ */
 struct link_info {
 	int ifindex;
 	char ifname[IF_NAMESIZE];
-	char kind[32];      /* IFLA_INFO_KIND ("veth", ...) or "" for hardware/unknown */
-	char operstate[16]; /* "up", "down", "lowerlayerdown", ... as ip(8) names them */
-	unsigned int flags; /* IFF_* */
-	int64_t mtu, min_mtu, max_mtu;
-	int64_t gso_max_size, gso_max_segs, gso_ipv4_max_size;
-	int64_t gro_max_size, gro_ipv4_max_size;
+	char kind[32];	     /* IFLA_INFO_KIND ("veth", "bridge", ...) or "" for hardware */
+	char slave_kind[32]; /* IFLA_INFO_SLAVE_KIND of a port ("bridge", "bond") or "" */
+	char operstate[16];  /* "up", "down", "lowerlayerdown", ... as ip(8) names them */
+	unsigned int flags;  /* IFF_* */
+	int master;	     /* IFLA_MASTER: the upper this link is a port of, 0 none */
+	int link;	     /* IFLA_LINK: the lower a vlan/macvlan rides on, a veth's peer;
+			      * 0 when the kernel sends none (the device is its own) */
+	bool link_netns;     /* IFLA_LINK_NETNSID: link is an ifindex in another netns */
+	int64_t min_mtu, max_mtu;
 	int64_t tso_max_size, tso_max_segs;
 	int64_t tx_queues, rx_queues;
+	int64_t knob[KNOB__COUNT];
 };
+
+/*
+ * One rtnetlink socket for a run: every read and write of a CLI command or of the daemon
+ * goes over it (one socket, not one per call). Calls that take a `struct link_sock *`
+ * accept NULL: then they open one for that call.
+ */
+struct link_sock;
+int link_sock_open(struct link_sock **out, struct rterr *err);
+void link_sock_close(struct link_sock *ls); /* NULL is fine */
 
 /*
  * One RTM_GETLINK dump (a single netlink round trip however many links) of the current
  * network namespace. *links is malloc'ed, sorted by ifindex; free() it.
  */
-int link_dump(struct link_info **links, int *n, struct rterr *err);
+int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rterr *err);
+/* One link by ifindex (a targeted RTM_GETLINK): -ENODEV "interface N disappeared". */
+int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err);
+/* One link by name (RTM_GETLINK with IFLA_IFNAME); -ENODEV "no such interface: NAME". */
+int link_get(struct link_sock *ls, const char *ifname, struct link_info *out,
+	     struct rterr *err);
 /*
  * Parse one RTM_NEWLINK message (netlink header included) of len bytes, as a dump or the
  * link monitor receives it. -EINVAL for anything else or a malformed message.
  */
 int link_info_from_msg(const void *buf, size_t len, struct link_info *out);
-/* One link by name; -ENODEV with "no such interface: NAME" when absent. */
-int link_get(const char *ifname, struct link_info *out, struct rterr *err);
 
-/* Link attributes that can be written with RTM_NEWLINK/RTM_SETLINK. */
-enum link_attr {
-	LINK_ATTR_MTU,
-	LINK_ATTR_GSO_MAX_SIZE,
-	LINK_ATTR_GSO_MAX_SEGS,
-	LINK_ATTR_GSO_IPV4_MAX_SIZE,
-	LINK_ATTR_GRO_MAX_SIZE,
-	LINK_ATTR_GRO_IPV4_MAX_SIZE,
-};
-/* Set one u32 attribute; err names the attribute, the value and the kernel's errno. */
-int link_set_u32(int ifindex, enum link_attr attr, uint32_t value, struct rterr *err);
-const char *link_attr_name(enum link_attr attr);
+/*
+ * Set one u32 link attribute (IFLA_*) by ifindex; what names it in messages ("mtu").
+ * err carries the value, the kernel's errno and its extack text. Only the actuator
+ * (lib/actuate.c) calls this: every change goes through it (docs/architecture.md).
+ */
+int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
+		 struct rterr *err);
+
+/* Whether no device in this netns has ifindex now (SIOCGIFNAME says ENODEV). */
+bool link_index_gone(int ifindex);
+/* The name ifindex has now: 0, -ENODEV when no device has it, or -errno. */
+int link_index_to_name(int ifindex, char name[IF_NAMESIZE]);
 
 #endif

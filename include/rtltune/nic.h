@@ -12,30 +12,46 @@
 #include "rtltune/pci.h"
 
 /*
- * Everything rtltune knows about one interface at one moment: rtnetlink state, ethtool
- * identity and offloads, PCI identity. Built by nic_snapshot_all() from one link dump.
+ * Everything rtltune knows about one interface at one moment: rtnetlink state, every
+ * knob's current value, ethtool identity and offloads, PCI identity.
  */
 struct nic {
 	struct link_info link;
+	int64_t val[KNOB__COUNT]; /* current values, LINK_UNSET when unknown */
+	/* Feature knobs: requested on (wanted), whatever the kernel keeps active; and whether
+	 * the driver lets nobody change them ("[fixed]"). */
+	bool requested[KNOB__COUNT];
+	bool fixed[KNOB__COUNT];
 	bool have_drvinfo;
 	struct eth_drvinfo drv;
 	int64_t speed_mbps; /* -1 unknown */
 	struct pci_ident pci;
-	/* Offloads as ethtool -k shows them: 1 on, 0 off, -1 unknown. */
-	int tso, gso, gro;
-	bool tso_requested, tso_wish; /* "off [requested on]": kernel kept TSO off */
 };
 
-/* Snapshot every link in the current netns (one netlink dump), sorted by ifindex. */
-int nic_snapshot_all(const char *sysfs_root, struct nic **nics, int *n, struct rterr *err);
-/* Snapshot one link; -ENODEV "no such interface: NAME". */
-int nic_snapshot(const char *sysfs_root, const char *ifname, struct nic *out,
-		 struct rterr *err);
-/* Current value of a knob from a snapshot, or LINK_UNSET. */
-int64_t nic_knob_value(const struct nic *nic, enum knob_id id);
+/*
+ * A snapshot from a link already read (a dump, a targeted get, a link event): the ethtool
+ * and PCI parts are read now, features by ifindex.
+ */
+void nic_from_link(const char *sysfs_root, const struct link_info *li, struct nic *out);
+/* One interface by ifindex (a targeted RTM_GETLINK); -ENODEV "interface N disappeared". */
+int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex,
+		       struct nic *out, struct rterr *err);
+/* One interface by name; -ENODEV "no such interface: NAME". */
+int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname,
+		 struct nic *out, struct rterr *err);
+/* Every link in the current netns (one netlink dump), sorted by ifindex. */
+int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **nics, int *n,
+		     struct rterr *err);
 
-/* The TCP segmentation feature bits "TSO" means (all of them: IPv4, IPv6, ECN, mangleid). */
-extern const char *const nic_tso_features[];
-extern const unsigned int nic_tso_feature_count;
+static inline int64_t nic_knob_value(const struct nic *nic, enum knob_id id)
+{
+	return nic->val[id];
+}
+
+/* A feature knob the kernel keeps off though it was asked on: "off [requested on]". */
+static inline bool nic_knob_wish(const struct nic *nic, enum knob_id id)
+{
+	return nic->requested[id] && nic->val[id] == 0;
+}
 
 #endif

@@ -42,9 +42,9 @@ static void check_entry(const struct chipdb *db, const struct chip_entry *e)
 
 	/* Limits against a NIC reporting nothing, then one reporting everything. */
 	memset(&nic, 0, sizeof(nic));
-	nic.link.mtu = nic.link.min_mtu = nic.link.max_mtu = LINK_UNSET;
+	nic.link.knob[KNOB_MTU] = nic.link.min_mtu = nic.link.max_mtu = LINK_UNSET;
 	nic.link.tso_max_size = nic.link.tso_max_segs = LINK_UNSET;
-	nic.link.gso_max_size = nic.link.gro_max_size = LINK_UNSET;
+	nic.link.knob[KNOB_GSO_MAX_SIZE] = nic.link.knob[KNOB_GRO_MAX_SIZE] = LINK_UNSET;
 	chip_effective_limits(e, &nic, eff);
 	nic.link.max_mtu = 9000;
 	nic.link.tso_max_size = 65536;

@@ -14,11 +14,10 @@
 
 #include "ctl.h"
 #include "fuzz.h"
+#include "handlers.h"
 #include "log.h"
 #include "loop.h"
-#include "rtltuned.h"
-
-struct rtd rtd;
+#include "state.h"
 
 static char sock_path[PATH_MAX];
 
@@ -40,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	setenv("RTLTUNE_CHIP_PATH", fuzz_dir(), 1);
 	dlog_init(DLOG_STDERR, LOG_CRIT);
 	if (config_load(&ov, &rtd.cfg, &err) < 0 || loop_init() < 0 ||
-	    ctl_start(rtd.cfg.socket, rtd.cfg.socket_gid, &err) < 0) {
+	    ctl_start(rtd.cfg.socket, rtd.cfg.socket_gid, handlers_find, &err) < 0) {
 		fprintf(stderr, "fuzz_ctl: setup: %s\n", err.msg);
 		abort();
 	}

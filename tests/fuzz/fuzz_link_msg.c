@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool guarded = size % 4 == 0 && size <= usable;
 	uint8_t *buf = guarded ? arena + usable - size : malloc(size ? size : 1);
 	struct link_info li;
-	int r;
+	int r, k;
 
 	FUZZ_CHECK(buf);
 	memcpy(buf, data, size);
@@ -47,16 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT_STR(li.ifname);
 		FUZZ_ASSERT_STR(li.kind);
 		FUZZ_ASSERT_STR(li.operstate);
-		check_num(li.mtu);
+		FUZZ_ASSERT_STR(li.slave_kind);
 		check_num(li.min_mtu);
 		check_num(li.max_mtu);
-		check_num(li.gso_max_size);
-		check_num(li.gso_max_segs);
-		check_num(li.gso_ipv4_max_size);
-		check_num(li.gro_max_size);
-		check_num(li.gro_ipv4_max_size);
 		check_num(li.tso_max_size);
 		check_num(li.tso_max_segs);
+		for (k = 0; k < KNOB__COUNT; k++)
+			check_num(li.knob[k]);
+		FUZZ_CHECK(li.master >= 0 && li.link >= 0);
 	} else {
 		FUZZ_CHECK(r == -EINVAL);
 	}

@@ -79,14 +79,14 @@ static struct chipdb *shipped(void)
 	return load_dirs(path_in("%s/%s", "chips"), NULL);
 }
 
-/* A snapshot as nic_snapshot() would build it: drvinfo record + PCI ids from fake sysfs. */
+/* A snapshot as nic_from_link() would build it: drvinfo record + PCI ids from fake sysfs. */
 static void fake_nic(struct nic *nic, const char *ifname, const char *driver, const char *fw)
 {
 	memset(nic, 0, sizeof(*nic));
 	snprintf(nic->link.ifname, sizeof(nic->link.ifname), "%s", ifname);
-	nic->link.mtu = nic->link.min_mtu = nic->link.max_mtu = LINK_UNSET;
+	nic->link.knob[KNOB_MTU] = nic->link.min_mtu = nic->link.max_mtu = LINK_UNSET;
 	nic->link.tso_max_size = nic->link.tso_max_segs = LINK_UNSET;
-	nic->link.gso_max_size = nic->link.gro_max_size = LINK_UNSET;
+	nic->link.knob[KNOB_GSO_MAX_SIZE] = nic->link.knob[KNOB_GRO_MAX_SIZE] = LINK_UNSET;
 	nic->have_drvinfo = driver != NULL;
 	snprintf(nic->drv.driver, sizeof(nic->drv.driver), "%s", driver ? driver : "");
 	snprintf(nic->drv.firmware, sizeof(nic->drv.firmware), "%s", fw ? fw : "");

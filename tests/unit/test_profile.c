@@ -358,7 +358,8 @@ static void test_errors(void **state)
 	expect_error("unknown_section_kind", bad, want);
 	snprintf(want, sizeof(want),
 		 "%s:3: unknown knob 'gso_max_sz' in [knobs]; expected one of mtu, tso, gso, gro, "
-		 "gso_max_size, gso_ipv4_max_size, gro_max_size, gro_ipv4_max_size, gso_max_segs",
+		 "gso_max_size, gso_ipv4_max_size, gro_max_size, gro_ipv4_max_size, gso_max_segs, "
+		 "txqueuelen",
 		 BAD("unknown_knob.conf"));
 	expect_error("unknown_knob", bad, want);
 	snprintf(want, sizeof(want),

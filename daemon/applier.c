@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Profile applications and restores in rtltuned (applier.h): the same plans and the same
+ * actuator `rtltune apply` and `rtltune restore` run, so one code path changes a NIC.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "applier.h"
+#include "log.h"
+#include "loop.h"
+#include "rtltune/actuate.h"
+
+/*
+ * The journal lock is shared with `rtltune apply`. The daemon's loop must not stall
+ * behind it for JOURNAL_LOCK_TIMEOUT_MS: a short wait, and a hotplug apply that loses
+ * the race is retried a second later.
+ */
+#define DAEMON_LOCK_WAIT_MS   300
+#define DAEMON_APPLY_RETRY_US 1000000
+
+/* Count and log what a run did, knob by knob. */
+static void account(struct iface *ifc, const struct plan *plan, int rc, const char *why)
+{
+	char a[24], b[24];
+	int k;
+
+	if (ifc->m)
+		ifc->m->apply.changes = 0;
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct plan_item *it = &plan->items[k];
+		enum decision_outcome o;
+
+		if (it->action != PLAN_CHANGE)
+			continue;
+		if (it->changed && !it->undone && rc == 0)
+			o = OUTCOME_APPLIED;
+		else if (it->undone)
+			o = OUTCOME_ROLLED_BACK;
+		else
+			o = OUTCOME_FAILED;
+		iface_count_decision(ifc, (enum knob_id)k, o);
+		if (o == OUTCOME_APPLIED) {
+			if (ifc->m)
+				ifc->m->apply.changes++;
+			dlog(LOG_NOTICE, ifc->name, "%s %s -> %s (%s)", knob_name((enum knob_id)k),
+			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
+			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)), why);
+		}
+	}
+	/* The read-back is the interface's new snapshot; a failed run is read again. */
+	if (plan->after_valid)
+		iface_update(ifc, &plan->after);
+	else if (plan->n_changes)
+		iface_refresh(ifc);
+}
+
+/* Plan p for ifc and, unless dry_run, execute it. *out gets the per-interface document. */
+static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run, const char *why,
+		       json_object **out, struct rterr *err)
+{
+	struct act_opts opts = {
+		.op = "apply", .actor = "daemon", .reason = why, .journal_originals = true};
+	const struct chip_entry *chip;
+	struct journal *j = NULL;
+	struct plan plan;
+	struct nic nic;
+	int r;
+
+	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, err);
+	if (r < 0)
+		return r;
+	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &nic, NULL) : NULL;
+	r = plan_profile(p, &nic, chip, &plan, err);
+	if (r < 0)
+		return r;
+	if (dry_run || !plan.n_changes) {
+		if (out)
+			*out = plan_json(&plan, false);
+		return 0;
+	}
+	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
+	if (r < 0)
+		return r;
+	r = actuate(rtd.act, j, &plan, &opts, err);
+	journal_close(j);
+	account(ifc, &plan, r, why);
+	if (out) {
+		*out = plan_json(&plan, true);
+		if (r < 0)
+			json_object_object_add(*out, "error", json_object_new_string(err->msg));
+	}
+	return r;
+}
+
+static void schedule(struct iface *ifc, uint64_t delay_us)
+{
+	if (!rtd.cfg.profile[0] || !ifc->m)
+		return;
+	ifc->m->apply.pending = true;
+	ifc->m->apply.due_us = now_us() + delay_us;
+}
+
+static int apply_configured(struct iface *ifc, struct rterr *err)
+{
+	char why[300];
+	int r;
+
+	if (!rtd.profile)
+		return rterr_input(err, "profile %s is not loaded (see the log)", rtd.cfg.profile);
+	snprintf(why, sizeof(why), "profile %s", rtd.profile->name);
+	r = run_profile(ifc, rtd.profile, false, why, NULL, err);
+	if (r == -EBUSY || r == -ETIMEDOUT || r == -EAGAIN) {
+		/* The journal is held by a CLI run: try again shortly rather than block. */
+		dlog(LOG_INFO, ifc->name, "%s; retrying in 1 s", err->msg);
+		schedule(ifc, DAEMON_APPLY_RETRY_US);
+		return 0;
+	}
+	return r;
+}
+
+/* Applications per loop turn are bounded in time: a burst of 200 new interfaces (each a
+ * journal write with fsync) must not keep the socket and /metrics waiting for seconds. */
+#define APPLY_SLICE_US 20000
+
+uint64_t applier_run_pending(void)
+{
+	uint64_t now = now_us(), next = UINT64_MAX, start = now;
+	struct iface *ifc;
+	struct rterr err;
+
+	for (ifc = iface_first(); ifc; ifc = ifc->next) {
+		struct iface_apply *ap;
+
+		if (!ifc->m || !ifc->m->apply.pending)
+			continue;
+		ap = &ifc->m->apply;
+		if (now_us() - start > APPLY_SLICE_US)
+			return 0; /* the rest at the next turn, after other events */
+		if (ap->due_us > now) {
+			if (ap->due_us - now < next)
+				next = ap->due_us - now;
+			continue;
+		}
+		ap->pending = false;
+		if (!rtd.cfg.profile[0])
+			continue;
+		rterr_clear(&err);
+		ap->rc = apply_configured(ifc, &err);
+		if (!ifc->m)
+			continue; /* the application's read-back found it unmanaged */
+		ap->applied_at = now_real();
+		snprintf(ap->profile, sizeof(ap->profile), "%s", rtd.cfg.profile);
+		snprintf(ap->msg, sizeof(ap->msg), "%s", ap->rc < 0 ? err.msg : "");
+		if (ap->rc < 0)
+			dlog(LOG_ERR, ifc->name, "profile %s not applied: %s", rtd.cfg.profile,
+			     err.msg);
+		state_changed();
+	}
+	return next;
+}
+
+int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, uid_t uid,
+			  json_object **out, struct rterr *err)
+{
+	struct profile *p = NULL;
+	char why[320];
+	int r;
+
+	*out = NULL;
+	if (profile) {
+		r = profile_load(profile, &p, err);
+		if (r < 0)
+			return r;
+	} else if (!rtd.profile) {
+		return rterr_input(err, "no profile given and rtltuned has none configured");
+	}
+	snprintf(why, sizeof(why), "profile %s, requested by uid %u",
+		 p ? p->name : rtd.profile->name, (unsigned int)uid);
+	r = run_profile(ifc, p ? p : rtd.profile, dry_run, why, out, err);
+	profile_free(p);
+	return r; /* a per-interface failure is reported in *out too; others go on */
+}
+
+int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, struct rterr *err)
+{
+	struct journal *j = NULL;
+	struct rterr e = {0};
+	char note[sizeof(e.msg)] = "";
+	struct plan plan;
+	struct nic nic;
+	int r;
+
+	*out = NULL;
+	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
+	if (r < 0)
+		return r;
+	/* Its targets are originals already durable: a full or read-only state dir must not
+	 * keep the interface changed (docs/journal.md). */
+	journal_set_inflight_optional(j, true);
+	memset(&plan, 0, sizeof(plan));
+	snprintf(plan.ifname, sizeof(plan.ifname), "%s", ifc->name);
+	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, &e);
+	if (r == 0)
+		r = actuate_restore(rtd.act, j, &nic, "daemon", &plan, note, sizeof(note), &e);
+	journal_close(j);
+	account(ifc, &plan, r, "restore");
+	*out = plan_json(&plan, r > 0);
+	if (r < 0) {
+		json_object_object_add(*out, "error", json_object_new_string(e.msg));
+		*err = e;
+		return r;
+	}
+	if (r > 0)
+		dlog(LOG_NOTICE, ifc->name, "restored (requested by uid %u)", (unsigned int)uid);
+	if (note[0]) {
+		json_object_object_add(*out, "journal", json_object_new_string(note));
+		dlog(LOG_WARNING, ifc->name, "restored, but the journal was %s", note);
+	}
+	return 0;
+}
+
+void applier_restore_all(void)
+{
+	struct iface *ifc;
+
+	for (ifc = iface_first(); ifc; ifc = ifc->next) {
+		json_object *out = NULL;
+		struct rterr err = {0};
+
+		if (!ifc->managed)
+			continue;
+		if (applier_restore_request(ifc, 0, &out, &err) < 0)
+			dlog(LOG_ERR, ifc->name, "restore on exit failed: %s", err.msg);
+		json_object_put(out);
+	}
+}
+
+/*
+ * A managed device without a permanent address (veth, bridge, tunnel) is matched by
+ * ifindex within one boot and netns: once gone, its journal records can never be restored
+ * and would only accumulate. The journal's one mechanism for that decides, given every
+ * link the daemon still has (docs/journal.md "Devices that are gone").
+ */
+static void forget(struct iface *gone)
+{
+	struct journal *j = NULL;
+	struct rterr err = {0};
+	struct iface *ifc;
+	int *idx, n = 0;
+
+	idx = calloc(iface_count() + 1, sizeof(*idx));
+	if (!idx)
+		return;
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		if (ifc != gone)
+			idx[n++] = ifc->ifindex;
+	if (journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, &err) == 0)
+		journal_forget_gone(j, idx, n, "daemon", NULL, &err);
+	journal_close(j);
+	free(idx);
+}
+
+void applier_iface_event(struct iface *ifc, const struct iface_change *c)
+{
+	switch (c->ev) {
+	case IFACE_NEW:
+		schedule(ifc, 0);
+		break;
+	case IFACE_SELECTED:
+		if (ifc->managed && !c->was_managed)
+			schedule(ifc, 0);
+		break;
+	case IFACE_RELOADED:
+		/* Profiles and chips were read anew: apply again (a no-op where nothing
+		 * changed). */
+		schedule(ifc, 0);
+		break;
+	case IFACE_GONE:
+		if (c->was_managed)
+			forget(ifc);
+		break;
+	default:
+		break;
+	}
+}
+
+json_object *applier_status_json(const struct iface *ifc)
+{
+	const struct iface_apply *ap = ifc->m ? &ifc->m->apply : NULL;
+	json_object *o;
+
+	if (!ap || ap->applied_at <= 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "profile", json_object_new_string(ap->profile));
+	json_object_object_add(o, "ok", json_object_new_boolean(ap->rc == 0));
+	json_object_object_add(o, "changes", json_object_new_int((int)ap->changes));
+	json_object_object_add(o, "error", ap->rc < 0 ? json_object_new_string(ap->msg) : NULL);
+	json_object_object_add(o, "time", json_object_new_double(ap->applied_at));
+	return o;
+}
+
+unsigned int applier_failed_count(void)
+{
+	unsigned int n = 0;
+	struct iface *ifc;
+
+	for (ifc = iface_first(); ifc; ifc = ifc->next)
+		n += ifc->m && ifc->m->apply.applied_at > 0 && ifc->m->apply.rc < 0;
+	return n;
+}

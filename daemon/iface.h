@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_IFACE_H
+#define RTLTUNED_IFACE_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtltune/knob.h"
+#include "rtltune/nic.h"
+#include "state.h"
+#include "stats.h"
+
+/*
+ * The interface table: one owner (iface.c) of every interface of the daemon's network
+ * namespace and of its lifecycle (appear, rename, selection, gone, resynchronisation).
+ * The link monitor reports what rtnetlink says; the modules that keep something per
+ * interface (probes, applier, tuner, sampler) subscribe to the table's events instead of
+ * being called from wherever a change is noticed. Each part of an interface has one
+ * writer, named beside it.
+ */
+
+/* applier.c: the last profile application and the next one due. */
+struct iface_apply {
+	char profile[256];
+	int rc; /* 0 ok, negative errno */
+	char msg[320];
+	double applied_at; /* realtime, 0 never */
+	unsigned int changes;
+	bool pending;
+	uint64_t due_us; /* monotonic */
+};
+
+/* tune.c: what the tuner's samples are computed from (the previous sample's totals). */
+struct iface_tune {
+	bool tuned; /* added to the tuner */
+	bool prev_valid;
+	uint64_t prev_us;
+	uint64_t prev_counter[SC__COUNT];
+	uint64_t prev_drops;
+	struct rtl_hist prev_hist[SH__COUNT];
+};
+
+/* What only a managed interface has, allocated while it is managed. */
+struct iface_mgd {
+	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
+	 * the tuner may use (kernel cut by the chip database) with the chip's quirks. */
+	struct nic snap;
+	int64_t gso_max, gro_max, mtu_max;
+	uint32_t quirks;
+	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
+	struct link_counters link;
+	bool have_link;
+	/* iface_count_decision(): rtltune_tuning_decisions_total. */
+	uint64_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+	struct iface_stats stats; /* sampler.c */
+	struct iface_apply apply; /* applier.c */
+	struct iface_tune tune;	  /* tune.c */
+};
+
+struct iface {
+	struct iface *next;
+	/* iface.c, from rtnetlink and the interface's snapshot: */
+	int ifindex;
+	char name[IF_NAMESIZE];
+	char kind[32]; /* IFLA_INFO_KIND; "" for hardware */
+	unsigned int flags;
+	char operstate[16];
+	bool lower_up;
+	char driver[32]; /* ethtool -i; "" unknown */
+	char chip[48];	 /* chip database id; "" none */
+	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
+	bool knob_dirty;	   /* re-read at the next sample */
+	uint64_t first_seen_us;
+	uint32_t seen_gen; /* resynchronisation that last listed it */
+	unsigned int carrier_changes;
+	uint64_t last_carrier_us;
+	/* iface.c: selection (config interfaces/exclude/drivers/chips) and why; autotune by
+	 * iface_set_autotune(). */
+	bool managed;
+	char why[160];
+	bool autotune;
+	struct iface_mgd *m; /* NULL while not managed */
+};
+
+/* What happened to an interface; observers get it after the table is updated. */
+enum iface_event {
+	IFACE_NEW,	/* appeared: identity read, selection made */
+	IFACE_RENAMED,	/* ifc->name is the new name */
+	IFACE_SELECTED, /* selection re-evaluated; was_managed says what it was */
+	IFACE_RELOADED, /* the configuration was reloaded: apply the profile again */
+	IFACE_AUTOTUNE, /* autotune switched */
+	IFACE_GONE,	/* removed from the netns; freed after the observers ran */
+};
+
+struct iface_change {
+	enum iface_event ev;
+	bool was_managed;
+};
+
+typedef void (*iface_observer)(struct iface *ifc, const struct iface_change *c);
+/* Observers run in subscription order (main.c subscribes them at start). */
+int iface_subscribe(iface_observer fn);
+
+/* The table, in arrival order. */
+struct iface *iface_first(void);
+unsigned int iface_count(void);
+struct iface *iface_by_index(int ifindex);
+struct iface *iface_by_name(const char *name);
+
+/*
+ * The link monitor's reports. iface_link_seen(): a link listed by a dump or announced by
+ * an event (only an event can mean a knob changed); counters when the message had them.
+ * A resynchronisation brackets a full dump: a link not seen in it is gone.
+ */
+void iface_link_seen(const struct link_info *li, bool event, const struct link_counters *st);
+void iface_link_removed(int ifindex, const char *how);
+void iface_sync_begin(void);
+void iface_sync_end(void);
+
+/* After a reload: selection again, and every managed interface gets the profile again. */
+void iface_reselect_all(bool reload);
+void iface_set_autotune(struct iface *ifc, bool on);
+
+/* Read the interface now (by ifindex); a snapshot taken elsewhere (a read-back) instead. */
+void iface_refresh(struct iface *ifc);
+void iface_update(struct iface *ifc, const struct nic *nic);
+void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o);
+
+/* At exit: every interface dropped, observers told they are gone. */
+void iface_remove_all(void);
+
+#endif

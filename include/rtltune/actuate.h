@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_ACTUATE_H
+#define RTLTUNE_ACTUATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtltune/err.h"
+#include "rtltune/journal.h"
+#include "rtltune/nic.h"
+#include "rtltune/plan.h"
+
+/*
+ * The actuator: the one code path that changes a NIC. `rtltune apply` and `restore`, and
+ * in rtltuned the hotplug and reload applies, restores, the tuner's trials, steps and
+ * rollbacks, and the rollback of operations a crash interrupted all execute a plan
+ * (plan.h) through actuate(). It journals, changes, reads back, undoes on failure and
+ * records each decision in the journal's log. Nothing else in rtltune calls a setter
+ * (link_set_u32, ethtool_features_set_index): `make lint` checks it.
+ */
+
+/* One per run (a CLI command) or per daemon: the sockets every call reuses. */
+struct actuator;
+int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err);
+void actuator_free(struct actuator *a); /* NULL is fine */
+struct link_sock *actuator_link_sock(struct actuator *a);
+const char *actuator_sysfs_root(const struct actuator *a);
+/* A snapshot over the actuator's socket: by ifindex (a targeted RTM_GETLINK). */
+int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err);
+
+struct act_opts {
+	const char *op;	     /* the journal's in-flight name: "apply", "restore", "trial", ... */
+	const char *actor;   /* "cli" or "daemon" */
+	const char *outcome; /* the decision log's outcome per changed knob; NULL: "applied" */
+	const char *reason;  /* logged with each change; NULL: the item's source */
+	bool journal_originals; /* record originals first (false for restore, rollback) */
+	/*
+	 * Leave the in-flight record open on success: a tuner trial stays in flight until its
+	 * verdict, so a crash mid-trial is rolled back at the next start. The verdict ends it
+	 * (a rollback through actuate(), a keep through actuate_conclude()).
+	 */
+	bool keep_inflight;
+};
+
+/*
+ * Execute plan on the live interface, all-or-nothing. Before the first change, the
+ * originals (with journal_originals) and the in-flight operation are journaled durably;
+ * knobs change in enum order (gso_max_size before its IPv4 twin); the device is read back
+ * (plan->after) and a value the kernel kept different ("off [requested on]") counts as a
+ * failure. On failure every knob this run changed is set back and err says what failed
+ * and what was undone; an in-flight record this run began is ended, one it joined (a
+ * trial's step, an interrupted operation it took over) stays for the caller or the next
+ * start. The device is followed by plan->ifindex: a rename before or during the run
+ * changes nothing; a device deleted midway fails with ENODEV "interface N (was NAME)
+ * disappeared" and its operation ends (nothing is left to roll back). j must be open.
+ */
+int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
+	    struct rterr *err);
+
+/*
+ * Put nic back to its journaled originals: the plan (kernel limits only: the originals
+ * were the kernel's own values), actuate() as op "restore", then the originals forgotten
+ * and any operation in flight ended in one durable write. Returns 1 when originals were
+ * journaled (plan executed), 0 when none are (nothing to do), negative on failure with
+ * plan holding what was planned and done. A restore proceeds on a state dir that cannot be
+ * written (journal_set_inflight_optional()); note then says what the journal still holds.
+ */
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
+		    const char *actor, struct plan *plan, char *note, size_t note_len,
+		    struct rterr *err);
+
+/* What actuate_orphan() did. */
+enum act_orphan {
+	ACT_ORPHAN_ROLLED_BACK, /* its pre-values are set again, its record ended */
+	ACT_ORPHAN_NOTHING_LEFT, /* every knob it touched is at its original: record ended */
+};
+/*
+ * An operation whose process died (journal_inflight_list(): .orphaned) on device nic:
+ * rolled back to its pre-values through actuate() (op "rollback", outcome "rolled_back"),
+ * unless every knob it touched is at its journaled original: a restore ran after it died
+ * but could not clear its record (docs/journal.md), and rolling back would undo that
+ * restore. On failure the record stays, and the next start tries again.
+ */
+int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_inflight *op,
+		   const struct nic *nic, struct plan *plan, struct rterr *err);
+
+/*
+ * A decision that changes nothing (the tuner keeps a trial, abandons one, or could not
+ * start it): recorded in the log, and with end_inflight the device's in-flight record
+ * ended, in the caller's one journal operation.
+ */
+int actuate_conclude(struct journal *j, int ifindex, const struct journal_event *ev,
+		     bool end_inflight, struct rterr *err);
+
+#endif

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_PLAN_H
+#define RTLTUNE_PLAN_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtltune/chipdb.h"
+#include "rtltune/err.h"
+#include "rtltune/knob.h"
+#include "rtltune/nic.h"
+#include "rtltune/profile.h"
+
+/*
+ * A plan: what one change of one interface will set, knob by knob, built from a snapshot
+ * without touching the device. Bad input (a value outside the limits) is refused here, so
+ * nothing changes on it. lib/actuate.c executes plans; nothing else changes a NIC.
+ *
+ *	plan_profile()   a profile's targets for the interface, "max" resolved
+ *	plan_values()    explicit targets (the tuner, a rollback)
+ *	plan_restore()   the journaled originals (actuate.h)
+ */
+
+enum plan_action {
+	PLAN_KEEP,   /* not set by the profile (or "keep") */
+	PLAN_SAME,   /* already at the target */
+	PLAN_CHANGE, /* will change */
+	PLAN_SKIP,   /* cannot apply here (kernel lacks the attribute, fixed feature, ...) */
+};
+
+struct plan_item {
+	enum plan_action action;
+	int64_t cur;	   /* current value, LINK_UNSET when unknown */
+	int64_t target;	   /* value to set (PLAN_CHANGE/PLAN_SAME) */
+	char src[320];	   /* "file:line" of the profile line, or "restore" / "tuner" */
+	char note[256];	   /* why skipped, how "max" resolved, quirks weighed */
+	/* Filled by actuate(): */
+	int64_t after;	   /* value read back after the run */
+	bool changed;	   /* the kernel call was made and succeeded */
+	bool undone;	   /* changed, then undone because the run failed */
+};
+
+struct plan {
+	char ifname[IF_NAMESIZE]; /* as asked for; reports keep it across a rename */
+	int ifindex;		  /* actuate() follows the device by this */
+	char chip_id[48];	  /* "" when no entry matched */
+	struct plan_item items[KNOB__COUNT];
+	char warnings[512]; /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
+	unsigned int n_changes;
+	/* Filled by actuate(): the name the device has now when renamed meanwhile (also
+	 * noted in warnings), else ""; and the device as read back (when after_valid), so
+	 * the caller needs no read of its own. */
+	char ifname_now[IF_NAMESIZE];
+	bool after_valid;
+	struct nic after;
+};
+
+/*
+ * Resolve profile p for nic (chip may be NULL) into *plan: every knob's target, "max"
+ * resolved from the effective limits (kernel cut by chip table and quirks). A value
+ * outside the limits is refused here (RTERR_INPUT naming the knob, value and limit).
+ */
+int plan_profile(const struct profile *p, const struct nic *nic, const struct chip_entry *chip,
+		 struct plan *plan, struct rterr *err);
+/* Explicit targets: which[] knobs to targets[], src naming who asks ("tuner"). */
+int plan_values(const struct nic *nic, const struct chip_entry *chip,
+		const int64_t targets[KNOB__COUNT], const bool which[KNOB__COUNT], const char *src,
+		struct plan *plan, struct rterr *err);
+
+/* Knobs whose value the kernel moves when another is set: which[] plus their twins. */
+void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT]);
+
+const char *plan_action_name(enum plan_action a); /* "keep", "same", "change", "skip" */
+
+/*
+ * The plan as `rtltune apply/restore --json` prints it for one interface (the CLI and
+ * rtltuned's control socket send the same document): ifname, chip, warnings, changes[]
+ * with knob, action, old, new, source, note, and once executed applied and undone.
+ */
+json_object *plan_json(const struct plan *plan, bool executed);
+
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_TESTHOOK_H
+#define RTLTUNE_TESTHOOK_H
+
+/*
+ * Test-only fault and delay injection (docs/journal.md "Test hooks"); unset in normal runs.
+ * RTLTUNE_TEST_FAULT="point[=ERRNO][,...]" makes point fail (EIO by default);
+ * RTLTUNE_TEST_DELAY="point=MS[,...]" sleeps there. Returns 0 or the injected -errno.
+ * The points: journal_locked, journal_write, journal_fsync, journal_rename,
+ * journal_committed, journal_log (lib/journal_*.c), apply_knob and apply_knob_N (the
+ * actuator, before its Nth change of a run).
+ */
+int test_hook(const char *point);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_JOURNAL_PRIV_H
+#define RTLTUNE_JOURNAL_PRIV_H
+
+/*
+ * Inside the journal (include/rtltune/journal.h is the API; docs/journal.md the format and
+ * the rules). One file per concern:
+ *	journal_format.c     the text format: parser and serializer
+ *	journal_store.c      the state dir: lock, load, atomic commit, in-memory tables
+ *	journal_ident.c      device identity (which record is which device)
+ *	journal_originals.c  originals: record, look up, forget, restore done
+ *	journal_gone.c       records of devices gone from their netns
+ *	journal_inflight.c   operations in flight and their processes
+ *	journal_log.c        the decision log (JSON Lines): append and read
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtltune/journal.h"
+
+/* LINK_UNSET (rtltune/link.h): a value the kernel does not report. */
+#define JOURNAL_UNKNOWN (-1)
+
+#define JOURNAL_MAGIC	"rtltune-journal"
+#define JOURNAL_VERSION 1
+/* Far beyond any real host (a few hundred bytes per device); more is not ours. */
+#define JOURNAL_MAX_BYTES (4 << 20)
+
+struct journal {
+	char dir[PATH_MAX];
+	char path[PATH_MAX + 16];
+	char tmp_path[PATH_MAX + 16];
+	char lock_path[PATH_MAX + 16];
+	char log_path[PATH_MAX + 16];
+	int dir_fd;
+	int lock_fd; /* -1: read-only state dir without a lock file, nobody can write */
+	int log_fd;
+	struct journal_entry *ents;
+	int n_ents;
+	struct journal_inflight *ops;
+	int n_ops;
+	bool inflight_optional;	    /* journal_set_inflight_optional() */
+	struct rterr inflight_skip; /* the last in-flight write skipped */
+};
+
+/* journal_format.c */
+bool jr_ifname_ok(const char *s);
+bool jr_word_ok(const char *s, size_t max);
+bool jr_perm_addr_ok(const char *s);
+bool jr_boot_id_ok(const char *s);
+/* Parse the whole file (buf holds len bytes, modified) into j's tables; RTERR_INPUT. */
+int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err);
+/* The file j's tables make (malloc'ed), or NULL on ENOMEM. */
+char *jr_serialize(struct journal *j, size_t *len);
+
+/* journal_store.c */
+int64_t jr_now_us(void); /* CLOCK_REALTIME */
+int jr_read_small_file(const char *path, char *buf, size_t len);
+int jr_write_all(int fd, const char *buf, size_t len);
+int jr_grow(void *arr, int n, size_t size);
+struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
+struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);
+/* Copy of the tables, so a failed commit leaves memory as the disk is. */
+struct jr_snapshot {
+	struct journal_entry *ents;
+	struct journal_inflight *ops;
+	int n_ents, n_ops;
+};
+int jr_snapshot_take(struct journal *j, struct jr_snapshot *s, struct rterr *err);
+/* Put the snapshot back (a change that will not be committed) and free it. */
+void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s);
+void jr_snapshot_drop(struct jr_snapshot *s);
+/* Commit j's tables durably; on failure put the snapshot back. Frees it either way. */
+int jr_commit_or_undo(struct journal *j, struct jr_snapshot *s, struct rterr *err);
+
+/* journal_ident.c */
+const char *jr_boot_id(void);
+uint64_t jr_netns_cookie(void); /* the caller's netns, 0 when unknown */
+bool jr_ident_equal(const struct journal_ident *a, const struct journal_ident *b);
+void jr_ident_describe(const struct journal_ident *id, char *buf, size_t len);
+
+/* journal_originals.c */
+int jr_check_ident(const struct journal_ident *id, struct rterr *err);
+int jr_check_values(const struct journal_ident *id, const int64_t values[KNOB__COUNT],
+		    const bool which[KNOB__COUNT], struct rterr *err);
+bool jr_originals_cover(struct journal *j, const struct journal_ident *id,
+			const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT]);
+int jr_stage_originals(struct journal *j, const struct journal_ident *id,
+		       const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT],
+		       bool *changed, struct rterr *err);
+bool jr_drop_originals(struct journal *j, struct journal_entry *e, const bool which[KNOB__COUNT]);
+
+/* journal_inflight.c */
+uint64_t jr_proc_start_time(pid_t pid);
+bool jr_op_alive(const struct journal_inflight *op);
+bool jr_op_mine(const struct journal_inflight *op);
+void jr_drop_op(struct journal *j, struct journal_inflight *op);
+
+#endif

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Plans: a profile or explicit targets turned into per-knob changes for one interface,
+ * checked against the knob table's limits and the chip database, without touching the
+ * device. lib/actuate.c executes them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtltune/plan.h"
+
+const char *plan_action_name(enum plan_action a)
+{
+	static const char *const names[] = { "keep", "same", "change", "skip" };
+
+	return (unsigned int)a < 4 ? names[a] : "?";
+}
+
+void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT])
+{
+	int k;
+
+	memcpy(out, which, sizeof(bool) * KNOB__COUNT);
+	for (k = 0; k < KNOB__COUNT; k++)
+		if (which[k] && knob_desc((enum knob_id)k)->twin >= 0)
+			out[knob_desc((enum knob_id)k)->twin] = true;
+}
+
+/* The largest value "max" means for k, and where that limit came from ("" legacy). */
+static int64_t knob_max(enum knob_id k, const struct chip_limit_eff eff[CHIP_LIMIT__COUNT],
+			const char **from)
+{
+	const struct knob_desc *d = knob_desc(k);
+
+	*from = "";
+	if (d->type == KNOB_T_BOOL)
+		return 1;
+	if (d->limit < 0 || eff[d->limit].value == LINK_UNSET)
+		return d->legacy_max; /* kernels without the attribute */
+	*from = chip_limit_source_name(eff[d->limit].source);
+	return eff[d->limit].value;
+}
+
+static void plan_init(struct plan *plan, const struct nic *nic, const struct chip_entry *chip)
+{
+	int k;
+
+	memset(plan, 0, sizeof(*plan));
+	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
+	plan->ifindex = nic->link.ifindex;
+	if (chip)
+		snprintf(plan->chip_id, sizeof(plan->chip_id), "%s", chip->id);
+	for (k = 0; k < KNOB__COUNT; k++) {
+		plan->items[k].action = PLAN_KEEP;
+		plan->items[k].cur = nic_knob_value(nic, (enum knob_id)k);
+		plan->items[k].target = plan->items[k].cur;
+		plan->items[k].after = LINK_UNSET;
+	}
+}
+
+/*
+ * Decide one knob's item from a concrete target. Limits refuse (input error); what the
+ * device cannot do at all is skipped with a note.
+ */
+static int plan_target(struct plan *plan, const struct nic *nic, const struct chip_entry *chip,
+		       const struct chip_limit_eff eff[CHIP_LIMIT__COUNT], enum knob_id k,
+		       int64_t target, const char *src, struct rterr *err)
+{
+	const struct knob_desc *d = knob_desc(k);
+	struct plan_item *it = &plan->items[k];
+	const char *from;
+	int64_t max;
+
+	snprintf(it->src, sizeof(it->src), "%s", src);
+	if (it->cur == LINK_UNSET) {
+		it->action = PLAN_SKIP;
+		snprintf(it->note, sizeof(it->note), "%s not reported by this kernel/driver",
+			 d->name);
+		return 0;
+	}
+	if (d->type == KNOB_T_BOOL) {
+		if (nic->fixed[k] && target != it->cur) {
+			it->action = PLAN_SKIP;
+			snprintf(it->note, sizeof(it->note), "%s is fixed by the driver", d->name);
+			return 0;
+		}
+	} else {
+		max = knob_max(k, eff, &from);
+		if (k == KNOB_MTU && target < nic->link.min_mtu && nic->link.min_mtu != LINK_UNSET)
+			return rterr_input(err, "%s: %s: mtu %" PRId64 " below min_mtu %" PRId64,
+					   src, plan->ifname, target, nic->link.min_mtu);
+		if (target < d->min)
+			return rterr_input(err, "%s: %s: %s %" PRId64 " below the minimum %" PRId64,
+					   src, plan->ifname, d->name, target, d->min);
+		if (max != LINK_UNSET && target > max)
+			return rterr_input(err,
+					   "%s: %s: %s %" PRId64 " exceeds %s %" PRId64 " (%s%s%s)",
+					   src, plan->ifname, d->name, target,
+					   d->limit_name ? d->limit_name : "limit", max,
+					   *from ? from : "kernel", chip ? " " : "",
+					   chip ? chip->id : "");
+	}
+	it->target = target;
+	it->action = target == it->cur ? PLAN_SAME : PLAN_CHANGE;
+	return 0;
+}
+
+static void plan_count(struct plan *plan)
+{
+	int k;
+
+	plan->n_changes = 0;
+	for (k = 0; k < KNOB__COUNT; k++)
+		plan->n_changes += plan->items[k].action == PLAN_CHANGE;
+}
+
+static void plan_warn(struct plan *plan, const char *fmt, const char *a, const char *b)
+{
+	size_t len = strlen(plan->warnings);
+
+	snprintf(plan->warnings + len, sizeof(plan->warnings) - len, fmt, len ? "; " : "", a, b);
+}
+
+/* Quirks of the chip that change what a plan can promise. */
+static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct rterr *err)
+{
+	struct plan_item *mtu = &plan->items[KNOB_MTU], *tso = &plan->items[KNOB_TSO];
+	int64_t mtu_after = mtu->action == PLAN_CHANGE ? mtu->target : mtu->cur;
+	char where[320];
+
+	if (!chip)
+		return 0;
+	snprintf(where, sizeof(where), "%s:%u", chip->file, chip->line);
+	if (chip_has_quirk(chip, CHIP_Q_JUMBO_DISABLES_TSO) && mtu_after > 1500) {
+		if (tso->action == PLAN_CHANGE && tso->target == 1)
+			return rterr_input(err,
+					   "%s: %s: tso on is impossible with mtu %" PRId64
+					   ": chip %s turns TSO off above 1500 (jumbo-disables-tso, %s)",
+					   tso->src, plan->ifname, mtu_after, chip->id, where);
+		plan_warn(plan, "%s%s: MTU above 1500 turns TSO and TX checksumming off (%s)",
+			  chip->id, where);
+	}
+	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_NEEDS_LINK_DOWN) && mtu->action == PLAN_CHANGE)
+		plan_warn(plan, "%s%s: MTU changes need the link down (%s)", chip->id, where);
+	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_RESETS_LINK) && mtu->action == PLAN_CHANGE)
+		plan_warn(plan, "%s%s: an MTU change resets the link (%s)", chip->id, where);
+	if (chip_has_quirk(chip, CHIP_Q_TSO_IPV4_ONLY) && tso->action == PLAN_CHANGE &&
+	    tso->target == 1)
+		plan_warn(plan, "%s%s: TSO covers IPv4 only (%s)", chip->id, where);
+	return 0;
+}
+
+/* One profile setting of "max": resolved, or skipped when nothing bounds the knob. */
+static int plan_max(struct plan *plan, const struct nic *nic, const struct chip_entry *chip,
+		    const struct chip_limit_eff eff[CHIP_LIMIT__COUNT],
+		    const struct profile_setting set[KNOB__COUNT], enum knob_id k, const char *src,
+		    struct rterr *err)
+{
+	struct plan_item *it = &plan->items[k];
+	const char *from;
+	int64_t target = knob_max(k, eff, &from);
+	int r;
+
+	snprintf(it->src, sizeof(it->src), "%s", src);
+	if (target == LINK_UNSET) {
+		it->action = PLAN_SKIP;
+		snprintf(it->note, sizeof(it->note), "max: no limit known for %s", knob_name(k));
+		return 0;
+	}
+	/* TSO "max" on a chip that drops TSO at jumbo MTU: the chip decides. */
+	if (k == KNOB_TSO && chip_has_quirk(chip, CHIP_Q_JUMBO_DISABLES_TSO) &&
+	    (set[KNOB_MTU].value.kind == KV_MAX ||
+	     (set[KNOB_MTU].value.kind == KV_NUMBER && set[KNOB_MTU].value.num > 1500))) {
+		snprintf(it->note, sizeof(it->note), "max: kept, jumbo MTU turns TSO off on %s",
+			 chip->id);
+		return 0;
+	}
+	r = plan_target(plan, nic, chip, eff, k, target, src, err);
+	if (r == 0 && knob_type(k) == KNOB_T_NUMBER)
+		snprintf(it->note, sizeof(it->note), "max = %" PRId64 " (%s)", target,
+			 *from ? from : "legacy ceiling");
+	return r;
+}
+
+int plan_profile(const struct profile *p, const struct nic *nic, const struct chip_entry *chip,
+		 struct plan *plan, struct rterr *err)
+{
+	struct profile_setting set[KNOB__COUNT];
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
+	int k, r = 0;
+
+	plan_init(plan, nic, chip);
+	chip_effective_limits(chip, nic, eff);
+	profile_resolve(p, nic->have_drvinfo ? nic->drv.driver : NULL, chip ? chip->id : NULL,
+			set);
+	for (k = 0; k < KNOB__COUNT && r == 0; k++) {
+		const struct profile_setting *s = &set[k];
+		char src[320];
+
+		if (s->value.kind == KV_UNSET || s->value.kind == KV_KEEP) {
+			if (s->file)
+				snprintf(plan->items[k].src, sizeof(plan->items[k].src), "%s:%u",
+					 s->file, s->line);
+			continue;
+		}
+		snprintf(src, sizeof(src), "%s:%u", s->file, s->line);
+		if (s->value.kind == KV_MAX)
+			r = plan_max(plan, nic, chip, eff, set, (enum knob_id)k, src, err);
+		else
+			r = plan_target(plan, nic, chip, eff, (enum knob_id)k, s->value.num, src,
+					err);
+	}
+	if (r == 0)
+		r = plan_quirks(plan, chip, err);
+	plan_count(plan);
+	return r;
+}
+
+int plan_values(const struct nic *nic, const struct chip_entry *chip,
+		const int64_t targets[KNOB__COUNT], const bool which[KNOB__COUNT], const char *src,
+		struct plan *plan, struct rterr *err)
+{
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
+	int k, r = 0;
+
+	plan_init(plan, nic, chip);
+	chip_effective_limits(chip, nic, eff);
+	for (k = 0; k < KNOB__COUNT && r == 0; k++)
+		if (which[k])
+			r = plan_target(plan, nic, chip, eff, (enum knob_id)k, targets[k], src,
+					err);
+	plan_count(plan);
+	return r;
+}
+
+static json_object *str_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+json_object *plan_json(const struct plan *plan, bool executed)
+{
+	json_object *o = json_object_new_object(), *items = json_object_new_array();
+	int k;
+
+	json_object_object_add(o, "ifname", json_object_new_string(plan->ifname));
+	json_object_object_add(o, "chip", str_or_null(plan->chip_id));
+	json_object_object_add(o, "warnings", str_or_null(plan->warnings));
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct plan_item *it = &plan->items[k];
+		json_object *i;
+
+		if (it->action == PLAN_KEEP && !it->note[0])
+			continue;
+		i = json_object_new_object();
+		json_object_object_add(i, "knob", json_object_new_string(knob_name((enum knob_id)k)));
+		json_object_object_add(i, "action",
+				       json_object_new_string(plan_action_name(it->action)));
+		json_object_object_add(i, "old", knob_value_json((enum knob_id)k, it->cur));
+		json_object_object_add(i, "new", knob_value_json((enum knob_id)k, it->target));
+		json_object_object_add(i, "source", str_or_null(it->src));
+		json_object_object_add(i, "note", str_or_null(it->note));
+		if (executed && it->action == PLAN_CHANGE) {
+			json_object_object_add(i, "applied",
+					       json_object_new_boolean(it->changed && !it->undone));
+			json_object_object_add(i, "undone", json_object_new_boolean(it->undone));
+		}
+		json_object_array_add(items, i);
+	}
+	json_object_object_add(o, "changes", items);
+	return o;
+}
