@@ -12,10 +12,10 @@
 enum { EXIT_OK = 0, EXIT_DIFF = 1, EXIT_USAGE = 2, EXIT_SYSTEM = 3 };
 
 struct cli_ctx {
-	bool json;               /* --json: exactly one JSON document on stdout */
+	bool json;		 /* --json: exactly one JSON document on stdout */
 	const char *socket_path; /* --socket or RTLTUNE_SOCKET or the default */
-	const char *sysfs_root;  /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
-	const char *state_dir;   /* RTLTUNE_STATE_DIR or the default */
+	const char *sysfs_root;	 /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
+	const char *state_dir;	 /* RTLTUNE_STATE_DIR or the default */
 };
 
 /*
@@ -29,11 +29,9 @@ struct cli_command {
 	int (*run)(struct cli_ctx *ctx, int argc, char **argv);
 };
 
-#define CLI_COMMAND(ident, ...)                                                         \
-	static struct cli_command cli_cmd_##ident                                  \
-		__attribute__((used, section("rtltune_cmds"), aligned(sizeof(void *)))) = { \
-			__VA_ARGS__                                                           \
-		}
+#define CLI_COMMAND(ident, ...)                                                                    \
+	static struct cli_command cli_cmd_##ident __attribute__((                                  \
+		used, section("rtltune_cmds"), aligned(sizeof(void *)))) = {__VA_ARGS__}
 
 /*
  * One printing path: a command builds one json_object describing its result; --json
@@ -48,7 +46,8 @@ int cli_emit(struct cli_ctx *ctx, json_object *doc, void (*render_text)(json_obj
  * code for the error kind.
  */
 int cli_fail(struct cli_ctx *ctx, const struct rterr *err);
-int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * The interfaces a command works on, from one link dump over ls: the named ones (each
@@ -57,16 +56,15 @@ int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...) __attribute__((fo
  * the selected links get the rest of a snapshot (ethtool, sysfs). *all, when not NULL,
  * gets the whole dump (free() it); *sel the snapshots (free() it).
  */
-int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names,
-	       bool all_links, struct link_info **all, int *n_all, struct nic **sel, int *n_sel,
-	       struct rterr *err);
+int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names, bool all_links,
+	       struct link_info **all, int *n_all, struct nic **sel, int *n_sel, struct rterr *err);
 
 /* Index of the link named name in links[], or -1. */
 int cli_find_link(const struct link_info *links, int n, const char *name);
 
 /* json helpers: an int64 that is LINK_UNSET (-1) becomes null. */
 json_object *cli_json_i64(int64_t v);
-json_object *cli_json_bool(int v); /* -1 -> null */
+json_object *cli_json_bool(int v);	  /* -1 -> null */
 json_object *cli_json_str(const char *s); /* NULL or "" -> null */
 
 /* Text helpers: "  label:        value" aligned at a fixed column. */

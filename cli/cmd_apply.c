@@ -39,8 +39,10 @@ static void render_plans(json_object *doc)
 
 		for (j = 0; j < json_object_array_length(ch); j++) {
 			json_object *c = json_object_array_get_idx(ch, j);
-			const char *act = json_object_get_string(json_object_object_get(c, "action"));
-			const char *knob = json_object_get_string(json_object_object_get(c, "knob"));
+			const char *act =
+				json_object_get_string(json_object_object_get(c, "action"));
+			const char *knob =
+				json_object_get_string(json_object_object_get(c, "knob"));
 			json_object *note = json_object_object_get(c, "note");
 			char a[32], b[32];
 
@@ -57,7 +59,8 @@ static void render_plans(json_object *doc)
 					state = " (not applied)";
 				printf("%s %s %s -> %s%s\n", ifname, knob,
 				       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
-				       text_of(json_object_object_get(c, "new"), b, sizeof(b)), state);
+				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
+				       state);
 				printed++;
 			} else if (strcmp(act, "skip") == 0) {
 				printf("%s %s skipped: %s\n", ifname, knob,
@@ -119,8 +122,9 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (!run->plans)
 		return rterr_sys(err, ENOMEM, "plan");
 	for (i = 0; rc == 0 && i < run->n_nics; i++)
-		rc = plan_profile(prof, &run->nics[i], chipdb_match_nic(run->db, &run->nics[i], NULL),
-				  &run->plans[i], err);
+		rc = plan_profile(prof, &run->nics[i],
+				  chipdb_match_nic(run->db, &run->nics[i], NULL), &run->plans[i],
+				  err);
 	return rc;
 }
 
@@ -133,7 +137,7 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 static bool daemon_here(struct cli_ctx *ctx)
 {
 	json_object *req, *res = NULL, *ns;
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	struct stat st;
 	bool same = false;
 
@@ -152,7 +156,7 @@ static bool daemon_here(struct cli_ctx *ctx)
 static int via_daemon(struct cli_ctx *ctx, json_object *req)
 {
 	json_object *res = NULL, *ifaces;
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	int code = EXIT_OK;
 	size_t i;
 
@@ -182,7 +186,7 @@ static void forget_gone(json_object *doc, struct journal *j, const struct link_i
 {
 	struct journal_gone *gone = NULL;
 	int *idx = calloc((size_t)n + 1, sizeof(*idx));
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	json_object *a;
 	int i, k, got;
 
@@ -203,8 +207,9 @@ static void forget_gone(json_object *doc, struct journal *j, const struct link_i
 		json_object_object_add(o, "ifindex", json_object_new_int(ent->id.ifindex));
 		for (k = 0; k < KNOB__COUNT; k++)
 			if (ent->have[k])
-				json_object_object_add(orig, knob_name((enum knob_id)k),
-						       knob_value_json((enum knob_id)k, ent->orig[k]));
+				json_object_object_add(
+					orig, knob_name((enum knob_id)k),
+					knob_value_json((enum knob_id)k, ent->orig[k]));
 		json_object_object_add(o, "originals", orig);
 		json_object_object_add(o, "inflight",
 				       gone[i].had_inflight ? json_object_new_string(gone[i].op.op)
@@ -228,10 +233,10 @@ static json_object *names_json(char **names, int n)
 
 static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct run run = { .ctx = ctx };
+	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
 	struct journal *j = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	bool dry = false;
 	char **names = calloc((size_t)argc, sizeof(char *));
 	const char *pname = NULL;
@@ -260,9 +265,9 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 		char path[PATH_MAX];
 		json_object *req = control_request_new("apply");
 
-		json_object_object_add(req, "profile",
-				       json_object_new_string(realpath(prof->path, path) ? path
-											   : prof->path));
+		json_object_object_add(
+			req, "profile",
+			json_object_new_string(realpath(prof->path, path) ? path : prof->path));
 		json_object_object_add(req, "dry_run", json_object_new_boolean(dry));
 		if (n_names)
 			json_object_object_add(req, "ifaces", names_json(names, n_names));
@@ -290,8 +295,8 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	if (!dry)
 		forget_gone(doc, j, run.links, run.n_links);
 	for (i = 0; i < run.n_nics; i++) {
-		struct act_opts opts = { .op = "apply", .actor = "cli", .journal_originals = true };
-		struct rterr e = { 0 };
+		struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
+		struct rterr e = {0};
 		json_object *pj;
 
 		if (!dry && actuate(run.act, j, &run.plans[i], &opts, &e) < 0) {
@@ -334,9 +339,9 @@ static void render_verify(json_object *doc)
 
 static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct run run = { .ctx = ctx };
+	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	json_object *doc, *diffs;
 	int i, k, rc, ndiff = 0;
 
@@ -369,8 +374,10 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 					       json_object_new_string(run.plans[i].ifname));
 			json_object_object_add(d, "knob",
 					       json_object_new_string(knob_name((enum knob_id)k)));
-			json_object_object_add(d, "current", knob_value_json((enum knob_id)k, it->cur));
-			json_object_object_add(d, "wanted", knob_value_json((enum knob_id)k, it->target));
+			json_object_object_add(d, "current",
+					       knob_value_json((enum knob_id)k, it->cur));
+			json_object_object_add(d, "wanted",
+					       knob_value_json((enum knob_id)k, it->target));
 			json_object_object_add(d, "source", cli_json_str(it->src));
 			json_object_array_add(diffs, d);
 			ndiff++;
@@ -387,7 +394,7 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 static json_object *restore_one(struct actuator *act, struct journal *j, const struct nic *nic,
 				int *code)
 {
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	struct plan plan;
 	char note[sizeof(e.msg)];
 	json_object *pj;
@@ -420,7 +427,7 @@ static bool journaled(struct journal *j, const struct link_info *li)
 static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct actuator *act = NULL;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct journal *j = NULL;
 	struct link_info *links = NULL;
 	json_object *doc, *ifaces;
@@ -476,7 +483,8 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 		}
 		if (!pj && named) {
 			pj = json_object_new_object();
-			json_object_object_add(pj, "ifname", json_object_new_string(links[k].ifname));
+			json_object_object_add(pj, "ifname",
+					       json_object_new_string(links[k].ifname));
 			json_object_object_add(pj, "changes", json_object_new_array());
 		}
 		if (pj)

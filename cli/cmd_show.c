@@ -107,8 +107,9 @@ static void render_nic(json_object *o)
 	else
 		printf("    %-20s %s\n", "driver", drv);
 	printf("    %-20s %s\n", "chip", val(o, "chip", a, sizeof(a)));
-	printf("    %-20s pci %s  bus %s  firmware %s\n", "identity", val(o, "pci_id", a, sizeof(a)),
-	       val(o, "bus_info", b, sizeof(b)), val(o, "firmware", c, sizeof(c)));
+	printf("    %-20s pci %s  bus %s  firmware %s\n", "identity",
+	       val(o, "pci_id", a, sizeof(a)), val(o, "bus_info", b, sizeof(b)),
+	       val(o, "firmware", c, sizeof(c)));
 	printf("    %-20s %s, speed %s Mb/s\n", "state", val(o, "operstate", a, sizeof(a)),
 	       val(o, "speed_mbps", b, sizeof(b)));
 	for (k = 0; k < KNOB__COUNT; k++)
@@ -128,7 +129,7 @@ static void render_show(json_object *doc)
 
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 {
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL;
 	json_object *doc;

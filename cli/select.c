@@ -25,9 +25,8 @@ int cli_find_link(const struct link_info *links, int n, const char *name)
 	return -1;
 }
 
-int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names,
-	       bool all_links, struct link_info **all, int *n_all, struct nic **sel, int *n_sel,
-	       struct rterr *err)
+int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names, bool all_links,
+	       struct link_info **all, int *n_all, struct nic **sel, int *n_sel, struct rterr *err)
 {
 	struct link_info *links;
 	struct nic *out;

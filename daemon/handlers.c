@@ -120,7 +120,8 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "state_dir", json_object_new_string(c->state_dir));
 	json_object_object_add(d, "reloads", json_object_new_int((int)rtd.reloads));
 	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
-	json_object_object_add(d, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	json_object_object_add(d, "source",
+			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
@@ -155,9 +156,9 @@ static json_object *knobs_json(const struct iface *ifc)
 	int k;
 
 	for (k = 0; k < KNOB__COUNT; k++)
-		json_object_object_add(o, knob_name((enum knob_id)k),
-				       ifc->knob[k] == LINK_UNSET ? NULL
-								  : json_object_new_int64(ifc->knob[k]));
+		json_object_object_add(
+			o, knob_name((enum knob_id)k),
+			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
 	return o;
 }
 
@@ -219,7 +220,8 @@ static json_object *iface_stats_json(const struct iface *ifc)
 		return o; /* nothing is sampled for an interface rtltuned does not manage */
 	s = &ifc->m->stats;
 	rates = json_object_new_object();
-	json_object_object_add(o, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	json_object_object_add(o, "source",
+			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	for (c = 0; c < SC__COUNT; c++) {
 		json_object_object_add(o, stat_counter_name(c),
 				       s->have_counter[c] ? json_object_new_uint64(s->counter[c])
@@ -278,7 +280,8 @@ static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
 	json_object_object_add(o, "time", json_object_new_double(now_real()));
 	json_object_object_add(o, "interval_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
-	json_object_object_add(o, "source", json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	json_object_object_add(o, "source",
+			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
@@ -307,8 +310,9 @@ static json_object *h_hist(struct ctl_request_ctx *rc, struct rterr *err)
 	}
 	if (!ifc->m || !ifc->m->stats.have_hist) {
 		rterr_sys(err, ENODATA, "%s: no histograms: %s", ifc->name,
-			  !ifc->m ? "not managed" : bpf_error()[0] ? bpf_error()
-								   : "link counters only");
+			  !ifc->m	   ? "not managed"
+			  : bpf_error()[0] ? bpf_error()
+					   : "link counters only");
 		return NULL;
 	}
 	stat_window_sum(&ifc->m->stats, h, &win);

@@ -37,7 +37,7 @@ int iface_subscribe(iface_observer fn)
 
 static void tell(struct iface *ifc, enum iface_event ev, bool was_managed)
 {
-	struct iface_change c = { .ev = ev, .was_managed = was_managed };
+	struct iface_change c = {.ev = ev, .was_managed = was_managed};
 	unsigned int i;
 
 	for (i = 0; i < n_observers; i++)

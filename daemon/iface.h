@@ -67,8 +67,8 @@ struct iface {
 	unsigned int flags;
 	char operstate[16];
 	bool lower_up;
-	char driver[32]; /* ethtool -i; "" unknown */
-	char chip[48];	 /* chip database id; "" none */
+	char driver[32];	   /* ethtool -i; "" unknown */
+	char chip[48];		   /* chip database id; "" none */
 	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
 	bool knob_dirty;	   /* re-read at the next sample */
 	uint64_t first_seen_us;

@@ -64,8 +64,7 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 	if (nlh->nlmsg_type != RTM_NEWLINK || link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
 		return NL_OK;
 	/* A multicast notification, not a reply to our dump. */
-	iface_link_seen(&li, !(nlh->nlmsg_flags & NLM_F_MULTI),
-			link_stats(nlh, &st) ? &st : NULL);
+	iface_link_seen(&li, !(nlh->nlmsg_flags & NLM_F_MULTI), link_stats(nlh, &st) ? &st : NULL);
 	return NL_OK;
 }
 

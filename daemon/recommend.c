@@ -88,7 +88,7 @@ json_object *recommend_json(struct iface *ifc)
 						      1e6));
 	if (!st || !st->have_hist) {
 		note(&r, "no histograms (%s): nothing to base advice on",
-		     !st		? "not managed"
+		     !st	      ? "not managed"
 		     : bpf_error()[0] ? bpf_error()
 				      : "BPF probes not running: not counted");
 		goto out;

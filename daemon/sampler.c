@@ -80,7 +80,8 @@ static void store_counters(int ifindex, const struct probe_counters *pc, void *a
 	for (i = 0; i < SC__COUNT; i++)
 		s->have_counter[i] = true;
 	for (i = 0; i < pc->n_drop_reasons; i++)
-		stat_drop_set(s, bpf_drop_reason_name(pc->drop_reasons[i].reason, name, sizeof(name)),
+		stat_drop_set(s,
+			      bpf_drop_reason_name(pc->drop_reasons[i].reason, name, sizeof(name)),
 			      pc->drop_reasons[i].count);
 	s->probe_sample = samples + 1;
 }

@@ -48,8 +48,8 @@ void state_free(void)
 
 const char *decision_outcome_name(enum decision_outcome o)
 {
-	static const char *const names[] = { "applied", "failed",    "rolled_back", "kept",
-					     "trial",	"abandoned", "step" };
+	static const char *const names[] = {"applied", "failed",    "rolled_back", "kept",
+					    "trial",   "abandoned", "step"};
 
 	return (unsigned int)o < OUTCOME__COUNT ? names[o] : "unknown";
 }

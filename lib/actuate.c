@@ -131,11 +131,10 @@ static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__C
 		}
 		plan->items[k].undone = plan->items[k].changed;
 		if (plan->items[k].changed)
-			used += (size_t)snprintf(undone + used, used < len ? len - used : 0,
-						 "%s%s back to %s", used ? ", " : "",
-						 knob_name((enum knob_id)k),
-						 knob_value_str((enum knob_id)k, pre[k], num,
-								sizeof(num)));
+			used += (size_t)snprintf(
+				undone + used, used < len ? len - used : 0, "%s%s back to %s",
+				used ? ", " : "", knob_name((enum knob_id)k),
+				knob_value_str((enum knob_id)k, pre[k], num, sizeof(num)));
 	}
 	if (!undone[0])
 		snprintf(undone, len, "nothing had changed");
@@ -153,8 +152,8 @@ static void note_rename(struct plan *plan)
 		return;
 	snprintf(plan->ifname_now, sizeof(plan->ifname_now), "%s", now);
 	len = strlen(plan->warnings);
-	snprintf(plan->warnings + len, sizeof(plan->warnings) - len, "%srenamed to %s during this run",
-		 len ? "; " : "", now);
+	snprintf(plan->warnings + len, sizeof(plan->warnings) - len,
+		 "%srenamed to %s during this run", len ? "; " : "", now);
 }
 
 /* The knobs in order; the first failure's message in failure. */
@@ -164,7 +163,7 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 
 	for (k = 0; k < KNOB__COUNT; k++) {
 		struct plan_item *it = &plan->items[k];
-		struct rterr e = { 0 };
+		struct rterr e = {0};
 		char point[32];
 
 		if (it->action != PLAN_CHANGE)
@@ -177,7 +176,8 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 			rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
 				  knob_name((enum knob_id)k), it->target, point);
 		else
-			r = knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, it->target, &e);
+			r = knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, it->target,
+				     &e);
 		if (r < 0) {
 			snprintf(failure, len, "%s", e.msg);
 			return r;
@@ -190,11 +190,12 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 /* Read back: the kernel may keep a value other than the one asked for. */
 static int read_back(struct actuator *a, struct plan *plan, char *failure, size_t len)
 {
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	int k, r;
 
-	r = plan->ifindex > 0 ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
-			      : nic_snapshot(a->links, a->sysfs_root, plan->ifname, &plan->after, &e);
+	r = plan->ifindex > 0
+		    ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
+		    : nic_snapshot(a->links, a->sysfs_root, plan->ifname, &plan->after, &e);
 	if (r < 0) {
 		snprintf(failure, len, "read back: %s", e.msg);
 		return r;
@@ -219,7 +220,7 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
 	    struct rterr *err)
 {
-	bool which[KNOB__COUNT] = { 0 }, touched[KNOB__COUNT];
+	bool which[KNOB__COUNT] = {0}, touched[KNOB__COUNT];
 	const char *outcome = o->outcome ? o->outcome : "applied";
 	struct journal_inflight before;
 	int64_t pre[KNOB__COUNT];
@@ -306,15 +307,14 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	plan->ifindex = nic->link.ifindex;
 }
 
-int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
-		    const char *actor, struct plan *plan, char *note, size_t note_len,
-		    struct rterr *err)
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic, const char *actor,
+		    struct plan *plan, char *note, size_t note_len, struct rterr *err)
 {
-	struct act_opts opts = { .op = "restore", .actor = actor, .reason = "restore" };
+	struct act_opts opts = {.op = "restore", .actor = actor, .reason = "restore"};
 	int64_t orig[KNOB__COUNT];
 	bool have[KNOB__COUNT];
 	struct journal_ident id;
-	struct rterr e = { 0 };
+	struct rterr e = {0};
 	int r;
 
 	note[0] = '\0';
@@ -343,7 +343,7 @@ static bool at_originals(struct journal *j, const struct journal_inflight *op,
 {
 	int64_t orig[KNOB__COUNT];
 	bool have[KNOB__COUNT];
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	int k;
 
 	if (journal_get_originals(j, &op->id, orig, have, &err) <= 0)
@@ -364,8 +364,9 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 		.op = "rollback",
 		.actor = "daemon",
 		.outcome = "rolled_back",
-		.reason = strcmp(op->op, "trial") == 0 ? "trial in flight when the daemon stopped"
-						      : "operation in flight when its process stopped",
+		.reason = strcmp(op->op, "trial") == 0
+				  ? "trial in flight when the daemon stopped"
+				  : "operation in flight when its process stopped",
 	};
 	int r;
 
@@ -378,7 +379,8 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 	if (r < 0)
 		return r;
 	/* Every knob already at its pre-value: only the record is left to end. */
-	r = plan->n_changes ? actuate(a, j, plan, &opts, err) : journal_inflight_end(j, &op->id, err);
+	r = plan->n_changes ? actuate(a, j, plan, &opts, err)
+			    : journal_inflight_end(j, &op->id, err);
 	return r < 0 ? r : ACT_ORPHAN_ROLLED_BACK;
 }
 

@@ -27,7 +27,7 @@ static int ethtool_socket(void)
 
 static int ioctl_by_name(int fd, const char *ifname, void *cmd)
 {
-	struct ifreq ifr = { 0 };
+	struct ifreq ifr = {0};
 	int r;
 
 	if (strlen(ifname) >= sizeof(ifr.ifr_name))
@@ -41,7 +41,7 @@ static int ioctl_by_name(int fd, const char *ifname, void *cmd)
 /* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
 static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
 {
-	struct ifreq ifr = { .ifr_ifindex = ifindex };
+	struct ifreq ifr = {.ifr_ifindex = ifindex};
 
 	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
 		return -errno;
@@ -119,14 +119,14 @@ static int dev_err(const struct eth_dev *d, int r, const char *what, struct rter
 /* Plain by-name call, for the identity and speed reads of a snapshot. */
 static int ethtool_ioctl(const char *ifname, void *cmd)
 {
-	struct eth_dev d = { .ifname = ifname };
+	struct eth_dev d = {.ifname = ifname};
 
 	return dev_ioctl(&d, cmd);
 }
 
 int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err)
 {
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
 	int r = ethtool_ioctl(ifname, &info);
 
 	memset(out, 0, sizeof(*out));
@@ -193,7 +193,7 @@ static int features_count(struct eth_dev *d, unsigned int *count)
 	struct {
 		struct ethtool_sset_info hdr;
 		uint32_t len;
-	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES } };
+	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES}};
 	int r = dev_ioctl(d, &sset);
 
 	if (r < 0)
@@ -267,7 +267,7 @@ fail:
 int ethtool_features_get_index(int ifindex, const char *was, struct eth_features *f,
 			       struct rterr *err)
 {
-	struct eth_dev d = { .ifname = was, .ifindex = ifindex };
+	struct eth_dev d = {.ifname = was, .ifindex = ifindex};
 
 	return features_get(&d, f, err);
 }
@@ -301,8 +301,8 @@ int ethtool_feature_requested(const struct eth_features *f, const char *name)
 	return i < 0 ? -1 : bit(f->requested, i);
 }
 
-static int features_set(struct eth_dev *d, const struct eth_features *cur,
-			const char *const *names, unsigned int n_names, bool on, struct rterr *err)
+static int features_set(struct eth_dev *d, const struct eth_features *cur, const char *const *names,
+			unsigned int n_names, bool on, struct rterr *err)
 {
 	struct ethtool_sfeatures *sf;
 	unsigned int i, changed = 0;
@@ -344,7 +344,7 @@ int ethtool_features_set_index(int ifindex, const char *was, const struct eth_fe
 			       const char *const *names, unsigned int n_names, bool on,
 			       struct rterr *err)
 {
-	struct eth_dev d = { .ifname = was, .ifindex = ifindex };
+	struct eth_dev d = {.ifname = was, .ifindex = ifindex};
 
 	return features_set(&d, cur, names, n_names, on, err);
 }

@@ -44,7 +44,6 @@ bool jr_word_ok(const char *s, size_t max)
 	return true;
 }
 
-
 struct parser {
 	const char *path;
 	unsigned int line;

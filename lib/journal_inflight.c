@@ -77,7 +77,8 @@ int journal_inflight_skipped(const struct journal *j, struct rterr *err)
  * change skipped: jr_commit_or_undo() has left memory equal to the disk. may_skip is false
  * when the write would also journal a new original, which nothing may do without.
  */
-static int commit_inflight(struct journal *j, struct jr_snapshot *s, bool may_skip, struct rterr *err)
+static int commit_inflight(struct journal *j, struct jr_snapshot *s, bool may_skip,
+			   struct rterr *err)
 {
 	struct rterr e = {0};
 	int r = jr_commit_or_undo(j, s, &e);

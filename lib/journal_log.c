@@ -17,8 +17,8 @@
 #include "journal_priv.h"
 #include "rtltune/testhook.h"
 
-#define LOG_MAGIC	"rtltune-log"
-#define LOG_VERSION	1
+#define LOG_MAGIC   "rtltune-log"
+#define LOG_VERSION 1
 /* Rotate the log past this size (keeping one old file, log.1). */
 #define LOG_MAX_BYTES  (4 << 20)
 #define LOG_MAX_LINE   4096

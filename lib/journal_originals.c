@@ -28,7 +28,7 @@ int jr_check_ident(const struct journal_ident *id, struct rterr *err)
  * could not be restored.
  */
 int jr_check_values(const struct journal_ident *id, const int64_t values[KNOB__COUNT],
-			const bool which[KNOB__COUNT], struct rterr *err)
+		    const bool which[KNOB__COUNT], struct rterr *err)
 {
 	int k;
 
@@ -43,7 +43,7 @@ int jr_check_values(const struct journal_ident *id, const int64_t values[KNOB__C
 
 /* Whether device id's journaled originals include every knob in which[] it reports. */
 bool jr_originals_cover(struct journal *j, const struct journal_ident *id,
-			    const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT])
+			const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT])
 {
 	const struct journal_entry *e = jr_find_entry(j, id);
 	int k;
@@ -60,8 +60,8 @@ bool jr_originals_cover(struct journal *j, const struct journal_ident *id,
  * needed.
  */
 int jr_stage_originals(struct journal *j, const struct journal_ident *id,
-			   const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT],
-			   bool *changed, struct rterr *err)
+		       const int64_t values[KNOB__COUNT], const bool which[KNOB__COUNT],
+		       bool *changed, struct rterr *err)
 {
 	struct journal_entry *e = jr_find_entry(j, id);
 	int k, r = jr_check_values(id, values, which, err);
@@ -146,8 +146,7 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 }
 
 /* Drop e's originals in which[] (NULL: all), and e itself once it has none left. */
-bool jr_drop_originals(struct journal *j, struct journal_entry *e,
-			   const bool which[KNOB__COUNT])
+bool jr_drop_originals(struct journal *j, struct journal_entry *e, const bool which[KNOB__COUNT])
 {
 	bool changed = false, left = false;
 	int k;

@@ -89,7 +89,6 @@ struct journal_inflight *jr_find_op(struct journal *j, const struct journal_iden
 	return NULL;
 }
 
-
 int jr_write_all(int fd, const char *buf, size_t len)
 {
 	ssize_t w;

@@ -31,15 +31,17 @@ static const char *const tso_features[] = {
 	"tx-tcp-segmentation",		"tx-tcp6-segmentation",	      "tx-tcp-ecn-segmentation",
 	"tx-tcp-mangleid-segmentation", "tx-tcp-accecn-segmentation",
 };
-static const char *const gso_features[] = { "tx-generic-segmentation" };
-static const char *const gro_features[] = { "rx-gro" };
+static const char *const gso_features[] = {"tx-generic-segmentation"};
+static const char *const gro_features[] = {"rx-gro"};
 
-#define FEATURES(list, nread)                                                                   \
-	.backend = KNOB_B_FEATURES, .features = list,                                             \
+#define FEATURES(list, nread)                                                                      \
+	.backend = KNOB_B_FEATURES, .features = list,                                              \
 	.n_features = sizeof(list) / sizeof(list[0]), .n_read = nread, .min = 0, .max = 1,         \
 	.limit = -1, .legacy_max = 1, .twin = -1
 #define LINK_U32(attr) .backend = KNOB_B_LINK, .ifla = attr, .max = UINT32_MAX
 
+/* One row per knob: read as a table, so laid out by hand. */
+// clang-format off
 static const struct knob_desc knobs[KNOB__COUNT] = {
 	[KNOB_MTU] = {
 		.name = "mtu", .type = KNOB_T_NUMBER, LINK_U32(IFLA_MTU), .min = 68,
@@ -109,6 +111,7 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.help = "length of the device's transmit queue (ip link set txqueuelen)",
 	},
 };
+// clang-format on
 
 const struct knob_desc *knob_desc(enum knob_id id)
 {
@@ -173,12 +176,12 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 	if (d->type == KNOB_T_BOOL) {
 		if (strcasecmp(text, "on") == 0 || strcasecmp(text, "yes") == 0 ||
 		    strcmp(text, "1") == 0 || strcasecmp(text, "true") == 0) {
-			*out = (struct knob_value){ KV_NUMBER, 1 };
+			*out = (struct knob_value){KV_NUMBER, 1};
 			return 0;
 		}
 		if (strcasecmp(text, "off") == 0 || strcasecmp(text, "no") == 0 ||
 		    strcmp(text, "0") == 0 || strcasecmp(text, "false") == 0) {
-			*out = (struct knob_value){ KV_NUMBER, 0 };
+			*out = (struct knob_value){KV_NUMBER, 0};
 			return 0;
 		}
 		snprintf(why, whylen, "%s expects on, off, max or keep, got '%s'", d->name, text);
@@ -196,7 +199,7 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 		mult = 1024 * 1024, end++;
 	if (*end != '\0' || v > (unsigned long long)d->max / mult)
 		goto bad;
-	*out = (struct knob_value){ KV_NUMBER, (int64_t)(v * mult) };
+	*out = (struct knob_value){KV_NUMBER, (int64_t)(v * mult)};
 	return 0;
 bad:
 	snprintf(why, whylen,

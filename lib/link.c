@@ -264,7 +264,7 @@ static int cmp_ifindex(const void *a, const void *b)
 
 int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rterr *err)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
 	struct link_sock *own;
 	struct dump_ctx ctx;
 	struct ack_ctx ack;
@@ -333,9 +333,9 @@ static int get_ack_cb(struct nl_msg *msg, void *arg)
 static int get_one(struct link_sock *ls, int ifindex, const char *name, struct link_info *out,
 		   struct rterr *err)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct get_ctx ctx = { .out = out };
-	struct ack_ctx ack = { 0 };
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct get_ctx ctx = {.out = out};
+	struct ack_ctx ack = {0};
 	struct link_sock *own;
 	struct nl_msg *msg;
 	struct nl_sock *sk;
@@ -366,8 +366,8 @@ static int get_one(struct link_sock *ls, int ifindex, const char *name, struct l
 	if (ack.error == -ENODEV || (!ack.error && r >= 0 && !ctx.got))
 		return -ENODEV;
 	if (ack.error)
-		return rterr_sys(err, -ack.error, "rtnetlink get link %s%s%s%s",
-				 name ? name : "", ack.extack[0] ? " (kernel: " : "", ack.extack,
+		return rterr_sys(err, -ack.error, "rtnetlink get link %s%s%s%s", name ? name : "",
+				 ack.extack[0] ? " (kernel: " : "", ack.extack,
 				 ack.extack[0] ? ")" : "");
 	if (r < 0)
 		return rterr_sys(err, EIO, "rtnetlink get link (%s)", nl_geterror(r));
@@ -404,8 +404,8 @@ int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, st
 int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
 		 struct rterr *err)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct ack_ctx ack = { 0 };
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct ack_ctx ack = {0};
 	struct nl_msg *msg = NULL;
 	struct link_sock *own;
 	struct nl_sock *sk;

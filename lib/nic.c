@@ -6,8 +6,8 @@
 #include "rtltune/nic.h"
 
 /* A feature knob's state from the bits: on when any of its first n_read names is. */
-static void feature_knob(const struct eth_features *f, const struct knob_desc *d,
-			 enum knob_id k, struct nic *nic)
+static void feature_knob(const struct eth_features *f, const struct knob_desc *d, enum knob_id k,
+			 struct nic *nic)
 {
 	int active = -1, requested = 0;
 	unsigned int i;
@@ -50,8 +50,8 @@ void nic_from_link(const char *sysfs_root, const struct link_info *li, struct ni
 	ethtool_features_free(&f);
 }
 
-int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex,
-		       struct nic *out, struct rterr *err)
+int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex, struct nic *out,
+		       struct rterr *err)
 {
 	struct link_info li;
 	int r = link_get_index(ls, ifindex, &li, err);
@@ -62,8 +62,8 @@ int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex
 	return 0;
 }
 
-int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname,
-		 struct nic *out, struct rterr *err)
+int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname, struct nic *out,
+		 struct rterr *err)
 {
 	struct link_info li;
 	int r = link_get(ls, ifname, &li, err);

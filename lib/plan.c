@@ -13,7 +13,7 @@
 
 const char *plan_action_name(enum plan_action a)
 {
-	static const char *const names[] = { "keep", "same", "change", "skip" };
+	static const char *const names[] = {"keep", "same", "change", "skip"};
 
 	return (unsigned int)a < 4 ? names[a] : "?";
 }
@@ -95,12 +95,11 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 			return rterr_input(err, "%s: %s: %s %" PRId64 " below the minimum %" PRId64,
 					   src, plan->ifname, d->name, target, d->min);
 		if (max != LINK_UNSET && target > max)
-			return rterr_input(err,
-					   "%s: %s: %s %" PRId64 " exceeds %s %" PRId64 " (%s%s%s)",
-					   src, plan->ifname, d->name, target,
-					   d->limit_name ? d->limit_name : "limit", max,
-					   *from ? from : "kernel", chip ? " " : "",
-					   chip ? chip->id : "");
+			return rterr_input(
+				err, "%s: %s: %s %" PRId64 " exceeds %s %" PRId64 " (%s%s%s)", src,
+				plan->ifname, d->name, target,
+				d->limit_name ? d->limit_name : "limit", max,
+				*from ? from : "kernel", chip ? " " : "", chip ? chip->id : "");
 	}
 	it->target = target;
 	it->action = target == it->cur ? PLAN_SAME : PLAN_CHANGE;
@@ -135,10 +134,11 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 	snprintf(where, sizeof(where), "%s:%u", chip->file, chip->line);
 	if (chip_has_quirk(chip, CHIP_Q_JUMBO_DISABLES_TSO) && mtu_after > 1500) {
 		if (tso->action == PLAN_CHANGE && tso->target == 1)
-			return rterr_input(err,
-					   "%s: %s: tso on is impossible with mtu %" PRId64
-					   ": chip %s turns TSO off above 1500 (jumbo-disables-tso, %s)",
-					   tso->src, plan->ifname, mtu_after, chip->id, where);
+			return rterr_input(
+				err,
+				"%s: %s: tso on is impossible with mtu %" PRId64
+				": chip %s turns TSO off above 1500 (jumbo-disables-tso, %s)",
+				tso->src, plan->ifname, mtu_after, chip->id, where);
 		plan_warn(plan, "%s%s: MTU above 1500 turns TSO and TX checksumming off (%s)",
 			  chip->id, where);
 	}
@@ -193,8 +193,7 @@ int plan_profile(const struct profile *p, const struct nic *nic, const struct ch
 
 	plan_init(plan, nic, chip);
 	chip_effective_limits(chip, nic, eff);
-	profile_resolve(p, nic->have_drvinfo ? nic->drv.driver : NULL, chip ? chip->id : NULL,
-			set);
+	profile_resolve(p, nic->have_drvinfo ? nic->drv.driver : NULL, chip ? chip->id : NULL, set);
 	for (k = 0; k < KNOB__COUNT && r == 0; k++) {
 		const struct profile_setting *s = &set[k];
 		char src[320];
@@ -255,7 +254,8 @@ json_object *plan_json(const struct plan *plan, bool executed)
 		if (it->action == PLAN_KEEP && !it->note[0])
 			continue;
 		i = json_object_new_object();
-		json_object_object_add(i, "knob", json_object_new_string(knob_name((enum knob_id)k)));
+		json_object_object_add(i, "knob",
+				       json_object_new_string(knob_name((enum knob_id)k)));
 		json_object_object_add(i, "action",
 				       json_object_new_string(plan_action_name(it->action)));
 		json_object_object_add(i, "old", knob_value_json((enum knob_id)k, it->cur));

@@ -10,7 +10,7 @@
 
 static void sleep_ms(long ms)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;

@@ -49,14 +49,13 @@ extern const struct fault_desc tnr_faults[F__COUNT];
 /* Which throughput a knob moves: TX offloads the sent bytes, GRO the received ones. */
 enum objective { OBJ_TX, OBJ_RX, OBJ_BOTH };
 
+/* The knob table says which traffic a knob moves (knob.h, .dir). */
 static inline enum objective tnr_knob_objective(enum knob_id k)
 {
-	switch (k) {
-	case KNOB_GRO:
-	case KNOB_GRO_MAX_SIZE:
-	case KNOB_GRO_IPV4_MAX_SIZE:
+	switch (knob_desc(k)->dir) {
+	case KNOB_DIR_RX:
 		return OBJ_RX;
-	case KNOB_MTU:
+	case KNOB_DIR_BOTH:
 		return OBJ_BOTH;
 	default:
 		return OBJ_TX;

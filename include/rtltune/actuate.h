@@ -30,10 +30,10 @@ const char *actuator_sysfs_root(const struct actuator *a);
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err);
 
 struct act_opts {
-	const char *op;	     /* the journal's in-flight name: "apply", "restore", "trial", ... */
-	const char *actor;   /* "cli" or "daemon" */
-	const char *outcome; /* the decision log's outcome per changed knob; NULL: "applied" */
-	const char *reason;  /* logged with each change; NULL: the item's source */
+	const char *op;		/* the journal's in-flight name: "apply", "restore", "trial", ... */
+	const char *actor;	/* "cli" or "daemon" */
+	const char *outcome;	/* the decision log's outcome per changed knob; NULL: "applied" */
+	const char *reason;	/* logged with each change; NULL: the item's source */
 	bool journal_originals; /* record originals first (false for restore, rollback) */
 	/*
 	 * Leave the in-flight record open on success: a tuner trial stays in flight until its
@@ -66,13 +66,12 @@ int actuate(struct actuator *a, struct journal *j, struct plan *plan, const stru
  * plan holding what was planned and done. A restore proceeds on a state dir that cannot be
  * written (journal_set_inflight_optional()); note then says what the journal still holds.
  */
-int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
-		    const char *actor, struct plan *plan, char *note, size_t note_len,
-		    struct rterr *err);
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic, const char *actor,
+		    struct plan *plan, char *note, size_t note_len, struct rterr *err);
 
 /* What actuate_orphan() did. */
 enum act_orphan {
-	ACT_ORPHAN_ROLLED_BACK, /* its pre-values are set again, its record ended */
+	ACT_ORPHAN_ROLLED_BACK,	 /* its pre-values are set again, its record ended */
 	ACT_ORPHAN_NOTHING_LEFT, /* every knob it touched is at its original: record ended */
 };
 /*

@@ -69,7 +69,7 @@ struct knob_desc {
 	 * mirrored into its IPv4 twin), or -1. */
 	int twin;
 	enum knob_dir dir;
-	const char *unit; /* base unit of a number ("bytes", "segments", "packets"), "" */
+	const char *unit;   /* base unit of a number ("bytes", "segments", "packets"), "" */
 	unsigned int flags; /* enum knob_flag */
 	struct knob_shown_limit shown[2];
 	const char *help; /* one line: `rtltune knobs`, metrics and docs */

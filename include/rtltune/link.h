@@ -14,8 +14,8 @@
 
 /* Kernel constants (include/linux/netdevice.h), for kernels/headers that lack them. */
 #define GSO_LEGACY_MAX_SIZE 65536
-#define GSO_MAX_SIZE_BIG 524280
-#define GSO_MAX_SEGS_MAX 65535
+#define GSO_MAX_SIZE_BIG    524280
+#define GSO_MAX_SEGS_MAX    65535
 
 #include "rtltune/knob.h"
 
@@ -58,8 +58,7 @@ int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rte
 /* One link by ifindex (a targeted RTM_GETLINK): -ENODEV "interface N disappeared". */
 int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err);
 /* One link by name (RTM_GETLINK with IFLA_IFNAME); -ENODEV "no such interface: NAME". */
-int link_get(struct link_sock *ls, const char *ifname, struct link_info *out,
-	     struct rterr *err);
+int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, struct rterr *err);
 /*
  * Parse one RTM_NEWLINK message (netlink header included) of len bytes, as a dump or the
  * link monitor receives it. -EINVAL for anything else or a malformed message.

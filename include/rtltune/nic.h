@@ -34,11 +34,11 @@ struct nic {
  */
 void nic_from_link(const char *sysfs_root, const struct link_info *li, struct nic *out);
 /* One interface by ifindex (a targeted RTM_GETLINK); -ENODEV "interface N disappeared". */
-int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex,
-		       struct nic *out, struct rterr *err);
+int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex, struct nic *out,
+		       struct rterr *err);
 /* One interface by name; -ENODEV "no such interface: NAME". */
-int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname,
-		 struct nic *out, struct rterr *err);
+int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname, struct nic *out,
+		 struct rterr *err);
 /* Every link in the current netns (one netlink dump), sorted by ifindex. */
 int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **nics, int *n,
 		     struct rterr *err);

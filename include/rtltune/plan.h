@@ -31,14 +31,14 @@ enum plan_action {
 
 struct plan_item {
 	enum plan_action action;
-	int64_t cur;	   /* current value, LINK_UNSET when unknown */
-	int64_t target;	   /* value to set (PLAN_CHANGE/PLAN_SAME) */
-	char src[320];	   /* "file:line" of the profile line, or "restore" / "tuner" */
-	char note[256];	   /* why skipped, how "max" resolved, quirks weighed */
+	int64_t cur;	/* current value, LINK_UNSET when unknown */
+	int64_t target; /* value to set (PLAN_CHANGE/PLAN_SAME) */
+	char src[320];	/* "file:line" of the profile line, or "restore" / "tuner" */
+	char note[256]; /* why skipped, how "max" resolved, quirks weighed */
 	/* Filled by actuate(): */
-	int64_t after;	   /* value read back after the run */
-	bool changed;	   /* the kernel call was made and succeeded */
-	bool undone;	   /* changed, then undone because the run failed */
+	int64_t after; /* value read back after the run */
+	bool changed;  /* the kernel call was made and succeeded */
+	bool undone;   /* changed, then undone because the run failed */
 };
 
 struct plan {

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Fault soak: SIGKILL at random moments of `rtltune apply` (between knob changes, and
-# inside the journal's own write: before fsync, before rename, after commit, right after
-# locking), sometimes of the `restore` that follows too, 30 times (SOAK_KILLS); then of
+# Fault soak: SIGKILL of `rtltune apply` between knob changes (aimed: after the first one
+# shows) and inside the journal's own write (before fsync, before rename, after commit,
+# right after locking), sometimes of the `restore` that follows too, 30 times (SOAK_KILLS); then of
 # rtltuned while it applies its profile to a new interface, followed by a restart that
 # must roll the interrupted apply back by itself. After every kill `rtltune restore`
 # brings back exactly the values from before the first change.
@@ -25,14 +25,25 @@ quick_state() { # [DEV], v0 by default
 quick_before=$(quick_state)
 points=(apply_knob apply_knob apply_knob journal_fsync journal_rename journal_committed journal_locked)
 
-# Start "rtltune ARGS" with a delay at POINT, SIGKILL it after a random moment. Prints
-# whether it had finished on its own.
+# Start "rtltune ARGS" with a delay at POINT and SIGKILL it there. At apply_knob (a delay
+# before every knob) the kill is aimed: it waits until the link shows the first change, so
+# it lands with the run half done. At the journal's points it comes after a random moment
+# within the delays. Prints whether it had finished on its own.
 kill_during() { # point ms args...
-	local point=$1 ms=$2 pid
+	local point=$1 ms=$2 pid start i
 	shift 2
+	start=$(quick_state)
 	RTLTUNE_TEST_DELAY="$point=$ms" ip netns exec "$ns" "$RTLTUNE" "$@" >/dev/null 2>&1 &
 	pid=$!
-	sleep "$(printf '0.%03d' $((RANDOM % (ms * 4 < 999 ? ms * 4 : 999))))"
+	if [ "$point" = apply_knob ]; then
+		for ((i = 0; i < 500; i++)); do
+			[ "$(quick_state)" != "$start" ] && break
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.01
+		done
+	else
+		sleep "$(printf '0.%03d' $((RANDOM % (ms * 4 < 999 ? ms * 4 : 999))))"
+	fi
 	if kill -9 $pid 2>/dev/null; then echo killed; else echo finished; fi
 	wait $pid 2>/dev/null || true
 }

@@ -4,9 +4,11 @@
 #  1. CLI applies race a trial (4 workers, until its verdict): each either applies or is
 #     refused with exit 3 naming the daemon's trial in flight (EBUSY), never anything
 #     else, and the journal never holds two operations for the device.
-#  2. rtltuned is SIGKILLed at random moments of its trials, 5 times (SOAK_TRIAL_KILLS),
-#     and restarted: it rolls the orphaned trial back at start, and `rtltune restore`
-#     then gives exactly the values from before anything ran.
+#  2. rtltuned is SIGKILLed 5 times (SOAK_TRIAL_KILLS), each kill aimed at an event the
+#     test waits for: odd rounds the moment a trial's in-flight record is in the journal,
+#     even rounds right after a verdict (between trials). Restarted, it rolls an orphaned
+#     trial back at start, and `rtltune restore` then gives exactly the values from
+#     before anything ran.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
@@ -48,6 +50,18 @@ wait_trial() { # until the count of started trials exceeds $1 (bounded, 15 s)
 	done
 	return 1
 }
+verdicts() { grep -cE 'ta: tuner (kept|rolled_back|abandoned) ' "$D_LOG" 2>/dev/null || true; }
+in_flight() { grep -q '^inflight ta ' "$D_STATE/journal" 2>/dev/null; }
+wait_event() { # wait_event WHAT COMMAND...: until COMMAND succeeds (bounded, 15 s)
+	local what=$1 i
+	shift
+	for ((i = 0; i < 1500; i++)); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	t_fail "round $r: no $what within 15 s: $(tail -n 3 "$D_LOG")"
+}
+verdict_after() { [ "$(verdicts)" -gt "$1" ] && ! in_flight; }
 
 t_log "1. CLI applies while the tuner trials"
 d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
@@ -87,13 +101,18 @@ t_eq "$rc" 0 "rtltuned clean exit"
 t_rtl "$A" restore ta >/dev/null
 t_eq "$(t_link_state "$A" ta)" "$before" "ta after the applies, the trials and restore"
 
-t_log "2. SIGKILL of rtltuned at random moments of its trials"
-recovered=0 killed_in_flight=0
+t_log "2. SIGKILL of rtltuned in its trials and between them"
+recovered=0 killed_in_flight=0 killed_between=0
 for ((r = 1; r <= KILLS; r++)); do
 	d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 	n=$(trials)
 	wait_trial "$n" || t_fail "round $r: no trial started"
-	sleep "0.$((RANDOM % 9))$((RANDOM % 10))"
+	if ((r % 2)); then
+		wait_event "in-flight record of the trial" in_flight
+	else
+		v=$(verdicts)
+		wait_event "verdict with nothing in flight" verdict_after "$v"
+	fi
 	kill -9 "$D_PID"
 	wait "$D_PID" 2>/dev/null || true
 	# What the restart must do: put back the pre-trial value of a trial left in flight,
@@ -109,12 +128,14 @@ for ((r = 1; r <= KILLS; r++)); do
 		t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$pre" "round $r: killed mid-trial ($at_kill): pre-trial value after the restart"
 		recovered=$((recovered + 1))
 	else
+		killed_between=$((killed_between + 1))
 		t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$at_kill" "round $r: killed between trials: the restart changed nothing"
 	fi
 	d_stop >/dev/null || t_fail "round $r: unclean exit"
 	t_rtl "$A" restore ta >/dev/null
 	t_eq "$(t_link_state "$A" ta)" "$before" "round $r: ta after SIGKILL, restart and restore"
 done
-echo "# $KILLS kills: $killed_in_flight with a trial in flight, each rolled back by the restart alone"
-t_ge "$killed_in_flight" 1 "kills that hit a trial in flight"
+echo "# $KILLS kills: $killed_in_flight with a trial in flight, each rolled back by the restart alone; $killed_between between trials"
+t_ge "$killed_in_flight" $(((KILLS + 1) / 2)) "kills that hit a trial in flight"
+[ "$KILLS" -lt 2 ] || t_ge "$killed_between" 1 "kills between trials"
 echo "soak_tuner: trial_kills=$KILLS restores_checked=$((KILLS + 1)) cli_applies=$(wc -l <"$T_TMP/apply.codes")"

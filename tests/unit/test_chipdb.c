@@ -16,11 +16,11 @@
 
 #include <cmocka.h>
 
+#include "tree.h"
+
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
 
-/* The source tree: RTLTUNE_SRCDIR, else three levels above TREE/build/tests/test_chipdb. */
-static char tree[PATH_MAX];
 
 static const char *path_in(const char *fmt, const char *rel)
 {
@@ -37,29 +37,6 @@ static const char *fixture(const char *rel)
 	return path_in("%s/tests/unit/fixtures/chips/%s", rel);
 }
 
-static int find_tree(void)
-{
-	const char *env = getenv("RTLTUNE_SRCDIR");
-	ssize_t r;
-	int up;
-
-	if (env && *env) {
-		snprintf(tree, sizeof(tree), "%s", env);
-		return 0;
-	}
-	r = readlink("/proc/self/exe", tree, sizeof(tree) - 1);
-	if (r <= 0)
-		return -1;
-	tree[r] = '\0';
-	for (up = 0; up < 3; up++) {
-		char *slash = strrchr(tree, '/');
-
-		if (!slash)
-			return -1;
-		*slash = '\0';
-	}
-	return access(fixture("sysfs/class/net"), R_OK);
-}
 
 static struct chipdb *load_dirs(const char *d0, const char *d1)
 {
@@ -537,7 +514,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_entries),
 	};
 
-	if (find_tree() < 0) {
+	if (find_tree("tests/unit/fixtures/chips/sysfs/class/net") < 0) {
 		fprintf(stderr, "test_chipdb: fixtures not found (set RTLTUNE_SRCDIR)\n");
 		return 1;
 	}

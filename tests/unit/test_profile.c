@@ -12,14 +12,11 @@
 
 #include <cmocka.h>
 
+#include "tree.h"
+
 #include "rtltune/chipdb.h"
 #include "rtltune/profile.h"
 
-/*
- * The source tree: RTLTUNE_SRCDIR, else three levels above this binary
- * (TREE/build/tests/test_profile), so the test runs from anywhere.
- */
-static char tree[PATH_MAX];
 
 static const char *fixture(const char *rel)
 {
@@ -32,29 +29,6 @@ static const char *fixture(const char *rel)
 	return b;
 }
 
-static int find_tree(void)
-{
-	const char *env = getenv("RTLTUNE_SRCDIR");
-	ssize_t r;
-	int up;
-
-	if (env && *env) {
-		snprintf(tree, sizeof(tree), "%s", env);
-		return 0;
-	}
-	r = readlink("/proc/self/exe", tree, sizeof(tree) - 1);
-	if (r <= 0)
-		return -1;
-	tree[r] = '\0';
-	for (up = 0; up < 3; up++) {
-		char *slash = strrchr(tree, '/');
-
-		if (!slash)
-			return -1;
-		*slash = '\0';
-	}
-	return access(fixture("ok/basic.conf"), R_OK);
-}
 
 /* Load name_or_path with the directory list dirs (fixture-relative, NULL-terminated). */
 static struct profile *load_ok(const char *name_or_path, const char *d0, const char *d1)
@@ -555,7 +529,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_chip_ids_exist),
 	};
 
-	if (find_tree() < 0) {
+	if (find_tree("tests/unit/fixtures/profiles/ok/basic.conf") < 0) {
 		fprintf(stderr, "test_profile: cannot find the source tree (set RTLTUNE_SRCDIR)\n");
 		return 1;
 	}

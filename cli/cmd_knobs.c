@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* rtltune knobs: the knob table (lib/knob.c), every row as the code knows it. */
+#include <stdio.h>
+
+#include "cli.h"
+#include "rtltune/knob.h"
+
+static const char *dir_name(enum knob_dir d)
+{
+	return d == KNOB_DIR_TX ? "tx" : d == KNOB_DIR_RX ? "rx" : "both";
+}
+
+static json_object *row_json(enum knob_id k)
+{
+	const struct knob_desc *d = knob_desc(k);
+	json_object *o = json_object_new_object(), *f;
+	unsigned int i;
+
+	json_object_object_add(o, "name", json_object_new_string(d->name));
+	json_object_object_add(o, "type",
+			       json_object_new_string(d->type == KNOB_T_BOOL ? "bool" : "number"));
+	json_object_object_add(o, "unit", cli_json_str(d->unit));
+	json_object_object_add(o, "direction", json_object_new_string(dir_name(d->dir)));
+	json_object_object_add(o, "min", json_object_new_int64(d->min));
+	json_object_object_add(o, "max", json_object_new_int64(d->max));
+	json_object_object_add(o, "limit", cli_json_str(d->limit_name));
+	if (d->backend == KNOB_B_LINK) {
+		json_object_object_add(o, "set_by", json_object_new_string("rtnetlink"));
+		json_object_object_add(o, "attribute", json_object_new_int(d->ifla));
+	} else {
+		json_object_object_add(o, "set_by", json_object_new_string("ethtool features"));
+		f = json_object_new_array();
+		for (i = 0; i < d->n_features; i++)
+			json_object_array_add(f, json_object_new_string(d->features[i]));
+		json_object_object_add(o, "features", f);
+	}
+	json_object_object_add(
+		o, "twin",
+		d->twin >= 0 ? json_object_new_string(knob_name((enum knob_id)d->twin)) : NULL);
+	json_object_object_add(o, "help", json_object_new_string(d->help));
+	return o;
+}
+
+static void render_knobs(json_object *doc)
+{
+	json_object *knobs = json_object_object_get(doc, "knobs");
+	size_t i, n = json_object_array_length(knobs);
+	char buf[64];
+
+	printf("%-20s %-6s %-9s %-5s %-17s %s\n", "KNOB", "TYPE", "UNIT", "MOVES", "SET BY",
+	       "WHAT");
+	for (i = 0; i < n; i++) {
+		json_object *k = json_object_array_get_idx(knobs, i);
+
+		printf("%-20s %-6s %-9s %-5s %-17s %s\n",
+		       json_object_get_string(json_object_object_get(k, "name")),
+		       json_object_get_string(json_object_object_get(k, "type")),
+		       cli_text_value(json_object_object_get(k, "unit"), buf, sizeof(buf)),
+		       json_object_get_string(json_object_object_get(k, "direction")),
+		       json_object_get_string(json_object_object_get(k, "set_by")),
+		       json_object_get_string(json_object_object_get(k, "help")));
+	}
+}
+
+static int cmd_knobs(struct cli_ctx *ctx, int argc, char **argv)
+{
+	json_object *doc = json_object_new_object(), *a = json_object_new_array();
+	int k;
+
+	if (argc > 1) {
+		json_object_put(doc);
+		json_object_put(a);
+		return cli_usage_error(ctx, "usage: rtltune knobs");
+	}
+	for (k = 0; k < KNOB__COUNT; k++)
+		json_object_array_add(a, row_json((enum knob_id)k));
+	json_object_object_add(doc, "knobs", a);
+	return cli_emit(ctx, doc, render_knobs, EXIT_OK);
+}
+
+CLI_COMMAND(knobs, .name = "knobs", .usage = "knobs",
+	    .help = "the knobs a profile can set: type, unit, what they move, how they are set",
+	    .run = cmd_knobs);
