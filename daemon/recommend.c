@@ -39,13 +39,8 @@ static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, c
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	json_object_object_add(o, "knob", json_object_new_string(knob_name(k)));
-	json_object_object_add(o, "current",
-			       cur == LINK_UNSET	     ? NULL
-			       : knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(cur != 0)
-							     : json_object_new_int64(cur));
-	json_object_object_add(o, "suggested",
-			       knob_type(k) == KNOB_T_BOOL ? json_object_new_boolean(want != 0)
-							   : json_object_new_int64(want));
+	json_object_object_add(o, "current", knob_value_json(k, cur));
+	json_object_object_add(o, "suggested", knob_value_json(k, want));
 	json_object_object_add(o, "reason", json_object_new_string(why));
 	json_object_array_add(r->list, o);
 }

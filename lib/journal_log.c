@@ -74,7 +74,8 @@ static void iso_time(int64_t us, char *buf, size_t len)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(us % 1000000));
 }
 
-static json_object *value_json(int64_t v)
+/* A record's value as the log stores it: the raw number, null when there is none. */
+static json_object *raw_value_json(int64_t v)
 {
 	return v == JOURNAL_NO_VALUE ? NULL : json_object_new_int64(v);
 }
@@ -111,8 +112,8 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 		o, "iface", ev->ifname && *ev->ifname ? json_object_new_string(ev->ifname) : NULL);
 	json_object_object_add(o, "knob",
 			       ev->knob >= 0 ? json_object_new_string(knob_name(ev->knob)) : NULL);
-	json_object_object_add(o, "old", value_json(ev->old_value));
-	json_object_object_add(o, "new", value_json(ev->new_value));
+	json_object_object_add(o, "old", raw_value_json(ev->old_value));
+	json_object_object_add(o, "new", raw_value_json(ev->new_value));
 	json_object_object_add(o, "outcome", json_object_new_string(ev->outcome));
 	if (ev->reason) {
 		/* Bounded so one record is one write well under any pipe or line limit. */
