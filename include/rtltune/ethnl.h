@@ -126,7 +126,7 @@ void ethnl_features_diff_free(struct ethnl_features_diff *d); /* NULL is fine */
  * 0 when every listed feature is now active as requested, a positive mask like the
  * ioctl's SFEATURES (ETHTOOL_F_WISH: a changeable feature was kept different,
  * "requested on"; ETHTOOL_F_UNSUPPORTED: a fixed one differs), or a negative errno.
- * diff (may be NULL) gets the kernel's account, to be freed by the caller.
+ * (ETHTOOL_F_* from <linux/ethtool.h>.) diff (may be NULL) gets the kernel's account, to be freed by the caller.
  */
 int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
 		       const char *const *names, unsigned int n_names, bool on,
