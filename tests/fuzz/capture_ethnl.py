@@ -216,7 +216,8 @@ def inner(out, outer_ns, nic):
     mon.bind((0, 0))  # an unbound socket gets no multicast, membership or not
     mon.setsockopt(SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, g.groups["monitor"])
     v0, tap = ifindex("v0"), ifindex("tap0")
-    manifest.append(f"# in a private netns: veth v0 (4 rx/4 tx queues), tap0")
+    manifest.append(f"# in a private netns: veth v0 (ifindex {v0}, 4 rx/4 tx queues), "
+                    f"tap0 (ifindex {tap})")
 
     save(out, "veth-channels", g.eth("CHANNELS_GET", v0), "CHANNELS_GET_REPLY of veth v0",
          [["-l", "v0"]])
@@ -281,6 +282,9 @@ def inner(out, outer_ns, nic):
                g.eth("FEATURES_SET", v0, wanted, flags=FLAG_COMPACT, ack=True),
                "FEATURES_SET_REPLY: tx-tcp-segmentation, tx-tcp6-segmentation, tx-gso-robust "
                "(fixed) on, with tx-checksumming off: kernel keeps them off", [["-k", "v0"]])
+    save(out, "veth-features-wish", g.eth("FEATURES_GET", v0, flags=FLAG_COMPACT),
+         "FEATURES_GET_REPLY of v0 after that: wanted differs from active (requested on)",
+         [["-k", "v0"]])
     subprocess.run(["ethtool", "-K", "v0", "tso", "off"], check=True, capture_output=True)
     save_first(out, "veth-features-set-verbose",
                g.eth("FEATURES_SET", v0, wanted, ack=True),
