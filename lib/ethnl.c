@@ -53,7 +53,7 @@ void ethnl_close(struct ethnl *e)
 
 int ethnl_open(struct ethnl **out, struct rterr *err)
 {
-	struct timeval tv = { .tv_sec = 5 };
+	struct timeval tv = {.tv_sec = 5};
 	struct ethnl *e;
 	int one = 1, fd, r;
 
@@ -70,7 +70,8 @@ int ethnl_open(struct ethnl **out, struct rterr *err)
 	r = genl_connect(e->sk);
 	if (r < 0) {
 		ethnl_close(e);
-		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)", nl_geterror(r));
+		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
+				 nl_geterror(r));
 	}
 	fd = nl_socket_get_fd(e->sk);
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
@@ -164,7 +165,8 @@ static int transact(struct ethnl *e, struct nl_msg *req, reply_fn fn, void *arg,
 			if (h.nlmsg_seq != nlh->nlmsg_seq || h.nlmsg_pid != port)
 				continue;
 			if (h.nlmsg_type == NLMSG_ERROR)
-				return ethnl_parse_ack(e->buf + off, mlen, ack) < 0 ? -EPROTO : fn_err;
+				return ethnl_parse_ack(e->buf + off, mlen, ack) < 0 ? -EPROTO
+										    : fn_err;
 			if (h.nlmsg_type == NLMSG_DONE)
 				return fn_err;
 			if (h.nlmsg_type != e->family)
@@ -199,7 +201,7 @@ static const char *attr_at(struct nl_msg *req, const struct ethnl_ack *ack,
  * the attribute the kernel pointed at (pass NULL when only one was sent).
  */
 static int request_err(int r, const struct ethnl_ack *ack, const char *at, const char *what,
-		struct rterr *err)
+		       struct rterr *err)
 {
 	if (r == -EPROTO || r == -EBADMSG)
 		return rterr_sys(err, EPROTO, "%s: malformed reply from the kernel", what);
@@ -240,7 +242,7 @@ static int group_reply_cb(const void *msg, size_t len, void *arg)
 int ethnl_get(struct ethnl *e, int ifindex, enum ethnl_group g, struct ethnl_values *out,
 	      struct rterr *err)
 {
-	struct group_reply gr = { .g = g, .ifindex = ifindex, .out = out };
+	struct group_reply gr = {.g = g, .ifindex = ifindex, .out = out};
 	struct ethnl_ack ack;
 	struct nl_msg *req;
 	char what[64];
@@ -402,9 +404,9 @@ static int set_reply_cb(const void *msg, size_t len, void *arg)
 	return d->kept ? 0 : ethnl_parse_features_set_reply(msg, len, d);
 }
 
-static int features_request(struct ethnl *e, int ifindex, unsigned int count,
-			    const uint32_t *value, const uint32_t *mask,
-			    struct ethnl_features_diff *got, const char *what, struct rterr *err)
+static int features_request(struct ethnl *e, int ifindex, unsigned int count, const uint32_t *value,
+			    const uint32_t *mask, struct ethnl_features_diff *got, const char *what,
+			    struct rterr *err)
 {
 	unsigned int words = (count + 31) / 32;
 	struct ethnl_ack ack;
@@ -439,7 +441,7 @@ int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *
 		       const char *const *names, unsigned int n_names, bool on,
 		       struct ethnl_features_diff *diff, struct rterr *err)
 {
-	struct ethnl_features_diff got = { 0 };
+	struct ethnl_features_diff got = {0};
 	size_t w = cur->words ? cur->words : 1;
 	uint32_t *value, *mask, *fixed_kept;
 	unsigned int i, sent = 0;
@@ -576,25 +578,28 @@ int ethnl_monitor_read(struct ethnl_monitor *m, struct ethnl_event *ev, struct r
 			memcpy(&h, m->buf + at, sizeof(h));
 			if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > m->len - at) {
 				m->len = m->off = 0;
-				return rterr_sys(err, EBADMSG, "ethtool monitor: truncated message");
+				return rterr_sys(err, EBADMSG,
+						 "ethtool monitor: truncated message");
 			}
 			m->off += NLMSG_ALIGN(h.nlmsg_len);
 			if (h.nlmsg_type != m->family)
 				continue;
 			if (ethnl_parse_event(m->buf + at, h.nlmsg_len, m->family, ev) < 0)
-				return rterr_sys(err, EBADMSG, "ethtool monitor: malformed notification");
+				return rterr_sys(err, EBADMSG,
+						 "ethtool monitor: malformed notification");
 			return 1;
 		}
 		m->len = m->off = 0;
-		n = recvfrom(nl_socket_get_fd(m->sk), m->buf, ETHNL_BUF_SIZE, MSG_DONTWAIT | MSG_TRUNC,
-			     (struct sockaddr *)&from, &fromlen);
+		n = recvfrom(nl_socket_get_fd(m->sk), m->buf, ETHNL_BUF_SIZE,
+			     MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fromlen);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
 		if (n < 0 && errno == ENOBUFS)
-			return rterr_sys(err, ENOBUFS, "ethtool monitor: notifications lost "
-						       "(receive buffer overrun): re-read every device");
+			return rterr_sys(err, ENOBUFS,
+					 "ethtool monitor: notifications lost "
+					 "(receive buffer overrun): re-read every device");
 		if (n < 0)
 			return rterr_sys(err, errno, "ethtool monitor");
 		if (n > ETHNL_BUF_SIZE)

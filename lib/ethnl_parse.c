@@ -237,7 +237,8 @@ int ethnl_parse_reply(const void *buf, size_t len, enum ethnl_group g, struct et
 	for (i = 0; i < gi->n_attrs; i++) {
 		const struct ethnl_attr *a = &gi->attrs[i];
 
-		if (tb[a->attr].present && read_value(&tb[a->attr], a->type, &out->val[a->attr]) < 0)
+		if (tb[a->attr].present &&
+		    read_value(&tb[a->attr], a->type, &out->val[a->attr]) < 0)
 			goto bad;
 		if (a->max_attr && tb[a->max_attr].present &&
 		    get_u32(&tb[a->max_attr], &out->max[a->attr]) < 0)
@@ -283,8 +284,8 @@ static int bitset_size(const struct attr *nest, unsigned int *nbits)
  * (NOMASK) has no mask: every bit of it counts, mask comes back all ones. Verbose names
  * go to names[index] when names is not NULL.
  */
-static int bitset_read(const struct attr *nest, unsigned int nbits, uint32_t *value,
-		       uint32_t *mask, char (*names)[32])
+static int bitset_read(const struct attr *nest, unsigned int nbits, uint32_t *value, uint32_t *mask,
+		       char (*names)[32])
 {
 	struct attr tb[ETHTOOL_A_BITSET_MASK + 1];
 	unsigned int i, words = words_of(nbits), size;
@@ -383,8 +384,8 @@ static int features_alloc(struct eth_features *f, unsigned int count)
 int ethnl_parse_features(const void *buf, size_t len, struct eth_features *f)
 {
 	struct attr tb[ETHTOOL_A_FEATURES_NOCHANGE + 1];
-	static const int sets[] = { ETHTOOL_A_FEATURES_HW, ETHTOOL_A_FEATURES_WANTED,
-				    ETHTOOL_A_FEATURES_ACTIVE, ETHTOOL_A_FEATURES_NOCHANGE };
+	static const int sets[] = {ETHTOOL_A_FEATURES_HW, ETHTOOL_A_FEATURES_WANTED,
+				   ETHTOOL_A_FEATURES_ACTIVE, ETHTOOL_A_FEATURES_NOCHANGE};
 	uint32_t *mask = NULL;
 	struct ethnl_dev dev;
 	struct genl_view v;
@@ -407,7 +408,7 @@ int ethnl_parse_features(const void *buf, size_t len, struct eth_features *f)
 		return -ENOMEM;
 	}
 	for (i = 0; i < N(sets); i++) {
-		uint32_t *out[] = { f->available, f->requested, f->active, f->never_changed };
+		uint32_t *out[] = {f->available, f->requested, f->active, f->never_changed};
 
 		memset(mask, 0, (f->words ? f->words : 1) * sizeof(*mask));
 		/* Every bitset of one reply has the same size: NETDEV_FEATURE_COUNT. */
@@ -517,7 +518,8 @@ int ethnl_parse_strset(const void *buf, size_t len, uint32_t set_id, struct ethn
 
 		if (type != ETHTOOL_A_STRINGSETS_STRINGSET ||
 		    nest_table(&set, ss, ETHTOOL_A_STRINGSET_STRINGS) < 0 ||
-		    !ss[ETHTOOL_A_STRINGSET_ID].present || get_u32(&ss[ETHTOOL_A_STRINGSET_ID], &id) < 0)
+		    !ss[ETHTOOL_A_STRINGSET_ID].present ||
+		    get_u32(&ss[ETHTOOL_A_STRINGSET_ID], &id) < 0)
 			goto bad;
 		if (id != set_id)
 			continue;
@@ -621,19 +623,19 @@ static const struct {
 	enum ethnl_ntf what;
 	const char *name;
 } ntf_kinds[] = {
-	{ ETHTOOL_MSG_RINGS_NTF, ETHNL_NTF_RINGS, "rings" },
-	{ ETHTOOL_MSG_COALESCE_NTF, ETHNL_NTF_COALESCE, "coalesce" },
-	{ ETHTOOL_MSG_CHANNELS_NTF, ETHNL_NTF_CHANNELS, "channels" },
-	{ ETHTOOL_MSG_PAUSE_NTF, ETHNL_NTF_PAUSE, "pause" },
-	{ ETHTOOL_MSG_FEATURES_NTF, ETHNL_NTF_FEATURES, "features" },
-	{ ETHTOOL_MSG_LINKINFO_NTF, ETHNL_NTF_LINKINFO, "linkinfo" },
-	{ ETHTOOL_MSG_LINKMODES_NTF, ETHNL_NTF_LINKMODES, "linkmodes" },
-	{ ETHTOOL_MSG_DEBUG_NTF, ETHNL_NTF_DEBUG, "debug" },
-	{ ETHTOOL_MSG_WOL_NTF, ETHNL_NTF_WOL, "wol" },
-	{ ETHTOOL_MSG_PRIVFLAGS_NTF, ETHNL_NTF_PRIVFLAGS, "privflags" },
-	{ ETHTOOL_MSG_EEE_NTF, ETHNL_NTF_EEE, "eee" },
-	{ ETHTOOL_MSG_FEC_NTF, ETHNL_NTF_FEC, "fec" },
-	{ ETHTOOL_MSG_MODULE_NTF, ETHNL_NTF_MODULE, "module" },
+	{ETHTOOL_MSG_RINGS_NTF, ETHNL_NTF_RINGS, "rings"},
+	{ETHTOOL_MSG_COALESCE_NTF, ETHNL_NTF_COALESCE, "coalesce"},
+	{ETHTOOL_MSG_CHANNELS_NTF, ETHNL_NTF_CHANNELS, "channels"},
+	{ETHTOOL_MSG_PAUSE_NTF, ETHNL_NTF_PAUSE, "pause"},
+	{ETHTOOL_MSG_FEATURES_NTF, ETHNL_NTF_FEATURES, "features"},
+	{ETHTOOL_MSG_LINKINFO_NTF, ETHNL_NTF_LINKINFO, "linkinfo"},
+	{ETHTOOL_MSG_LINKMODES_NTF, ETHNL_NTF_LINKMODES, "linkmodes"},
+	{ETHTOOL_MSG_DEBUG_NTF, ETHNL_NTF_DEBUG, "debug"},
+	{ETHTOOL_MSG_WOL_NTF, ETHNL_NTF_WOL, "wol"},
+	{ETHTOOL_MSG_PRIVFLAGS_NTF, ETHNL_NTF_PRIVFLAGS, "privflags"},
+	{ETHTOOL_MSG_EEE_NTF, ETHNL_NTF_EEE, "eee"},
+	{ETHTOOL_MSG_FEC_NTF, ETHNL_NTF_FEC, "fec"},
+	{ETHTOOL_MSG_MODULE_NTF, ETHNL_NTF_MODULE, "module"},
 };
 
 const char *ethnl_ntf_name(enum ethnl_ntf what)

@@ -9,7 +9,9 @@
 
 #include "ethnl_priv.h"
 
+/* clang-format off */
 #define ROW(n, a, m, t) { .name = n, .attr = a, .max_attr = m, .type = ETHNL_##t }
+/* clang-format on */
 
 /* ethtool -g order; newer rows last. */
 static const struct ethnl_attr ring_attrs[] = {
@@ -75,20 +77,20 @@ static const struct ethnl_attr pause_attrs[] = {
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct ethnl_group_info ethnl_groups[ETHNL_GROUP_COUNT] = {
-	[ETHNL_RINGS] = { "rings", "ring_", ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET,
-			  ETHTOOL_MSG_RINGS_GET_REPLY, ETHTOOL_MSG_RINGS_NTF,
-			  RT_ETHTOOL_A_RINGS_LAST, ring_attrs, N(ring_attrs) },
-	[ETHNL_COALESCE] = { "coalesce", "coalesce_", ETHTOOL_MSG_COALESCE_GET,
-			     ETHTOOL_MSG_COALESCE_SET, ETHTOOL_MSG_COALESCE_GET_REPLY,
-			     ETHTOOL_MSG_COALESCE_NTF, RT_ETHTOOL_A_COALESCE_LAST, coalesce_attrs,
-			     N(coalesce_attrs) },
-	[ETHNL_CHANNELS] = { "channels", "channels_", ETHTOOL_MSG_CHANNELS_GET,
-			     ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_MSG_CHANNELS_GET_REPLY,
-			     ETHTOOL_MSG_CHANNELS_NTF, ETHTOOL_A_CHANNELS_COMBINED_COUNT,
-			     channel_attrs, N(channel_attrs) },
-	[ETHNL_PAUSE] = { "pause", "pause_", ETHTOOL_MSG_PAUSE_GET, ETHTOOL_MSG_PAUSE_SET,
-			  ETHTOOL_MSG_PAUSE_GET_REPLY, ETHTOOL_MSG_PAUSE_NTF,
-			  RT_ETHTOOL_A_PAUSE_STATS_SRC, pause_attrs, N(pause_attrs) },
+	[ETHNL_RINGS] = {"rings", "ring_", ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET,
+			 ETHTOOL_MSG_RINGS_GET_REPLY, ETHTOOL_MSG_RINGS_NTF,
+			 RT_ETHTOOL_A_RINGS_LAST, ring_attrs, N(ring_attrs)},
+	[ETHNL_COALESCE] = {"coalesce", "coalesce_", ETHTOOL_MSG_COALESCE_GET,
+			    ETHTOOL_MSG_COALESCE_SET, ETHTOOL_MSG_COALESCE_GET_REPLY,
+			    ETHTOOL_MSG_COALESCE_NTF, RT_ETHTOOL_A_COALESCE_LAST, coalesce_attrs,
+			    N(coalesce_attrs)},
+	[ETHNL_CHANNELS] = {"channels", "channels_", ETHTOOL_MSG_CHANNELS_GET,
+			    ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_MSG_CHANNELS_GET_REPLY,
+			    ETHTOOL_MSG_CHANNELS_NTF, ETHTOOL_A_CHANNELS_COMBINED_COUNT,
+			    channel_attrs, N(channel_attrs)},
+	[ETHNL_PAUSE] = {"pause", "pause_", ETHTOOL_MSG_PAUSE_GET, ETHTOOL_MSG_PAUSE_SET,
+			 ETHTOOL_MSG_PAUSE_GET_REPLY, ETHTOOL_MSG_PAUSE_NTF,
+			 RT_ETHTOOL_A_PAUSE_STATS_SRC, pause_attrs, N(pause_attrs)},
 };
 
 static bool group_ok(enum ethnl_group g)
@@ -133,8 +135,8 @@ void ethnl_values_init(struct ethnl_values *v)
 
 int ethnl_values_check(enum ethnl_group g, const struct ethnl_values *want, struct rterr *err)
 {
-	static const int64_t limit[] = { [ETHNL_U32] = UINT32_MAX, [ETHNL_U8] = UINT8_MAX,
-					 [ETHNL_BOOL] = 1 };
+	static const int64_t limit[] = {
+		[ETHNL_U32] = UINT32_MAX, [ETHNL_U8] = UINT8_MAX, [ETHNL_BOOL] = 1};
 	size_t i, n;
 	const struct ethnl_attr *a = ethnl_attrs(g, &n);
 

@@ -36,7 +36,7 @@ enum ethnl_type {
 /* One settable attribute of a group: one row of the knob table. */
 struct ethnl_attr {
 	const char *name;  /* knob suffix as SPEC names it: ring_<name>, coalesce_<name>, ... */
-	uint16_t attr;     /* ETHTOOL_A_<GROUP>_* carrying the value (GET and SET) */
+	uint16_t attr;	   /* ETHTOOL_A_<GROUP>_* carrying the value (GET and SET) */
 	uint16_t max_attr; /* ETHTOOL_A_<GROUP>_*_MAX: the device's own maximum; 0 if none */
 	enum ethnl_type type;
 };
@@ -126,7 +126,8 @@ void ethnl_features_diff_free(struct ethnl_features_diff *d); /* NULL is fine */
  * 0 when every listed feature is now active as requested, a positive mask like the
  * ioctl's SFEATURES (ETHTOOL_F_WISH: a changeable feature was kept different,
  * "requested on"; ETHTOOL_F_UNSUPPORTED: a fixed one differs), or a negative errno.
- * (ETHTOOL_F_* from <linux/ethtool.h>.) diff (may be NULL) gets the kernel's account, to be freed by the caller.
+ * (ETHTOOL_F_* from <linux/ethtool.h>.) diff (may be NULL) gets the kernel's account, to be freed
+ * by the caller.
  */
 int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
 		       const char *const *names, unsigned int n_names, bool on,
@@ -163,7 +164,7 @@ struct ethnl_event {
 	uint8_t cmd; /* the genl command as received */
 	int ifindex; /* 0 when the message names no device */
 	char ifname[IF_NAMESIZE];
-	int group;		    /* enum ethnl_group for rings/coalesce/channels/pause, else -1 */
+	int group; /* enum ethnl_group for rings/coalesce/channels/pause, else -1 */
 	struct ethnl_values values; /* for those: the new settings, as ethnl_get() gives them */
 };
 
@@ -190,11 +191,11 @@ struct ethnl_dev {
 
 /* An NLMSG_ERROR: the errno (0 for an ACK) and the extended ACK attributes. */
 struct ethnl_ack {
-	int error;	     /* negative errno, 0 = success */
-	char msg[256];	     /* NLMSGERR_ATTR_MSG, "" when absent */
-	int64_t offset;	     /* NLMSGERR_ATTR_OFFS: byte offset in the request, or -1 */
-	int64_t miss_type;   /* NLMSGERR_ATTR_MISS_TYPE: a missing attribute, or -1 */
-	int64_t miss_nest;   /* NLMSGERR_ATTR_MISS_NEST: ...inside the nest at offset, or -1 */
+	int error;	   /* negative errno, 0 = success */
+	char msg[256];	   /* NLMSGERR_ATTR_MSG, "" when absent */
+	int64_t offset;	   /* NLMSGERR_ATTR_OFFS: byte offset in the request, or -1 */
+	int64_t miss_type; /* NLMSGERR_ATTR_MISS_TYPE: a missing attribute, or -1 */
+	int64_t miss_nest; /* NLMSGERR_ATTR_MISS_NEST: ...inside the nest at offset, or -1 */
 };
 
 /* ETH_SS_* string set as STRSET_GET_REPLY gives it. */

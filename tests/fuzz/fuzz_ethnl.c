@@ -21,8 +21,8 @@ static size_t page;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	page = (size_t)sysconf(_SC_PAGESIZE);
-	arena = mmap(NULL, ARENA_PAGES * page, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	arena = mmap(NULL, ARENA_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
 	if (arena == MAP_FAILED || mprotect(arena + (ARENA_PAGES - 1) * page, page, PROT_NONE))
 		abort();
 	return 0;
@@ -30,8 +30,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void check_values(const struct ethnl_values *v, enum ethnl_group g)
 {
-	static const int64_t limit[] = { [ETHNL_U32] = UINT32_MAX, [ETHNL_U8] = UINT8_MAX,
-					 [ETHNL_BOOL] = 1 };
+	static const int64_t limit[] = {
+		[ETHNL_U32] = UINT32_MAX, [ETHNL_U8] = UINT8_MAX, [ETHNL_BOOL] = 1};
 	const struct ethnl_attr *a;
 	size_t i, n;
 	unsigned int k;

@@ -42,8 +42,9 @@ static json_object *group_json(const struct ethnl_values *v, enum ethnl_group g,
 
 	for (i = 0; i < n; i++)
 		if (!max || a[i].max_attr)
-			json_object_object_add(o, a[i].name,
-					       num_or_null(max ? v->max[a[i].attr] : v->val[a[i].attr]));
+			json_object_object_add(
+				o, a[i].name,
+				num_or_null(max ? v->max[a[i].attr] : v->val[a[i].attr]));
 	return o;
 }
 
@@ -58,8 +59,10 @@ static json_object *features_json(const struct eth_features *f)
 		if (!f->names[i][0])
 			continue;
 		json_object_object_add(b, "active", json_object_new_boolean(bit(f->active, i)));
-		json_object_object_add(b, "available", json_object_new_boolean(bit(f->available, i)));
-		json_object_object_add(b, "requested", json_object_new_boolean(bit(f->requested, i)));
+		json_object_object_add(b, "available",
+				       json_object_new_boolean(bit(f->available, i)));
+		json_object_object_add(b, "requested",
+				       json_object_new_boolean(bit(f->requested, i)));
 		json_object_object_add(b, "never_changed",
 				       json_object_new_boolean(bit(f->never_changed, i)));
 		json_object_object_add(o, f->names[i], b);
@@ -72,7 +75,7 @@ static int dump_one(struct ethnl *e, const char *ifname, json_object *arr)
 	json_object *o = json_object_new_object(), *errors = json_object_new_object();
 	int ifindex = (int)if_nametoindex(ifname), g, r;
 	struct eth_features f;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 
 	if (ifindex <= 0) {
 		fprintf(stderr, "ethnl_dump: no such interface: %s\n", ifname);
@@ -114,7 +117,7 @@ static int compare_ioctl(struct ethnl *e, const char *ifname)
 {
 	int ifindex = (int)if_nametoindex(ifname), diffs = 0;
 	struct eth_features nl, io;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	unsigned int i;
 
 	if (ethnl_features_get(e, ifindex, &nl, &err) < 0 ||
@@ -128,10 +131,10 @@ static int compare_ioctl(struct ethnl *e, const char *ifname)
 		diffs++;
 	}
 	for (i = 0; !diffs && i < nl.count; i++) {
-		static const char *const what[] = { "available", "requested", "active",
-						    "never_changed" };
-		const uint32_t *a[] = { nl.available, nl.requested, nl.active, nl.never_changed };
-		const uint32_t *b[] = { io.available, io.requested, io.active, io.never_changed };
+		static const char *const what[] = {"available", "requested", "active",
+						   "never_changed"};
+		const uint32_t *a[] = {nl.available, nl.requested, nl.active, nl.never_changed};
+		const uint32_t *b[] = {io.available, io.requested, io.active, io.never_changed};
 		unsigned int k;
 
 		if (strcmp(nl.names[i], io.names[i]) != 0) {
@@ -140,8 +143,8 @@ static int compare_ioctl(struct ethnl *e, const char *ifname)
 		}
 		for (k = 0; k < 4; k++)
 			if (bit(a[k], i) != bit(b[k], i)) {
-				printf("%s: %s %s %d/%d\n", ifname, nl.names[i], what[k], bit(a[k], i),
-				       bit(b[k], i));
+				printf("%s: %s %s %d/%d\n", ifname, nl.names[i], what[k],
+				       bit(a[k], i), bit(b[k], i));
 				diffs++;
 			}
 	}
@@ -162,7 +165,7 @@ static double now(void)
 static int repeat(struct ethnl *e, const char *ifname, int n)
 {
 	int ifindex = (int)if_nametoindex(ifname), i, g;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	double t0 = now();
 
 	for (i = 0; i < n; i++) {
@@ -182,7 +185,7 @@ static int repeat(struct ethnl *e, const char *ifname, int n)
 static int monitor(struct ethnl *e, int count, int seconds)
 {
 	struct ethnl_monitor *m;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	double end = now() + seconds;
 	int got = 0;
 
@@ -193,7 +196,7 @@ static int monitor(struct ethnl *e, int count, int seconds)
 	printf("ready\n");
 	fflush(stdout);
 	while (got < count && now() < end) {
-		struct pollfd p = { .fd = ethnl_monitor_fd(m), .events = POLLIN };
+		struct pollfd p = {.fd = ethnl_monitor_fd(m), .events = POLLIN};
 		struct ethnl_event ev;
 		int r;
 
@@ -207,12 +210,14 @@ static int monitor(struct ethnl *e, int count, int seconds)
 				continue;
 			}
 			o = json_object_new_object();
-			json_object_object_add(o, "what", json_object_new_string(ethnl_ntf_name(ev.what)));
+			json_object_object_add(o, "what",
+					       json_object_new_string(ethnl_ntf_name(ev.what)));
 			json_object_object_add(o, "cmd", json_object_new_int(ev.cmd));
 			json_object_object_add(o, "ifindex", json_object_new_int(ev.ifindex));
 			json_object_object_add(o, "ifname", json_object_new_string(ev.ifname));
 			if (ev.group >= 0)
-				json_object_object_add(o, "values", group_json(&ev.values, ev.group, false));
+				json_object_object_add(o, "values",
+						       group_json(&ev.values, ev.group, false));
 			printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 			fflush(stdout);
 			json_object_put(o);
@@ -225,7 +230,7 @@ static int monitor(struct ethnl *e, int count, int seconds)
 
 int main(int argc, char **argv)
 {
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct ethnl *e;
 	int i, rc = 0;
 
@@ -251,7 +256,8 @@ int main(int argc, char **argv)
 		for (i = 1; i < argc && !rc; i++)
 			rc = dump_one(e, argv[i], arr);
 		if (!rc)
-			printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+			printf("%s\n",
+			       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 		json_object_put(arr);
 	}
 	ethnl_close(e);

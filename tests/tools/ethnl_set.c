@@ -36,7 +36,7 @@ static int group_by_name(const char *name)
 static int set_group(struct ethnl *e, int ifindex, enum ethnl_group g, int n, char **args)
 {
 	struct ethnl_values want, now;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	size_t i, rows;
 	const struct ethnl_attr *a;
 	int k;
@@ -79,7 +79,7 @@ static int set_features(struct ethnl *e, int ifindex, bool on, int n, char **nam
 {
 	struct ethnl_features_diff diff;
 	struct eth_features cur, after;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	unsigned int i;
 	int r, k;
 
@@ -118,7 +118,8 @@ static int set_features(struct ethnl *e, int ifindex, bool on, int n, char **nam
 	}
 	for (i = 0; i < diff.count && i < after.count; i++)
 		if (bit(diff.changed, i))
-			printf("changed %s %s\n", after.names[i], bit(diff.active, i) ? "on" : "off");
+			printf("changed %s %s\n", after.names[i],
+			       bit(diff.active, i) ? "on" : "off");
 	printf("result%s%s\n", r & ETHTOOL_F_WISH ? " wish" : "",
 	       r & ETHTOOL_F_UNSUPPORTED ? " unsupported" : (r ? "" : " ok"));
 	ethnl_features_diff_free(&diff);
@@ -129,7 +130,7 @@ static int set_features(struct ethnl *e, int ifindex, bool on, int n, char **nam
 int main(int argc, char **argv)
 {
 	struct eth_drvinfo drv;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 	struct ethnl *e;
 	int ifindex, g, rc;
 

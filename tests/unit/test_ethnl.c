@@ -21,7 +21,7 @@
 
 /* Capture-time facts (MANIFEST): ifindexes, the family id of that boot. */
 #define ETH0_IFINDEX 4
-#define V0_IFINDEX 3
+#define V0_IFINDEX   3
 #define TAP0_IFINDEX 4
 #define FEATURE_BITS 64 /* NETDEV_FEATURE_COUNT in 6.18 */
 
@@ -59,7 +59,7 @@ struct blob {
 static struct blob load(const char *name)
 {
 	char path[PATH_MAX + 64];
-	struct blob b = { 0 };
+	struct blob b = {0};
 	FILE *f;
 	long n;
 
@@ -134,31 +134,31 @@ static void test_table(void **state)
 		enum ethnl_group g;
 		const char *knob;
 	} spec[] = {
-		{ ETHNL_RINGS, "ring_rx" },
-		{ ETHNL_RINGS, "ring_rx_mini" },
-		{ ETHNL_RINGS, "ring_rx_jumbo" },
-		{ ETHNL_RINGS, "ring_tx" },
-		{ ETHNL_RINGS, "ring_rx_buf_len" },
-		{ ETHNL_COALESCE, "coalesce_rx_usecs" },
-		{ ETHNL_COALESCE, "coalesce_rx_frames" },
-		{ ETHNL_COALESCE, "coalesce_tx_usecs" },
-		{ ETHNL_COALESCE, "coalesce_tx_frames" },
-		{ ETHNL_COALESCE, "coalesce_rx_usecs_irq" },
-		{ ETHNL_COALESCE, "coalesce_rx_frames_irq" },
-		{ ETHNL_COALESCE, "coalesce_tx_usecs_irq" },
-		{ ETHNL_COALESCE, "coalesce_tx_frames_irq" },
-		{ ETHNL_COALESCE, "coalesce_adaptive_rx" },
-		{ ETHNL_COALESCE, "coalesce_adaptive_tx" },
-		{ ETHNL_CHANNELS, "channels_rx" },
-		{ ETHNL_CHANNELS, "channels_tx" },
-		{ ETHNL_CHANNELS, "channels_other" },
-		{ ETHNL_CHANNELS, "channels_combined" },
-		{ ETHNL_PAUSE, "pause_autoneg" },
-		{ ETHNL_PAUSE, "pause_rx" },
-		{ ETHNL_PAUSE, "pause_tx" },
+		{ETHNL_RINGS, "ring_rx"},
+		{ETHNL_RINGS, "ring_rx_mini"},
+		{ETHNL_RINGS, "ring_rx_jumbo"},
+		{ETHNL_RINGS, "ring_tx"},
+		{ETHNL_RINGS, "ring_rx_buf_len"},
+		{ETHNL_COALESCE, "coalesce_rx_usecs"},
+		{ETHNL_COALESCE, "coalesce_rx_frames"},
+		{ETHNL_COALESCE, "coalesce_tx_usecs"},
+		{ETHNL_COALESCE, "coalesce_tx_frames"},
+		{ETHNL_COALESCE, "coalesce_rx_usecs_irq"},
+		{ETHNL_COALESCE, "coalesce_rx_frames_irq"},
+		{ETHNL_COALESCE, "coalesce_tx_usecs_irq"},
+		{ETHNL_COALESCE, "coalesce_tx_frames_irq"},
+		{ETHNL_COALESCE, "coalesce_adaptive_rx"},
+		{ETHNL_COALESCE, "coalesce_adaptive_tx"},
+		{ETHNL_CHANNELS, "channels_rx"},
+		{ETHNL_CHANNELS, "channels_tx"},
+		{ETHNL_CHANNELS, "channels_other"},
+		{ETHNL_CHANNELS, "channels_combined"},
+		{ETHNL_PAUSE, "pause_autoneg"},
+		{ETHNL_PAUSE, "pause_rx"},
+		{ETHNL_PAUSE, "pause_tx"},
 	};
-	static const size_t rows[] = { [ETHNL_RINGS] = 11, [ETHNL_COALESCE] = 27,
-				       [ETHNL_CHANNELS] = 4, [ETHNL_PAUSE] = 3 };
+	static const size_t rows[] = {
+		[ETHNL_RINGS] = 11, [ETHNL_COALESCE] = 27, [ETHNL_CHANNELS] = 4, [ETHNL_PAUSE] = 3};
 	size_t i, j, n;
 	int g;
 
@@ -192,7 +192,7 @@ static void test_table(void **state)
 static void test_values_check(void **state)
 {
 	struct ethnl_values v;
-	struct rterr err = { 0 };
+	struct rterr err = {0};
 
 	(void)state;
 	ethnl_values_init(&v);
@@ -222,7 +222,7 @@ static void test_rings_eth0(void **state)
 {
 	/* ethtool -g eth0: RX 256/256, RX Mini n/a, RX Jumbo n/a, TX 256/256, RX Buf Len
 	 * n/a, CQE Size n/a, TX Push off, TCP data split n/a (ethtool 6.1 shows no RX push). */
-	static const char *const set[] = { "rx", "tx", "tx_push", "rx_push", NULL };
+	static const char *const set[] = {"rx", "tx", "tx_push", "rx_push", NULL};
 	struct ethnl_values v = parse_group("eth0-rings.msg", ETHNL_RINGS, ETH0_IFINDEX, "eth0");
 
 	(void)state;
@@ -242,9 +242,9 @@ static void test_coalesce(void **state)
 {
 	/* ethtool -c eth0: Adaptive RX off TX n/a, rx-usecs 0, rx-frames 1, tx-usecs 0,
 	 * tx-frames 1, everything else n/a. */
-	static const char *const eth0_set[] = { "adaptive_rx", "rx_usecs", "rx_frames",
-						"tx_usecs", "tx_frames", NULL };
-	static const char *const tap_set[] = { "rx_frames", NULL };
+	static const char *const eth0_set[] = {"adaptive_rx", "rx_usecs",  "rx_frames",
+					       "tx_usecs",    "tx_frames", NULL};
+	static const char *const tap_set[] = {"rx_frames", NULL};
 	struct ethnl_values v;
 
 	(void)state;
@@ -266,8 +266,8 @@ static void test_coalesce(void **state)
 
 static void test_channels(void **state)
 {
-	static const char *const eth0_set[] = { "combined", NULL };
-	static const char *const veth_set[] = { "rx", "tx", NULL };
+	static const char *const eth0_set[] = {"combined", NULL};
+	static const char *const veth_set[] = {"rx", "tx", NULL};
 	struct ethnl_values v;
 
 	(void)state;
@@ -293,8 +293,8 @@ static void test_channels(void **state)
 static void test_unsupported_ops(void **state)
 {
 	/* ethtool -a eth0: "netlink error: Operation not supported"; veth has no rings. */
-	static const char *const errs[] = { "eth0-pause.msg", "veth-rings-err.msg",
-					    "veth-coalesce-set-err.msg" };
+	static const char *const errs[] = {"eth0-pause.msg", "veth-rings-err.msg",
+					   "veth-coalesce-set-err.msg"};
 	struct ethnl_values v;
 	struct ethnl_ack ack;
 	size_t i;
@@ -428,12 +428,12 @@ static void test_features(void **state)
 	static const struct {
 		const char *compact, *verbose, *ethtool;
 	} devs[] = {
-		{ "eth0-features-compact.msg", "eth0-features-verbose.msg",
-		  "eth0-features-compact.ethtool" },
-		{ "veth-features-compact.msg", "veth-features-verbose.msg",
-		  "veth-features-compact.ethtool" },
-		{ "tap-features-compact.msg", NULL, "tap-features-compact.ethtool" },
-		{ "veth-features-wish.msg", NULL, "veth-features-wish.ethtool" },
+		{"eth0-features-compact.msg", "eth0-features-verbose.msg",
+		 "eth0-features-compact.ethtool"},
+		{"veth-features-compact.msg", "veth-features-verbose.msg",
+		 "veth-features-compact.ethtool"},
+		{"tap-features-compact.msg", NULL, "tap-features-compact.ethtool"},
+		{"veth-features-wish.msg", NULL, "veth-features-wish.ethtool"},
 	};
 	struct ethnl_strings names = feature_names();
 	size_t i;
@@ -511,8 +511,8 @@ static void test_strset(void **state)
 
 static void test_features_set_reply(void **state)
 {
-	static const char *const fixtures[] = { "veth-features-set-compact.msg",
-						"veth-features-set-verbose.msg" };
+	static const char *const fixtures[] = {"veth-features-set-compact.msg",
+					       "veth-features-set-verbose.msg"};
 	size_t i;
 
 	(void)state;
@@ -552,8 +552,8 @@ static void test_features_set_reply(void **state)
 
 static void test_extack(void **state)
 {
-	static const char *const fixtures[] = { "veth-channels-set-err.msg",
-						"veth-channels-set-err-echo.msg" };
+	static const char *const fixtures[] = {"veth-channels-set-err.msg",
+					       "veth-channels-set-err-echo.msg"};
 	struct ethnl_ack ack;
 	struct blob b;
 	size_t i;
@@ -637,14 +637,31 @@ static void test_events(void **state)
 /* ---- hostile input ----------------------------------------------------------------------- */
 
 static const char *const all_fixtures[] = {
-	"eth0-rings.msg", "eth0-coalesce.msg", "eth0-channels.msg", "eth0-pause.msg",
-	"eth0-features-compact.msg", "eth0-features-verbose.msg", "strset-features.msg",
-	"strset-nohdr-err.msg", "veth-channels.msg", "veth-rings-err.msg",
-	"veth-features-compact.msg", "veth-features-verbose.msg", "tap-coalesce.msg",
-	"tap-features-compact.msg", "veth-channels-set-err.msg", "veth-channels-set-err-echo.msg",
-	"veth-coalesce-set-err.msg", "ntf-channels.msg", "ntf-coalesce.msg", "ntf-features.msg",
-	"veth-channels-after.msg", "tap-coalesce-after.msg", "veth-features-set-compact.msg",
-	"veth-features-wish.msg", "veth-features-set-verbose.msg",
+	"eth0-rings.msg",
+	"eth0-coalesce.msg",
+	"eth0-channels.msg",
+	"eth0-pause.msg",
+	"eth0-features-compact.msg",
+	"eth0-features-verbose.msg",
+	"strset-features.msg",
+	"strset-nohdr-err.msg",
+	"veth-channels.msg",
+	"veth-rings-err.msg",
+	"veth-features-compact.msg",
+	"veth-features-verbose.msg",
+	"tap-coalesce.msg",
+	"tap-features-compact.msg",
+	"veth-channels-set-err.msg",
+	"veth-channels-set-err-echo.msg",
+	"veth-coalesce-set-err.msg",
+	"ntf-channels.msg",
+	"ntf-coalesce.msg",
+	"ntf-features.msg",
+	"veth-channels-after.msg",
+	"tap-coalesce-after.msg",
+	"veth-features-set-compact.msg",
+	"veth-features-wish.msg",
+	"veth-features-set-verbose.msg",
 };
 
 /* Every parser on one buffer; returns how many accepted it. */
@@ -709,7 +726,8 @@ static void test_truncated(void **state)
 
 				if (ethnl_parse_reply(copy, cut, g, &part, NULL) != 0)
 					continue;
-				assert_int_equal(ethnl_parse_reply(b.data, b.len, g, &whole, NULL), 0);
+				assert_int_equal(ethnl_parse_reply(b.data, b.len, g, &whole, NULL),
+						 0);
 				for (k = 0; k <= ETHNL_MAX_ATTR; k++) {
 					assert_true(part.val[k] == LINK_UNSET ||
 						    part.val[k] == whole.val[k]);
@@ -747,8 +765,8 @@ static void mb_pad(struct mb *m)
 
 static void mb_genl(struct mb *m, uint16_t type, uint8_t cmd)
 {
-	struct nlmsghdr h = { .nlmsg_type = type };
-	uint8_t g[4] = { cmd, 1, 0, 0 };
+	struct nlmsghdr h = {.nlmsg_type = type};
+	uint8_t g[4] = {cmd, 1, 0, 0};
 
 	memset(m, 0, sizeof(*m));
 	mb_raw(m, &h, sizeof(h));
@@ -758,7 +776,7 @@ static void mb_genl(struct mb *m, uint16_t type, uint8_t cmd)
 /* An attribute whose header claims hdr_len (0: the honest length). */
 static void mb_attr_len(struct mb *m, uint16_t type, const void *p, size_t n, uint16_t hdr_len)
 {
-	uint16_t h[2] = { hdr_len ? hdr_len : (uint16_t)(NLA_HDRLEN + n), type };
+	uint16_t h[2] = {hdr_len ? hdr_len : (uint16_t)(NLA_HDRLEN + n), type};
 
 	mb_raw(m, h, sizeof(h));
 	if (n)
@@ -778,7 +796,7 @@ static void mb_u32(struct mb *m, uint16_t type, uint32_t v)
 
 static void mb_nest(struct mb *m, uint16_t type)
 {
-	uint16_t h[2] = { 0, type | NLA_F_NESTED };
+	uint16_t h[2] = {0, type | NLA_F_NESTED};
 
 	m->nest[m->depth++] = m->len;
 	mb_raw(m, h, sizeof(h));
@@ -817,8 +835,13 @@ static size_t channels_msg(struct mb *m, int how)
 
 	mb_genl(m, 21, ETHTOOL_MSG_CHANNELS_GET_REPLY);
 	if (how != 1)
-		mb_header(m, 3, how == 2 ? "v0-not-terminated" : how == 3 ? "sixteen-chars-xx" : "v0",
-			  how == 2 ? 17 : how == 3 ? 17 : 3);
+		mb_header(m, 3,
+			  how == 2   ? "v0-not-terminated"
+			  : how == 3 ? "sixteen-chars-xx"
+				     : "v0",
+			  how == 2   ? 17
+			  : how == 3 ? 17
+				     : 3);
 	mb_u32(m, ETHTOOL_A_CHANNELS_RX_MAX, 4);
 	switch (how) {
 	case 4: /* a u32 of one byte */
@@ -899,8 +922,8 @@ static void test_malformed_scalars(void **state)
 /* A features reply of four bitsets of nbits bits; how breaks one thing. */
 static size_t features_msg(struct mb *m, int how)
 {
-	static const char *const names[] = { "feat-a", "feat-b", "feat-c" };
-	uint32_t words[2] = { 0x5, 0 }, all[2] = { ~0U, 0xff };
+	static const char *const names[] = {"feat-a", "feat-b", "feat-c"};
+	uint32_t words[2] = {0x5, 0}, all[2] = {~0U, 0xff};
 	uint32_t nbits = how == 3 ? 5000 : 40;
 	int set, k;
 
@@ -1030,8 +1053,8 @@ static void test_malformed_strset(void **state)
 static size_t ack_msg(struct mb *m, int32_t error, uint16_t flags, uint32_t echoed,
 		      const char *text, size_t text_len)
 {
-	struct nlmsghdr h = { .nlmsg_type = NLMSG_ERROR, .nlmsg_flags = flags };
-	struct nlmsghdr req = { .nlmsg_len = echoed };
+	struct nlmsghdr h = {.nlmsg_type = NLMSG_ERROR, .nlmsg_flags = flags};
+	struct nlmsghdr req = {.nlmsg_len = echoed};
 
 	memset(m, 0, sizeof(*m));
 	mb_raw(m, &h, sizeof(h));
@@ -1040,8 +1063,10 @@ static size_t ack_msg(struct mb *m, int32_t error, uint16_t flags, uint32_t echo
 	if (!(flags & NLM_F_CAPPED) && echoed >= NLMSG_HDRLEN) {
 		static const uint8_t payload[64];
 
-		mb_raw(m, payload, NLMSG_ALIGN(echoed - NLMSG_HDRLEN) > 64 ? 64 :
-				   NLMSG_ALIGN(echoed - NLMSG_HDRLEN));
+		mb_raw(m, payload,
+		       NLMSG_ALIGN(echoed - NLMSG_HDRLEN) > 64
+			       ? 64
+			       : NLMSG_ALIGN(echoed - NLMSG_HDRLEN));
 	}
 	if (text)
 		mb_attr(m, RT_NLMSGERR_ATTR_MSG, text, text_len);
