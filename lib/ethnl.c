@@ -377,6 +377,12 @@ int ethnl_features_get(struct ethnl *e, int ifindex, struct eth_features *f, str
 	nlmsg_free(req);
 	if (r < 0 || ack.error) {
 		ethtool_features_free(f);
+		/* Every device has features: only a 5.6 family, without the command, says this. */
+		if (r == 0 && ack.error == -EOPNOTSUPP && !ack.msg[0])
+			return rterr_sys(
+				err, EOPNOTSUPP,
+				"get features: not in this kernel's ethtool netlink (5.6): "
+				"use the ioctl");
 		return request_err(r, &ack, NULL, "get features", err);
 	}
 	if (!f->names)

@@ -673,10 +673,17 @@ int ethnl_parse_event(const void *buf, size_t len, uint16_t family, struct ethnl
 		ev->group = g;
 		goto named;
 	}
-	/* Every ethtool message has its header as attribute 1. */
-	if (attr_table(v.attrs, v.attrs_len, tb, RT_ETHTOOL_A_HEADER) < 0 ||
-	    parse_header(&tb[RT_ETHTOOL_A_HEADER], &dev) < 0)
+	/*
+	 * Every ethtool message so far has its header as attribute 1; one of a command this
+	 * code does not know may not, and is still an event (of no device) rather than junk.
+	 */
+	if (attr_table(v.attrs, v.attrs_len, tb, RT_ETHTOOL_A_HEADER) < 0)
 		goto bad;
+	if (parse_header(&tb[RT_ETHTOOL_A_HEADER], &dev) < 0) {
+		if (ev->what != ETHNL_NTF_OTHER)
+			goto bad;
+		memset(&dev, 0, sizeof(dev));
+	}
 named:
 	ev->ifindex = dev.ifindex;
 	memcpy(ev->ifname, dev.ifname, sizeof(ev->ifname));

@@ -77,6 +77,9 @@ struct ethnl;
  * One genl socket with NETLINK_EXT_ACK, the family id and the "monitor" group id resolved
  * once. No ethtool family (kernel < 5.6, CONFIG_ETHTOOL_NETLINK=n): -EOPNOTSUPP with a
  * message saying so; the caller falls back to the SIOCETHTOOL ioctl (rtltune/ethtool.h).
+ * The 5.6 family lacks the commands used here (5.7 added them): there every GET answers
+ * -EOPNOTSUPP, and ethnl_features_get()'s message says to use the ioctl. A handle serves
+ * one thread at a time and the network namespace it was opened in.
  */
 int ethnl_open(struct ethnl **e, struct rterr *err);
 void ethnl_close(struct ethnl *e); /* NULL is fine */

@@ -1130,6 +1130,32 @@ static void test_request_attr_at(void **state)
 	assert_int_equal(ethnl_request_attr_at(m.b, len, 4), -1);
 }
 
+/* A notification of a command this code does not know, whose attribute 1 is no header. */
+static void test_event_unknown(void **state)
+{
+	struct ethnl_event ev;
+	struct mb m;
+	size_t len;
+
+	(void)state;
+	mb_genl(&m, 21, 200);
+	mb_u32(&m, 1, 7);
+	len = mb_done(&m);
+	assert_int_equal(ethnl_parse_event(m.b, len, 21, &ev), 0);
+	assert_int_equal(ev.what, ETHNL_NTF_OTHER);
+	assert_int_equal(ev.cmd, 200);
+	assert_int_equal(ev.ifindex, 0);
+	assert_int_equal(ev.group, -1);
+	assert_string_equal(ethnl_ntf_name(ev.what), "other");
+	/* The same shape as a FEATURES_NTF is malformed: that one must name its device. */
+	m.b[NLMSG_HDRLEN] = ETHTOOL_MSG_FEATURES_NTF;
+	assert_int_equal(ethnl_parse_event(m.b, len, 21, &ev), -EBADMSG);
+	/* Broken attribute framing is refused whatever the command. */
+	m.b[NLMSG_HDRLEN] = 200;
+	m.b[NLMSG_HDRLEN + GENL_HDRLEN] = 200;
+	assert_int_equal(ethnl_parse_event(m.b, len, 21, &ev), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1152,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_strset),
 		cmocka_unit_test(test_malformed_ack),
 		cmocka_unit_test(test_request_attr_at),
+		cmocka_unit_test(test_event_unknown),
 	};
 
 	if (find_tree() < 0) {
