@@ -5,7 +5,8 @@
  * the string set, the ACK/extack and the monitor notification. The seeds are real kernel
  * replies (tests/fuzz/capture_ethnl.py). As in fuzz_link_msg, the message ends exactly
  * where a PROT_NONE page begins (4-byte multiples; others go to an exact-size malloc),
- * so a read past it faults. Outputs must be bounded: values LINK_UNSET or in their type's
+ * so a read past it faults; each input runs twice, the second time with nlmsg_len set
+ * to its size. Outputs must be bounded: values LINK_UNSET or in their type's
  * range, strings terminated, bit arrays within their counts.
  */
 #include <sys/mman.h>
@@ -143,6 +144,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(buf);
 	memcpy(buf, data, size);
 	run(buf, size);
+	/*
+	 * Again as the transport hands a message over: nlmsg_len equal to the bytes there,
+	 * so the last attribute ends at the guard page without the fuzzer having to find the
+	 * length that matches.
+	 */
+	if (size >= NLMSG_HDRLEN) {
+		uint32_t mlen = (uint32_t)size;
+
+		memcpy(buf, &mlen, sizeof(mlen));
+		run(buf, size);
+	}
 	if (!guarded)
 		free(buf);
 	return 0;
