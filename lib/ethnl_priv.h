@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_ETHNL_PRIV_H
+#define RTLTUNE_ETHNL_PRIV_H
+/* Shared by lib/ethnl.c (requests) and lib/ethnl_parse.c (tables, parsers). */
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "rtltune/ethnl.h"
+
+/*
+ * Attribute numbers newer than Debian 12's 6.1 uapi, from the 6.18 uapi
+ * (include/uapi/linux/ethtool_netlink_generated.h). Netlink attribute numbers are
+ * append-only, so a kernel that lacks one simply never sends it; the asserts tie each
+ * block to the last number 6.1 knows.
+ */
+enum {
+	RT_ETHTOOL_A_RINGS_RX_PUSH = 14,	     /* 6.3 */
+	RT_ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN = 15,     /* 6.4 */
+	RT_ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN_MAX = 16, /* 6.4 */
+	RT_ETHTOOL_A_RINGS_HDS_THRESH = 17,	     /* 6.14 */
+	RT_ETHTOOL_A_RINGS_HDS_THRESH_MAX = 18,	     /* 6.14 */
+	RT_ETHTOOL_A_RINGS_LAST = 18,
+
+	RT_ETHTOOL_A_COALESCE_TX_AGGR_MAX_BYTES = 26,  /* 6.2 */
+	RT_ETHTOOL_A_COALESCE_TX_AGGR_MAX_FRAMES = 27, /* 6.2 */
+	RT_ETHTOOL_A_COALESCE_TX_AGGR_TIME_USECS = 28, /* 6.2 */
+	RT_ETHTOOL_A_COALESCE_RX_PROFILE = 29,	       /* 6.11, nested: skipped */
+	RT_ETHTOOL_A_COALESCE_TX_PROFILE = 30,	       /* 6.11, nested: skipped */
+	RT_ETHTOOL_A_COALESCE_LAST = 30,
+
+	RT_ETHTOOL_A_PAUSE_STATS_SRC = 6, /* 6.10, only with ETHTOOL_FLAG_STATS */
+};
+_Static_assert(RT_ETHTOOL_A_RINGS_RX_PUSH == ETHTOOL_A_RINGS_TX_PUSH + 1, "ring attributes");
+_Static_assert(RT_ETHTOOL_A_COALESCE_TX_AGGR_MAX_BYTES == ETHTOOL_A_COALESCE_USE_CQE_MODE_RX + 1,
+	       "coalesce attributes");
+_Static_assert(RT_ETHTOOL_A_COALESCE_LAST == ETHNL_MAX_ATTR, "ETHNL_MAX_ATTR");
+
+#ifndef NLM_F_CAPPED
+#define NLM_F_CAPPED 0x100
+#endif
+#ifndef NLM_F_ACK_TLVS
+#define NLM_F_ACK_TLVS 0x200
+#endif
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK 10
+#endif
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK 11
+#endif
+/* NLMSGERR_ATTR_MISS_TYPE/_NEST: 6.0 uapi. */
+enum {
+	RT_NLMSGERR_ATTR_MSG = 1,
+	RT_NLMSGERR_ATTR_OFFS = 2,
+	RT_NLMSGERR_ATTR_MISS_TYPE = 5,
+	RT_NLMSGERR_ATTR_MISS_NEST = 6,
+	RT_NLMSGERR_ATTR_LAST = 6
+};
+
+#define RT_ETHTOOL_A_HEADER 1 /* every message's ETHTOOL_A_*_HEADER */
+#define ETH_SS_FEATURES_ID  4 /* enum ethtool_stringset, linux/ethtool.h */
+/* Bound on a bitset / string set this code accepts: features are a u64 in the kernel. */
+#define ETHNL_BITS_MAX 1024
+
+/* Per group: the genl commands and the table rows. */
+struct ethnl_group_info {
+	const char *name, *prefix;
+	uint8_t get_cmd, set_cmd;   /* ETHTOOL_MSG_*_GET / _SET (user to kernel) */
+	uint8_t reply_cmd, ntf_cmd; /* ETHTOOL_MSG_*_GET_REPLY / _NTF (kernel to user) */
+	uint16_t last_attr;	    /* highest attribute number of the group */
+	const struct ethnl_attr *attrs;
+	size_t n_attrs;
+};
+extern const struct ethnl_group_info ethnl_groups[ETHNL_GROUP_COUNT];
+
+/*
+ * The top-level attribute at byte offset off of a request we built (nlmsghdr + genl
+ * header + attributes), as the kernel's NLMSGERR_ATTR_OFFS points at it: its type, the
+ * type of the top-level nest holding off, or -1.
+ */
+int ethnl_request_attr_at(const void *req, size_t len, uint32_t off);
+
+#endif
