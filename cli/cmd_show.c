@@ -7,12 +7,53 @@
 #include "cli.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
+#include "rtltune/stack.h"
 
 /*
  * The SPEC's `show --json` keys: identity, state and limits here, then every knob of the
  * knob table under its name (a feature knob also as NAME_requested, the state asked for).
  * The text view walks the same document.
  */
+/* Uppers and lowers with the sizes they have, and what local traffic gets (stack.h). */
+static void stack_json(json_object *o, const struct nic *nic, const struct link_info *links, int n)
+{
+	json_object *up = json_object_new_array(), *low = json_object_new_array(), *devs;
+	struct nic_stack st;
+	unsigned int i;
+
+	stack_build(links, n, nic->link.ifindex, &st);
+	devs = json_object_new_array();
+	for (i = 0; i < st.n_uppers + st.n_lowers; i++) {
+		const struct stack_dev *d =
+			i < st.n_uppers ? &st.uppers[i] : &st.lowers[i - st.n_uppers];
+		json_object *e = json_object_new_object();
+
+		json_object_array_add(i < st.n_uppers ? up : low,
+				      json_object_new_string(d->li.ifname));
+		json_object_object_add(e, "ifname", json_object_new_string(d->li.ifname));
+		json_object_object_add(e, "role", json_object_new_string(i < st.n_uppers ? "upper"
+										      : "lower"));
+		json_object_object_add(e, "kind", cli_json_str(d->li.kind));
+		json_object_object_add(e, "gso_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GSO_MAX_SIZE]));
+		json_object_object_add(e, "gso_ipv4_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GSO_IPV4_MAX_SIZE]));
+		json_object_object_add(e, "gro_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GRO_MAX_SIZE]));
+		json_object_object_add(e, "tso_max_size", cli_json_i64(d->li.tso_max_size));
+		json_object_array_add(devs, e);
+	}
+	json_object_object_add(o, "uppers", up);
+	json_object_object_add(o, "lowers", low);
+	json_object_object_add(o, "stack", devs);
+	json_object_object_add(o, "effective_gso_max_size",
+			       cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_MAX_SIZE)));
+	json_object_object_add(o, "effective_gso_ipv4_max_size",
+			       cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_IPV4_MAX_SIZE)));
+	json_object_object_add(o, "effective_gro_max_size",
+			       cli_json_i64(stack_effective_gro(&nic->link, &st)));
+}
+
 static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 {
 	json_object *o = json_object_new_object();
@@ -91,6 +132,29 @@ static void render_knob(json_object *o, const struct knob_desc *d)
 	printf(")\n");
 }
 
+/* "upper br0 (bridge): gso_max_size 65536 ..." per device, then what the traffic gets. */
+static void render_stack(json_object *o)
+{
+	json_object *devs = get(o, "stack");
+	char a[32], b[32], c[32];
+	size_t i;
+
+	if (!devs || !json_object_array_length(devs))
+		return;
+	for (i = 0; i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		printf("    %-20s %s (%s): gso_max_size %s, gro_max_size %s, tso_max_size %s\n",
+		       json_object_get_string(get(d, "role")), val(d, "ifname", a, sizeof(a)),
+		       val(d, "kind", b, sizeof(b)), val(d, "gso_max_size", c, sizeof(c)),
+		       val(d, "gro_max_size", a, sizeof(a)), val(d, "tso_max_size", b, sizeof(b)));
+	}
+	printf("    %-20s gso_max_size %s, gso_ipv4_max_size %s, gro_max_size %s\n",
+	       "effective", val(o, "effective_gso_max_size", a, sizeof(a)),
+	       val(o, "effective_gso_ipv4_max_size", b, sizeof(b)),
+	       val(o, "effective_gro_max_size", c, sizeof(c)));
+}
+
 static void render_nic(json_object *o)
 {
 	char a[64], b[64], c[64];
@@ -114,6 +178,7 @@ static void render_nic(json_object *o)
 	       val(o, "speed_mbps", b, sizeof(b)));
 	for (k = 0; k < KNOB__COUNT; k++)
 		render_knob(o, knob_desc((enum knob_id)k));
+	render_stack(o);
 }
 
 static void render_show(json_object *doc)
@@ -129,11 +194,12 @@ static void render_show(json_object *doc)
 
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct link_info *links = NULL;
 	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL;
 	json_object *doc;
-	int n = 0, i, r;
+	int n = 0, n_links = 0, i, r;
 
 	for (i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
@@ -141,15 +207,20 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
-		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, NULL, NULL, &nics, &n, &err);
+		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, &links, &n_links, &nics, &n, &err);
 	if (r < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
 	doc = json_object_new_array();
-	for (i = 0; i < n; i++)
-		json_object_array_add(doc, show_nic_json(&nics[i], chip_id_of(db, &nics[i])));
+	for (i = 0; i < n; i++) {
+		json_object *o = show_nic_json(&nics[i], chip_id_of(db, &nics[i]));
+
+		stack_json(o, &nics[i], links, n_links);
+		json_object_array_add(doc, o);
+	}
 	free(nics);
+	free(links);
 	chipdb_free(db);
 	return cli_emit(ctx, doc, render_show, EXIT_OK);
 }

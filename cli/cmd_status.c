@@ -78,7 +78,8 @@ static void render_status(json_object *doc)
 		json_object *ap = json_object_object_get(f, "applied");
 		json_object *tuner = json_object_object_get(f, "tuner");
 		bool managed = json_object_get_boolean(json_object_object_get(f, "managed"));
-		char applied[400];
+		json_object *upper = json_object_object_get(f, "upper_of");
+		char applied[400], mgd[48];
 
 		if (ap && !json_object_is_type(ap, json_type_null)) {
 			bool ok = json_object_get_boolean(json_object_object_get(ap, "ok"));
@@ -86,11 +87,16 @@ static void render_status(json_object *doc)
 			snprintf(applied, sizeof(applied), "%s: %s", str(ap, "profile"),
 				 ok ? "ok" : str(ap, "error"));
 		} else {
-			snprintf(applied, sizeof(applied), "%s", managed ? "-" : str(f, "why"));
+			snprintf(applied, sizeof(applied), "%s",
+				 managed || upper ? "-" : str(f, "why"));
 		}
+		/* An upper is managed with the interfaces it carries (docs/stack.md). */
+		if (upper)
+			snprintf(mgd, sizeof(mgd), "upper of %s", json_object_get_string(upper));
+		else
+			snprintf(mgd, sizeof(mgd), "%s", managed ? "yes" : "no");
 		printf("%-16s %-8s %-10s %-14s %-8s %-9s %-12s %s\n", str(f, "ifname"),
-		       str(f, "operstate"), str(f, "driver"), str(f, "chip"),
-		       managed ? "yes" : "no",
+		       str(f, "operstate"), str(f, "driver"), str(f, "chip"), mgd,
 		       json_object_get_boolean(json_object_object_get(f, "autotune")) ? "on"
 										      : "off",
 		       tuner && !json_object_is_type(tuner, json_type_null) ? str(tuner, "state")

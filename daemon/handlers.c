@@ -162,6 +162,36 @@ static json_object *knobs_json(const struct iface *ifc)
 	return o;
 }
 
+/* The device stack as status shows it: an unmanaged upper says whose traffic it carries;
+ * a managed interface lists its uppers and lowers and the sizes local traffic gets. */
+static void stack_json(json_object *o, const struct iface *ifc)
+{
+	json_object *up, *low, *eff;
+	char upper_of[256];
+	unsigned int i;
+	int k;
+
+	iface_upper_of(ifc, upper_of, sizeof(upper_of));
+	json_object_object_add(o, "upper_of", opt_str(upper_of));
+	if (!ifc->m)
+		return;
+	up = json_object_new_array();
+	low = json_object_new_array();
+	for (i = 0; i < ifc->m->stack.n_uppers; i++)
+		json_object_array_add(up, json_object_new_string(ifc->m->stack.uppers[i].li.ifname));
+	for (i = 0; i < ifc->m->stack.n_lowers; i++)
+		json_object_array_add(low, json_object_new_string(ifc->m->stack.lowers[i].li.ifname));
+	json_object_object_add(o, "uppers", up);
+	json_object_object_add(o, "lowers", low);
+	eff = json_object_new_object();
+	for (k = 0; k < KNOB__COUNT; k++)
+		if ((knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || k == KNOB_GRO_MAX_SIZE)
+			json_object_object_add(eff, knob_name((enum knob_id)k),
+					       knob_value_json((enum knob_id)k, ifc->m->eff[k]));
+	json_object_object_add(o, "effective", eff);
+	json_object_object_add(o, "stack_note", opt_str(ifc->m->stack_note));
+}
+
 static json_object *iface_status_json(const struct iface *ifc)
 {
 	json_object *o = json_object_new_object();
@@ -179,6 +209,7 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "applied", applier_status_json(ifc));
 	json_object_object_add(o, "knobs", knobs_json(ifc));
 	json_object_object_add(o, "tuner", tune_status_json(ifc));
+	stack_json(o, ifc);
 	return o;
 }
 
@@ -427,6 +458,20 @@ static int req_targets(json_object *req, struct iface **out, unsigned int max, s
 	return (int)n;
 }
 
+/* An interface's documents: one, or its own and its uppers' (applier_set_json()). */
+static void add_docs(json_object *arr, json_object *one)
+{
+	size_t i;
+
+	if (!json_object_is_type(one, json_type_array)) {
+		json_object_array_add(arr, one);
+		return;
+	}
+	for (i = 0; i < json_object_array_length(one); i++)
+		json_object_array_add(arr, json_object_get(json_object_array_get_idx(one, i)));
+	json_object_put(one);
+}
+
 static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	const char *profile = req_str(rc->req, "profile");
@@ -447,7 +492,7 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 			json_object_put(a);
 			return NULL;
 		}
-		json_object_array_add(a, one);
+		add_docs(a, one);
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "profile",
@@ -475,7 +520,7 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 			json_object_put(a);
 			return NULL;
 		}
-		json_object_array_add(a, one);
+		add_docs(a, one);
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "interfaces", a);

@@ -8,6 +8,7 @@
 
 #include "rtltune/knob.h"
 #include "rtltune/nic.h"
+#include "rtltune/stack.h"
 #include "state.h"
 #include "stats.h"
 
@@ -48,6 +49,15 @@ struct iface_mgd {
 	struct nic snap;
 	int64_t gso_max, gro_max, mtu_max;
 	uint32_t quirks;
+	/* iface.c: the device stack around it (docs/stack.md), read with the snapshot; what
+	 * local traffic gets of each stacked size (the smallest on the path), and how far the
+	 * uppers can go (gso_max_size), with the device that stops them. */
+	struct nic_stack stack;
+	struct link_info stack_links[2 * STACK_MAX + 1];
+	int n_stack_links;
+	int64_t eff[KNOB__COUNT];
+	int64_t stack_gso_cap;
+	char stack_note[192];
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;
@@ -64,6 +74,8 @@ struct iface {
 	int ifindex;
 	char name[IF_NAMESIZE];
 	char kind[32]; /* IFLA_INFO_KIND; "" for hardware */
+	int master;    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
+	int link;      /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
 	unsigned int flags;
 	char operstate[16];
 	bool lower_up;
@@ -125,6 +137,14 @@ void iface_set_autotune(struct iface *ifc, bool on);
 /* Read the interface now (by ifindex); a snapshot taken elsewhere (a read-back) instead. */
 void iface_refresh(struct iface *ifc);
 void iface_update(struct iface *ifc, const struct nic *nic);
+/* Whether ifc is part of a device stack (an upper or a lower, as the table knows it). */
+bool iface_stacked(const struct iface *ifc);
+/* Read the links of ifc's stack now (by ifindex) into its managed part and recompute the
+ * stack and the effective sizes. */
+void iface_read_stack(struct iface *ifc);
+/* The managed interfaces ifc (an unmanaged upper) carries the traffic of: their names,
+ * comma-separated, into buf ("" when none). */
+void iface_upper_of(const struct iface *ifc, char *buf, size_t len);
 void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o);
 
 /* At exit: every interface dropped, observers told they are gone. */

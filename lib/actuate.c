@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rtltune/actuate.h"
+#include "rtltune/route.h"
 #include "rtltune/testhook.h"
 
 struct actuator {
@@ -217,85 +218,248 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	return failure[0] ? -EIO : 0;
 }
 
-int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
-	    struct rterr *err)
-{
-	bool which[KNOB__COUNT] = {0}, touched[KNOB__COUNT];
-	const char *outcome = o->outcome ? o->outcome : "applied";
-	struct journal_inflight before;
-	int64_t pre[KNOB__COUNT];
+/* One device of a run. */
+struct dev_run {
+	struct plan *plan;
 	struct journal_ident id;
-	char failure[1024] = "", undone[768];
-	bool gone = false, existed;
-	int k, r;
+	int64_t pre[KNOB__COUNT];
+	bool which[KNOB__COUNT], touched[KNOB__COUNT];
+	bool begun, existed, gone, bad;
+	char undone[512];
+};
 
-	plan->ifname_now[0] = '\0';
-	plan->after_valid = false;
-	for (k = 0; k < KNOB__COUNT; k++) {
-		pre[k] = plan->items[k].cur;
-		which[k] = plan->items[k].action == PLAN_CHANGE;
+/* Whether the set raises a stacked size: then lowers change before their uppers. */
+static bool raising(const struct plan *plans, unsigned int n)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < KNOB__COUNT; k++)
+			if ((knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) &&
+			    plans[i].items[k].action == PLAN_CHANGE &&
+			    plans[i].items[k].target > plans[i].items[k].cur)
+				return true;
+	return false;
+}
+
+/* The cached routes the run's changes make stale (route.h). */
+static unsigned int reroute_of(const struct dev_run *run, unsigned int nd)
+{
+	unsigned int i, f = 0;
+	int k;
+
+	for (i = 0; i < nd; i++)
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (run[i].plan->items[k].changed)
+				f |= knob_desc((enum knob_id)k)->reroute;
+	return f;
+}
+
+/*
+ * Established connections take the change only once their cached routes are stale. A
+ * failure here does not undo the change (the device has it; new connections get it): it is
+ * said in plans[0].rerouted and the log.
+ */
+static void reroute(struct journal *j, struct dev_run *run, unsigned int nd, const char *actor)
+{
+	struct plan *p = run[0].plan;
+	unsigned int f = reroute_of(run, nd);
+	struct journal_event ev = {
+		.ifname = p->ifname,
+		.knob = -1,
+		.old_value = JOURNAL_NO_VALUE,
+		.new_value = JOURNAL_NO_VALUE,
+		.actor = actor,
+	};
+	struct rterr e = { 0 }, ignored;
+
+	if (!f)
+		return;
+	if (route_invalidate(f, p->rerouted, sizeof(p->rerouted), &e) < 0) {
+		snprintf(p->rerouted, sizeof(p->rerouted),
+			 "established connections keep their old sizes: %s", e.msg);
+		ev.outcome = "not_rerouted";
+	} else {
+		ev.outcome = "rerouted";
 	}
-	if (!plan->n_changes)
-		return 0;
-	plan_side_effects(which, touched);
-	r = plan->ifindex > 0 ? journal_ident_read_index(plan->ifindex, plan->ifname, &id, err)
-			      : journal_ident_read(plan->ifname, &id, err);
-	if (r < 0)
-		return r;
-	existed = journal_inflight_get(j, &id, &before) > 0;
-	/* Durable before the first change: the originals and what this run is about to do. */
-	r = journal_inflight_begin(j, &id, o->op, o->actor, pre,
-				   o->journal_originals ? touched : which, err);
-	if (r < 0) {
-		rterr_prefix(err, "%s: nothing changed: ", plan->ifname);
-		return r;
+	ev.reason = p->rerouted;
+	journal_log_append(j, &ev, &ignored);
+}
+
+/* Begin the in-flight record of every device that changes, all or none. */
+static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
+		     const struct act_opts *o, struct rterr *err)
+{
+	struct journal_inflight before;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; i < nd && r == 0; i++) {
+		struct plan *p = run[i].plan;
+
+		r = p->ifindex > 0 ? journal_ident_read_index(p->ifindex, p->ifname, &run[i].id, err)
+				   : journal_ident_read(p->ifname, &run[i].id, err);
+		if (r < 0)
+			break;
+		run[i].existed = journal_inflight_get(j, &run[i].id, &before) > 0;
+		/* Durable before the first change: the originals and what the run does. */
+		r = journal_inflight_begin(j, &run[i].id, o->op, o->actor, run[i].pre,
+					   o->journal_originals ? run[i].touched : run[i].which, err);
+		if (r == 0)
+			run[i].begun = true;
+		else
+			rterr_prefix(err, "%s: nothing changed: ", p->ifname);
 	}
-	r = change_all(a, plan, failure, sizeof(failure));
 	if (r < 0)
-		gone = r == -ENODEV && link_index_gone(plan->ifindex);
-	else if (read_back(a, plan, failure, sizeof(failure)) < 0 && !plan->after_valid)
-		gone = link_index_gone(plan->ifindex);
-	note_rename(plan);
-	if (failure[0]) {
-		bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
-		int bad = 0;
+		for (i = 0; i < nd; i++)
+			if (run[i].begun && !run[i].existed)
+				journal_inflight_end(j, &run[i].id, NULL);
+	return r;
+}
+
+/* Undo the devices that changed, last changed first, and say what became of each. */
+static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
+		     const unsigned int *order, unsigned int done, char *undone, size_t len)
+{
+	bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
+	size_t used = 0;
+	unsigned int i;
+	int k;
+
+	undone[0] = '\0';
+	for (i = done; i-- > 0;) {
+		struct dev_run *d = &run[order[i]];
 
 		/* Only what this run changed, and what the kernel moved along with it. */
 		for (k = 0; k < KNOB__COUNT; k++)
-			changed[k] = plan->items[k].changed;
+			changed[k] = d->plan->items[k].changed;
 		plan_side_effects(changed, to_undo);
-		if (!gone)
-			bad = undo(a, plan, pre, to_undo, undone, sizeof(undone));
+		d->bad = false;
+		if (!d->gone)
+			d->bad = undo(a, d->plan, d->pre, to_undo, d->undone, sizeof(d->undone)) > 0;
 		/* A device deleted midway took this run's changes with it: nothing is left to
 		 * undo or to roll back later, so its operation ends here too. */
-		if (gone || (bad && link_index_gone(plan->ifindex))) {
-			gone = true;
-			bad = 0;
-			snprintf(undone, sizeof(undone), "nothing, the interface is gone");
+		if (d->gone || (d->bad && link_index_gone(d->plan->ifindex))) {
+			d->gone = true;
+			d->bad = false;
+			snprintf(d->undone, sizeof(d->undone), "nothing, the interface is gone");
 		}
-		for (k = 0; k < KNOB__COUNT; k++)
-			if (plan->items[k].changed)
-				log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].target,
-					  gone ? "failed" : "rolled_back", failure, o->actor);
-		/* A record this run joined belongs to the operation around it (the trial this
-		 * step is part of, the interrupted one taken over): it stays. */
-		if (gone || (!bad && !existed))
-			journal_inflight_end(j, &id, NULL);
+	}
+	for (i = 0; i < nd; i++) {
+		if (!run[i].undone[0])
+			continue;
+		used += (size_t)snprintf(undone + used, used < len ? len - used : 0, "%s%s%s%s",
+					 used ? "; " : "", i ? run[i].plan->ifname : "",
+					 i ? ": " : "", run[i].undone);
+	}
+	if (!undone[0])
+		snprintf(undone, len, "nothing had changed");
+}
+
+int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsigned int n,
+		const struct act_opts *o, struct rterr *err)
+{
+	const char *outcome = o->outcome ? o->outcome : "applied";
+	struct dev_run run[PLAN_SET_MAX];
+	unsigned int order[PLAN_SET_MAX], nd = 0, done = 0, i;
+	char failure[1024] = "", undone[1024];
+	bool bad = false, gone = false;
+	int k, r = 0;
+
+	memset(run, 0, sizeof(run));
+	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
+		struct plan *p = &plans[i];
+
+		p->ifname_now[0] = '\0';
+		p->rerouted[0] = '\0';
+		p->after_valid = false;
+		if (!p->n_changes)
+			continue;
+		run[nd].plan = p;
+		for (k = 0; k < KNOB__COUNT; k++) {
+			run[nd].pre[k] = p->items[k].cur;
+			run[nd].which[k] = p->items[k].action == PLAN_CHANGE;
+		}
+		plan_side_effects(run[nd].which, run[nd].touched);
+		nd++;
+	}
+	if (!nd)
+		return 0;
+	r = begin_all(j, run, nd, o, err);
+	if (r < 0)
+		return r;
+	/* A raise goes up the stack from the NIC, a decrease down to it: no upper is ever
+	 * above a lower (docs/stack.md). */
+	for (i = 0; i < nd; i++)
+		order[i] = raising(plans, n) ? i : nd - 1 - i;
+	for (i = 0; i < nd && !failure[0]; i++) {
+		struct dev_run *d = &run[order[i]];
+
+		r = d->plan->upper_of[0] ? test_hook("apply_upper") : 0;
+		if (r < 0)
+			snprintf(failure, sizeof(failure), "%s: set %s (test fault apply_upper)",
+				 d->plan->ifname, "its sizes");
+		else
+			r = change_all(a, d->plan, failure, sizeof(failure));
+		done = i + 1;
+		if (r < 0)
+			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
+	}
+	for (i = 0; i < nd && !failure[0]; i++)
+		if (read_back(a, run[i].plan, failure, sizeof(failure)) < 0 &&
+		    !run[i].plan->after_valid)
+			run[i].gone = link_index_gone(run[i].plan->ifindex);
+	for (i = 0; i < nd; i++)
+		note_rename(run[i].plan);
+	if (failure[0]) {
+		undo_all(a, run, nd, order, done, undone, sizeof(undone));
+		/* The undo changed sizes back: connections must take those again. */
+		reroute(j, run, nd, o->actor);
+		for (i = 0; i < nd; i++) {
+			struct dev_run *d = &run[i];
+
+			for (k = 0; k < KNOB__COUNT; k++)
+				if (d->plan->items[k].changed)
+					log_event(j, d->plan, (enum knob_id)k, d->pre[k],
+						  d->plan->items[k].target,
+						  d->gone ? "failed" : "rolled_back", failure, o->actor);
+			/* A record this run joined belongs to the operation around it (the trial
+			 * this step is part of, the interrupted one taken over): it stays. */
+			if (d->gone || (!d->bad && !d->existed))
+				journal_inflight_end(j, &d->id, NULL);
+			bad |= d->bad;
+			gone |= d->gone;
+		}
 		err->kind = RTERR_SYSTEM;
-		if (gone)
+		if (gone && nd == 1)
 			err->errnum = ENODEV;
 		else if (!err->errnum)
 			err->errnum = EIO;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plan->ifname, failure,
-			 undone, bad ? " (interface left changed: run rtltune restore)" : "");
+		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plans[0].ifname,
+			 failure, undone, bad ? " (interface left changed: run rtltune restore)" : "");
 		return -err->errnum;
 	}
-	r = o->keep_inflight ? 0 : journal_inflight_end(j, &id, err);
-	for (k = 0; k < KNOB__COUNT; k++)
-		if (plan->items[k].changed)
-			log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].after, outcome,
-				  o->reason ? o->reason : plan->items[k].src, o->actor);
+	reroute(j, run, nd, o->actor);
+	for (i = 0; i < nd; i++) {
+		struct dev_run *d = &run[i];
+		int e = o->keep_inflight ? 0 : journal_inflight_end(j, &d->id, err);
+
+		if (e < 0 && r == 0)
+			r = e;
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (d->plan->items[k].changed)
+				log_event(j, d->plan, (enum knob_id)k, d->pre[k],
+					  d->plan->items[k].after, outcome,
+					  o->reason ? o->reason : d->plan->items[k].src, o->actor);
+	}
 	return r < 0 ? r : 0;
+}
+
+int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
+	    struct rterr *err)
+{
+	return actuate_set(a, j, plan, 1, o, err);
 }
 
 /* ---- restore, orphans, conclusions -------------------------------------------------- */
@@ -307,33 +471,67 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	plan->ifindex = nic->link.ifindex;
 }
 
-int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic, const char *actor,
-		    struct plan *plan, char *note, size_t note_len, struct rterr *err)
+/* The journaled originals of a device: 1 with the plan back to them, 0 none, or -errno. */
+static int plan_originals(struct journal *j, const struct nic *nic, struct journal_ident *id,
+			  bool have[KNOB__COUNT], struct plan *plan, struct rterr *err)
+{
+	int64_t orig[KNOB__COUNT];
+	int r;
+
+	plan_blank(plan, nic);
+	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
+	if (r == 0)
+		r = journal_get_originals(j, id, orig, have, err);
+	if (r <= 0)
+		return r;
+	/* No chip entry: the originals were the kernel's own values, only its limits apply. */
+	r = plan_values(nic, NULL, orig, have, "restore", plan, err);
+	return r < 0 ? r : 1;
+}
+
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
+		    const struct nic_stack *st, const char *actor, struct plan *plans,
+		    unsigned int *n_plans, char *note, size_t note_len, struct rterr *err)
 {
 	struct act_opts opts = {.op = "restore", .actor = actor, .reason = "restore"};
-	int64_t orig[KNOB__COUNT];
-	bool have[KNOB__COUNT];
-	struct journal_ident id;
+	struct journal_ident ids[PLAN_SET_MAX];
+	bool have[PLAN_SET_MAX][KNOB__COUNT], got[PLAN_SET_MAX] = {false};
+	unsigned int i, n = 1;
 	struct rterr e = {0};
 	int r;
 
 	note[0] = '\0';
-	plan_blank(plan, nic);
-	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, &id, err);
-	if (r == 0)
-		r = journal_get_originals(j, &id, orig, have, err);
-	if (r <= 0)
+	*n_plans = 1;
+	r = plan_originals(j, nic, &ids[0], have[0], &plans[0], err);
+	if (r < 0)
 		return r;
-	r = plan_values(nic, NULL, orig, have, "restore", plan, err);
-	if (r == 0)
-		r = actuate(a, j, plan, &opts, err);
+	got[0] = r > 0;
+	/* The uppers the device's changes reached were journaled too: back with it. */
+	for (i = 0; st && i < st->n_uppers && n < PLAN_SET_MAX; i++) {
+		struct nic up;
+		int u;
+
+		nic_from_link_only(&st->uppers[i].li, &up);
+		u = plan_originals(j, &up, &ids[n], have[n], &plans[n], err);
+		if (u < 0)
+			return u;
+		if (u == 0)
+			continue;
+		snprintf(plans[n].upper_of, sizeof(plans[n].upper_of), "%s", nic->link.ifname);
+		got[n++] = true;
+	}
+	if (r == 0 && n == 1)
+		return 0;
+	*n_plans = n;
+	r = actuate_set(a, j, plans, n, &opts, err);
 	if (r < 0)
 		return r;
 	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. The
-	 * interface is restored whether or not the journal can say so: what it keeps equals
+	 * interfaces are restored whether or not the journal can say so: what it keeps equals
 	 * the current values, and the next restore clears it. */
-	if (journal_restore_done(j, &id, have, &e) < 0)
-		journal_restore_note(j, &id, &e, note, note_len);
+	for (i = 0; i < n; i++)
+		if (got[i] && journal_restore_done(j, &ids[i], have[i], &e) < 0 && !note[0])
+			journal_restore_note(j, &ids[i], &e, note, note_len);
 	return 1;
 }
 
@@ -384,15 +582,53 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 	return r < 0 ? r : ACT_ORPHAN_ROLLED_BACK;
 }
 
-int actuate_conclude(struct journal *j, int ifindex, const struct journal_event *ev,
-		     bool end_inflight, struct rterr *err)
+int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics, unsigned int n,
+		     const struct act_opts *o, struct plan *plans, struct rterr *err)
+{
+	struct journal_ident ids[PLAN_SET_MAX];
+	struct journal_inflight op;
+	bool rec[PLAN_SET_MAX] = {false};
+	unsigned int i, changes = 0;
+	int r;
+
+	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
+		plan_blank(&plans[i], &nics[i]);
+		r = journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &ids[i], err);
+		if (r < 0)
+			return r;
+		if (journal_inflight_get(j, &ids[i], &op) <= 0)
+			continue;
+		rec[i] = true;
+		r = plan_values(&nics[i], NULL, op.pre, op.which, "rollback", &plans[i], err);
+		if (r < 0)
+			return r;
+		if (i)
+			snprintf(plans[i].upper_of, sizeof(plans[i].upper_of), "%s",
+				 nics[0].link.ifname);
+		changes += plans[i].n_changes;
+	}
+	if (changes)
+		return actuate_set(a, j, plans, n < PLAN_SET_MAX ? n : PLAN_SET_MAX, o, err);
+	/* Every knob already back at its pre-value: only the records are left to end. */
+	for (i = 0; i < n && i < PLAN_SET_MAX; i++)
+		if (rec[i] && (r = journal_inflight_end(j, &ids[i], err)) < 0)
+			return r;
+	return 0;
+}
+
+int actuate_conclude(struct journal *j, const struct nic *nics, unsigned int n,
+		     const struct journal_event *ev, bool end_inflight, struct rterr *err)
 {
 	struct journal_ident id;
 	struct rterr ignored;
-	int r = 0;
+	unsigned int i;
+	int r = 0, e;
 
-	if (end_inflight && journal_ident_read_index(ifindex, ev->ifname, &id, err) == 0)
-		r = journal_inflight_end(j, &id, err);
+	for (i = 0; end_inflight && i < n; i++)
+		if (journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &id,
+					     err) == 0 &&
+		    (e = journal_inflight_end(j, &id, err)) < 0 && r == 0)
+			r = e;
 	journal_log_append(j, ev, &ignored);
 	return r;
 }

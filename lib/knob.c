@@ -15,6 +15,7 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
+#include "rtltune/route.h"
 
 /* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
 #define RT_IFLA_GRO_MAX_SIZE	  58
@@ -52,12 +53,12 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 	},
 	[KNOB_TSO] = {
 		.name = "tso", .type = KNOB_T_BOOL, FEATURES(tso_features, 2),
-		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "", .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.help = "TCP segmentation offload, IPv4 and IPv6 (every tx-tcp*-segmentation bit)",
 	},
 	[KNOB_GSO] = {
 		.name = "gso", .type = KNOB_T_BOOL, FEATURES(gso_features, 1),
-		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "", .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.help = "generic segmentation offload (tx-generic-segmentation)",
 	},
 	[KNOB_GRO] = {
@@ -69,7 +70,9 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_max_size", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SIZE),
 		.min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE, .limit_name = "tso_max_size",
 		.legacy_max = GSO_LEGACY_MAX_SIZE, .twin = KNOB_GSO_IPV4_MAX_SIZE,
-		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_STACK,
+		/* Up to 64K it moves the IPv4 twin too. */
+		.reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.shown = { { "tso_max_size", "tso_max_size" } },
 		.help = "largest GSO/TSO packet the stack builds for the device (IPv6, and IPv4 up "
 			"to 64K)",
@@ -78,7 +81,7 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_ipv4_max_size", .type = KNOB_T_NUMBER,
 		LINK_U32(RT_IFLA_GSO_IPV4_MAX_SIZE), .min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE,
 		.limit_name = "tso_max_size", .legacy_max = GSO_LEGACY_MAX_SIZE, .twin = -1,
-		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_STACK, .reroute = ROUTE_IPV4,
 		.help = "largest IPv4 GSO/TSO packet (IPv4 BIG TCP above 64K)",
 	},
 	[KNOB_GRO_MAX_SIZE] = {
@@ -99,7 +102,7 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_max_segs", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SEGS),
 		.min = 1, .limit = CHIP_LIMIT_TSO_MAX_SEGS, .limit_name = "tso_max_segs",
 		.legacy_max = GSO_MAX_SEGS_MAX, .twin = -1, .dir = KNOB_DIR_TX,
-		.unit = "segments", .flags = KNOB_F_ROUTE_CACHED,
+		.unit = "segments", .flags = KNOB_F_STACK, .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.shown = { { "tso_max_segs", "tso_max_segs" } },
 		.help = "most segments in one GSO/TSO packet",
 	},

@@ -234,9 +234,131 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
 	return r;
 }
 
+void nic_from_link_only(const struct link_info *li, struct nic *out)
+{
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	out->link = *li;
+	for (k = 0; k < KNOB__COUNT; k++)
+		out->val[k] = li->knob[k];
+	out->speed_mbps = -1;
+}
+
+/* What the device will have of k after plan: its target, or what the kernel moves along
+ * (a size up to 64K is mirrored into the IPv4 twin), else what it has. */
+static int64_t expected_after(const struct plan *plan, enum knob_id k)
+{
+	const struct plan_item *it = &plan->items[k];
+	int j;
+
+	if (it->action == PLAN_CHANGE || it->action == PLAN_SAME)
+		return it->target;
+	for (j = 0; j < KNOB__COUNT; j++) {
+		const struct plan_item *o = &plan->items[j];
+
+		if (knob_desc((enum knob_id)j)->twin == (int)k && o->action == PLAN_CHANGE &&
+		    o->target <= GSO_LEGACY_MAX_SIZE)
+			return o->target;
+	}
+	return it->cur;
+}
+
+/* The target of knob k of the device with ifindex among the plans made so far. */
+static int64_t below_target(const struct plan *set, unsigned int n, int ifindex, enum knob_id k)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (set[i].ifindex == ifindex)
+			return expected_after(&set[i], k);
+	return expected_after(&set[0], k);
+}
+
+int plan_stack(const struct plan *base, const int64_t *want_all, const struct nic_stack *st,
+	       const struct link_info *links, int n, struct plan set[PLAN_SET_MAX],
+	       unsigned int *n_set, struct rterr *err)
+{
+	unsigned int u;
+	int k;
+
+	set[0] = *base;
+	*n_set = 1;
+	for (u = 0; u < st->n_uppers && *n_set < PLAN_SET_MAX; u++) {
+		const struct stack_dev *d = &st->uppers[u];
+		struct plan *p = &set[*n_set];
+		struct nic nic;
+
+		nic_from_link_only(&d->li, &nic);
+		plan_init(p, &nic, NULL);
+		snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
+		for (k = 0; k < KNOB__COUNT; k++) {
+			struct plan_item *it = &p->items[k];
+			int64_t want, cap, t;
+			char why[160];
+
+			if (!(knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) ||
+			    it->cur == LINK_UNSET)
+				continue;
+			want = below_target(set, *n_set, d->below, (enum knob_id)k);
+			if (want_all && want_all[k] != LINK_UNSET && want_all[k] < want)
+				want = want_all[k];
+			if (want == LINK_UNSET || want == it->cur)
+				continue;
+			snprintf(it->src, sizeof(it->src), "upper of %s", base->ifname);
+			if (want > it->cur) {
+				/* A raise: as far as the upper and its other lowers take it. */
+				cap = stack_upper_cap(links, n, &d->li, d->below, (enum knob_id)k, why,
+						      sizeof(why));
+				t = cap != LINK_UNSET && cap < want ? cap : want;
+				if (t < want)
+					snprintf(it->note, sizeof(it->note),
+						 "%s raised to %" PRId64 " only: %s", knob_name((enum knob_id)k),
+						 t > it->cur ? t : it->cur,
+						 why[0] ? why : "its own tso_max_size");
+				if (t <= it->cur)
+					continue;
+			} else {
+				/* Above the device below it, skbs would be segmented in software. */
+				t = want;
+			}
+			it->target = t;
+			it->action = PLAN_CHANGE;
+		}
+		plan_count(p);
+		(*n_set)++;
+	}
+	return 0;
+}
+
 static json_object *str_or_null(const char *s)
 {
 	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed,
+			   const char *error)
+{
+	json_object *arr = json_object_new_array(), *last = NULL;
+	unsigned int u;
+	int k;
+
+	for (u = 0; u < n; u++) {
+		bool says = u == 0 || set[u].n_changes;
+
+		for (k = 0; k < KNOB__COUNT && !says; k++)
+			says = set[u].items[k].note[0] != '\0';
+		if (!says)
+			continue;
+		last = plan_json(&set[u], executed);
+		if (u == 0 && error)
+			json_object_object_add(last, "error", json_object_new_string(error));
+		json_object_array_add(arr, last);
+	}
+	/* After the last device's changes: the invalidation came after all of them. */
+	if (executed && set[0].rerouted[0] && last)
+		json_object_object_add(last, "rerouted", json_object_new_string(set[0].rerouted));
+	return arr;
 }
 
 json_object *plan_json(const struct plan *plan, bool executed)
@@ -245,6 +367,8 @@ json_object *plan_json(const struct plan *plan, bool executed)
 	int k;
 
 	json_object_object_add(o, "ifname", json_object_new_string(plan->ifname));
+	if (plan->upper_of[0])
+		json_object_object_add(o, "upper_of", json_object_new_string(plan->upper_of));
 	json_object_object_add(o, "chip", str_or_null(plan->chip_id));
 	json_object_object_add(o, "warnings", str_or_null(plan->warnings));
 	for (k = 0; k < KNOB__COUNT; k++) {

@@ -175,6 +175,9 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 	if (max <= 0)
 		return cand_set(c, TUNER_CAND_NO_DATA,
 				"the chip's gso_max_size limit is unknown: never raised");
+	if (cur >= max && x->env->limit_note[0])
+		return cand_set(c, TUNER_CAND_AT_LIMIT, "gso_max_size %" PRId64 " is at the limit: %s",
+				cur, x->env->limit_note);
 	if (cur >= max)
 		return cand_set(c, TUNER_CAND_AT_LIMIT,
 				"gso_max_size %" PRId64 " is at the chip's limit %" PRId64, cur,

@@ -39,9 +39,10 @@ enum knob_backend {
 enum knob_dir { KNOB_DIR_TX, KNOB_DIR_RX, KNOB_DIR_BOTH };
 
 enum knob_flag {
-	/* Established sockets copied the device's limit at connect (sk_setup_caps) and keep
-	 * it until their route is looked up again. */
-	KNOB_F_ROUTE_CACHED = 1u << 0,
+	/* A size local traffic takes from the top of a device stack (a bridge, a bond, a
+	 * macvlan over the NIC), and one a lower below it must match or the skbs are
+	 * segmented in software there (docs/stack.md): applied to the uppers too. */
+	KNOB_F_STACK = 1u << 0,
 };
 
 /* A limit shown next to a knob by `show` ("mtu 1500 (min 68, max 65535)"). */
@@ -71,6 +72,9 @@ struct knob_desc {
 	enum knob_dir dir;
 	const char *unit;   /* base unit of a number ("bytes", "segments", "packets"), "" */
 	unsigned int flags; /* enum knob_flag */
+	/* The cached routes a change must invalidate (enum route_family bits, route.h):
+	 * sockets copied the value when they got their route (sk_setup_caps). */
+	unsigned int reroute;
 	struct knob_shown_limit shown[2];
 	const char *help; /* one line: `rtltune knobs`, metrics and docs */
 };

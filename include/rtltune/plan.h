@@ -11,6 +11,7 @@
 #include "rtltune/knob.h"
 #include "rtltune/nic.h"
 #include "rtltune/profile.h"
+#include "rtltune/stack.h"
 
 /*
  * A plan: what one change of one interface will set, knob by knob, built from a snapshot
@@ -43,6 +44,7 @@ struct plan_item {
 
 struct plan {
 	char ifname[IF_NAMESIZE]; /* as asked for; reports keep it across a rename */
+	char upper_of[IF_NAMESIZE]; /* an upper planned along with this device (plan_stack()) */
 	int ifindex;		  /* actuate() follows the device by this */
 	char chip_id[48];	  /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
@@ -54,7 +56,13 @@ struct plan {
 	char ifname_now[IF_NAMESIZE];
 	bool after_valid;
 	struct nic after;
+	/* Filled by actuate(): how established connections were made to take the change
+	 * (route.h), or why they could not; "" when the change needed nothing. */
+	char rerouted[256];
 };
+
+/* A change of a device and of the uppers that carry its traffic, executed as one. */
+#define PLAN_SET_MAX (1 + STACK_MAX)
 
 /*
  * Resolve profile p for nic (chip may be NULL) into *plan: every knob's target, "max"
@@ -68,6 +76,22 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
 		const int64_t targets[KNOB__COUNT], const bool which[KNOB__COUNT], const char *src,
 		struct plan *plan, struct rterr *err);
 
+/*
+ * The uppers' part of a change (docs/stack.md): for each KNOB_F_STACK knob base sets, each
+ * upper of st gets the value the device below it will have, within the upper's own
+ * ceiling and the values of its other lowers (then the note says which lower limits it);
+ * a raise lowers no device, a decrease brings every upper down with it. links[0..n) is
+ * the dump st was built from. want (NULL: base's targets) is what the stack as a whole
+ * should get of each knob, for a change asked of the effective size (the tuner's): no upper
+ * gets more. set[0] gets base, set[1..] the uppers in st's order (nearest
+ * first), *n_set how many plans there are; an upper that needs no change has none.
+ */
+int plan_stack(const struct plan *base, const int64_t *want, const struct nic_stack *st,
+	       const struct link_info *links, int n, struct plan set[PLAN_SET_MAX],
+	       unsigned int *n_set, struct rterr *err);
+/* A snapshot of a device from its link alone (stacked knobs are all rtnetlink's). */
+void nic_from_link_only(const struct link_info *li, struct nic *out);
+
 /* Knobs whose value the kernel moves when another is set: which[] plus their twins. */
 void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT]);
 
@@ -79,5 +103,13 @@ const char *plan_action_name(enum plan_action a); /* "keep", "same", "change", "
  * with knob, action, old, new, source, note, and once executed applied and undone.
  */
 json_object *plan_json(const struct plan *plan, bool executed);
+/*
+ * The documents of a plan set (plan_stack()): the device's, then each upper's that
+ * changes or has a note ("upper_of" naming the device), in an array; error goes into the
+ * device's, and "rerouted" (how established connections were made to take the change)
+ * into the last.
+ */
+json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed,
+			   const char *error);
 
 #endif
