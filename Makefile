@@ -56,6 +56,9 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h)
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
+# Made by a chain of pattern rules, so make would delete them as intermediates after each
+# build, and every later make would regenerate them and recompile what includes them.
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 
 $(LIBRTL): $(LIB_OBJS)
 	@rm -f $@
