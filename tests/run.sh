@@ -35,13 +35,28 @@ for bin in "$@"; do
 	run_one "$name" "$bin"
 done
 
+# Integration tests need root, network namespaces and BPF. Where the machine refuses them
+# (no root, a container without the capabilities) each test is listed as skipped with the
+# one-line reason scripts/preflight.sh gives, rather than failing one by one.
+refused=unchecked
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	base=$(basename "$t" .sh)
 	[[ $base == $pattern ]] || continue
-	if [ "$(id -u)" -ne 0 ]; then
+	if [ "$refused" = unchecked ]; then
+		preflight=(scripts/preflight.sh)
+		[ -x "${RTLTUNE:-build/rtltune}" ] && preflight+=(--rtltune "${RTLTUNE:-build/rtltune}")
+		refused=$("${preflight[@]}") || true
+		# The details (errno text, capabilities) once; each test's line says what, not why.
+		why=$refused
+		while [[ $refused == "this system refuses"*\(*\)* ]]; do
+			refused=$(sed 's/ *([^()]*)//g' <<<"$refused")
+		done
+		[ "$why" = "$refused" ] || echo "integration tests: $why"
+	fi
+	if [ -n "$refused" ]; then
 		skip=$((skip + 1))
-		printf 'SKIP  %-40s needs root (network namespaces, BPF)\n' "integration/$base"
+		printf 'SKIP  %-40s %s\n' "integration/$base" "$refused"
 		continue
 	fi
 	run_one "integration/$base" timeout --kill-after=10 "${TEST_TIMEOUT:-300}" bash "$t"
