@@ -41,7 +41,8 @@ static void render_plans(json_object *doc)
 		size_t printed = 0;
 
 		if (up)
-			snprintf(upper, sizeof(upper), " (upper of %s)", json_object_get_string(up));
+			snprintf(upper, sizeof(upper), " (upper of %s)",
+				 json_object_get_string(up));
 
 		for (j = 0; j < json_object_array_length(ch); j++) {
 			json_object *c = json_object_array_get_idx(ch, j);
@@ -68,8 +69,14 @@ static void render_plans(json_object *doc)
 				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
 				       upper, state);
 				printed++;
+				/* An upper not raised as far as its lower: which device stops it.
+				 */
+				if (up && note)
+					printf("%s: note: %s\n", ifname,
+					       json_object_get_string(note));
 			} else if (up && note) {
-				/* An upper not raised as far as its lower: which device limits it. */
+				/* An upper not raised as far as its lower: which device limits it.
+				 */
 				printf("%s: note: %s\n", ifname, json_object_get_string(note));
 				printed++;
 			} else if (strcmp(act, "skip") == 0) {
@@ -140,15 +147,16 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (!run->sets || !run->n_set)
 		return rterr_sys(err, ENOMEM, "plan");
 	for (i = 0; rc == 0 && i < run->n_nics; i++) {
+		const struct chip_entry *chip = chipdb_match_nic(run->db, &run->nics[i], NULL);
 		struct nic_stack st;
 
-		rc = plan_profile(prof, &run->nics[i], chipdb_match_nic(run->db, &run->nics[i], NULL),
-				  &base, err);
+		rc = plan_profile(prof, &run->nics[i], chip, &base, err);
 		if (rc < 0)
 			break;
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
-		rc = plan_stack(&base, NULL, &st, run->links, run->n_links, run->sets[i], &run->n_set[i],
-				err);
+		rc = plan_stack(&base, NULL, &st, run->links, run->n_links,
+				chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), run->sets[i],
+				&run->n_set[i], err);
 	}
 	return rc;
 }
@@ -399,26 +407,28 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "checked", json_object_new_int(run.n_nics));
 	for (i = 0; i < run.n_nics; i++) {
 		for (u = 0; u < run.n_set[i]; u++) {
-		const struct plan *pl = &run.sets[i][u];
+			const struct plan *pl = &run.sets[i][u];
 
-		for (k = 0; k < KNOB__COUNT; k++) {
-			const struct plan_item *it = &pl->items[k];
-			json_object *d;
+			for (k = 0; k < KNOB__COUNT; k++) {
+				const struct plan_item *it = &pl->items[k];
+				json_object *d;
 
-			if (it->action != PLAN_CHANGE)
-				continue;
-			d = json_object_new_object();
-			json_object_object_add(d, "ifname", json_object_new_string(pl->ifname));
-			json_object_object_add(d, "knob",
-					       json_object_new_string(knob_name((enum knob_id)k)));
-			json_object_object_add(d, "current",
-					       knob_value_json((enum knob_id)k, it->cur));
-			json_object_object_add(d, "wanted",
-					       knob_value_json((enum knob_id)k, it->target));
-			json_object_object_add(d, "source", cli_json_str(it->src));
-			json_object_array_add(diffs, d);
-			ndiff++;
-		}
+				if (it->action != PLAN_CHANGE)
+					continue;
+				d = json_object_new_object();
+				json_object_object_add(d, "ifname",
+						       json_object_new_string(pl->ifname));
+				json_object_object_add(
+					d, "knob",
+					json_object_new_string(knob_name((enum knob_id)k)));
+				json_object_object_add(d, "current",
+						       knob_value_json((enum knob_id)k, it->cur));
+				json_object_object_add(
+					d, "wanted", knob_value_json((enum knob_id)k, it->target));
+				json_object_object_add(d, "source", cli_json_str(it->src));
+				json_object_array_add(diffs, d);
+				ndiff++;
+			}
 		}
 	}
 	json_object_object_add(doc, "match", json_object_new_boolean(ndiff == 0));
@@ -527,7 +537,8 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 		if (!done && named) {
 			json_object *pj = json_object_new_object();
 
-			json_object_object_add(pj, "ifname", json_object_new_string(links[k].ifname));
+			json_object_object_add(pj, "ifname",
+					       json_object_new_string(links[k].ifname));
 			json_object_object_add(pj, "changes", json_object_new_array());
 			json_object_array_add(ifaces, pj);
 		}

@@ -31,8 +31,8 @@ static void stack_json(json_object *o, const struct nic *nic, const struct link_
 		json_object_array_add(i < st.n_uppers ? up : low,
 				      json_object_new_string(d->li.ifname));
 		json_object_object_add(e, "ifname", json_object_new_string(d->li.ifname));
-		json_object_object_add(e, "role", json_object_new_string(i < st.n_uppers ? "upper"
-										      : "lower"));
+		json_object_object_add(e, "role",
+				       json_object_new_string(i < st.n_uppers ? "upper" : "lower"));
 		json_object_object_add(e, "kind", cli_json_str(d->li.kind));
 		json_object_object_add(e, "gso_max_size",
 				       cli_json_i64(d->li.knob[KNOB_GSO_MAX_SIZE]));
@@ -48,8 +48,9 @@ static void stack_json(json_object *o, const struct nic *nic, const struct link_
 	json_object_object_add(o, "stack", devs);
 	json_object_object_add(o, "effective_gso_max_size",
 			       cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_MAX_SIZE)));
-	json_object_object_add(o, "effective_gso_ipv4_max_size",
-			       cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_IPV4_MAX_SIZE)));
+	json_object_object_add(
+		o, "effective_gso_ipv4_max_size",
+		cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_IPV4_MAX_SIZE)));
 	json_object_object_add(o, "effective_gro_max_size",
 			       cli_json_i64(stack_effective_gro(&nic->link, &st)));
 }
@@ -149,8 +150,8 @@ static void render_stack(json_object *o)
 		       val(d, "kind", b, sizeof(b)), val(d, "gso_max_size", c, sizeof(c)),
 		       val(d, "gro_max_size", a, sizeof(a)), val(d, "tso_max_size", b, sizeof(b)));
 	}
-	printf("    %-20s gso_max_size %s, gso_ipv4_max_size %s, gro_max_size %s\n",
-	       "effective", val(o, "effective_gso_max_size", a, sizeof(a)),
+	printf("    %-20s gso_max_size %s, gso_ipv4_max_size %s, gro_max_size %s\n", "effective",
+	       val(o, "effective_gso_max_size", a, sizeof(a)),
 	       val(o, "effective_gso_ipv4_max_size", b, sizeof(b)),
 	       val(o, "effective_gro_max_size", c, sizeof(c)));
 }
@@ -207,7 +208,8 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
-		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, &links, &n_links, &nics, &n, &err);
+		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
+			       &err);
 	if (r < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);

@@ -69,8 +69,7 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 }
 
 /* The stack around ifc as last read, for plans (empty when it has none). */
-static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links,
-					int *n)
+static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links, int *n)
 {
 	static const struct nic_stack none;
 
@@ -108,7 +107,8 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	if (r < 0)
 		return r;
 	st = stack_of(ifc, &links, &n_links);
-	r = plan_stack(&base, NULL, st, links, n_links, set, &n, err);
+	r = plan_stack(&base, NULL, st, links, n_links,
+		       chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), set, &n, err);
 	if (r < 0)
 		return r;
 	for (u = 0; u < n; u++)
@@ -242,7 +242,8 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	st = stack_of(ifc, &links, &n_links);
 	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, &e);
 	if (r == 0)
-		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note), &e);
+		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note),
+				    &e);
 	journal_close(j);
 	account(ifc, set, n, r, "restore");
 	*out = applier_set_json(set, n, r > 0, r < 0 ? e.msg : NULL);

@@ -170,11 +170,13 @@ void iface_read_stack(struct iface *ifc)
 		int64_t cap = stack_upper_cap(m->stack_links, m->n_stack_links, &d->li, d->below,
 					      KNOB_GSO_MAX_SIZE, why, sizeof(why));
 
-		if (cap == LINK_UNSET || (m->stack_gso_cap != LINK_UNSET && cap >= m->stack_gso_cap))
+		if (cap == LINK_UNSET ||
+		    (m->stack_gso_cap != LINK_UNSET && cap >= m->stack_gso_cap))
 			continue;
 		m->stack_gso_cap = cap;
 		snprintf(m->stack_note, sizeof(m->stack_note), "%s (upper of %s) caps at %lld: %s",
-			 d->li.ifname, ifc->name, (long long)cap, why[0] ? why : "its tso_max_size");
+			 d->li.ifname, ifc->name, (long long)cap,
+			 why[0] ? why : "its own tso_max_size");
 	}
 }
 
@@ -321,6 +323,16 @@ void iface_set_autotune(struct iface *ifc, bool on)
 
 /* ---- lifecycle --------------------------------------------------------------------- */
 
+/* A device joined or left a stack: the managed interfaces next to it read theirs again. */
+static void restack_neighbours(struct iface *ifc)
+{
+	struct iface *y;
+
+	for (y = ifaces; y; y = y->next)
+		if (y->m && (y == ifc || neighbour(ifc, y) || neighbour(y, ifc)))
+			iface_read_stack(y);
+}
+
 static void link_new(const struct link_info *li)
 {
 	struct iface *ifc = calloc(1, sizeof(*ifc));
@@ -361,6 +373,7 @@ static void link_new(const struct link_info *li)
 			iface_update(ifc, &nic);
 		}
 	}
+	restack_neighbours(ifc);
 	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
 	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
 	     ifc->managed ? "managed" : ifc->why);
@@ -418,8 +431,14 @@ void iface_link_seen(const struct link_info *li, bool event, const struct link_c
 		ifc->flags = li->flags;
 		/* A port enslaved or released: its stack changed, read it again. */
 		if (li->master != ifc->master) {
+			int was = ifc->master;
+
 			ifc->master = li->master;
 			ifc->knob_dirty = true;
+			restack_neighbours(ifc);
+			/* The upper it left has one lower fewer. */
+			if (was && iface_by_index(was))
+				restack_neighbours(iface_by_index(was));
 		}
 		/* Only a notification can mean a knob changed (set by us, ip, ethtool, the
 		 * driver: a feature change is announced with RTM_NEWLINK too). Dump replies

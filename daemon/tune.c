@@ -61,14 +61,24 @@ static void record(struct iface *ifc, const struct tuner_action *a)
 	     a->reason);
 }
 
-/* The interface and the uppers its changes reach, as the last read saw them. */
-static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET_MAX])
+/* The interface and the devices its changes reach, as the last read saw them. */
+static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET_MAX],
+			       int levels[PLAN_SET_MAX])
 {
 	unsigned int n = 1, u;
 
 	nics[0] = ifc->m->snap;
-	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++)
+	levels[0] = 0;
+	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++) {
+		levels[n] = (int)u + 1;
 		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n++]);
+	}
+	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
+	 * records say which devices a trial reached. */
+	for (u = 0; u < ifc->m->stack.n_lowers && n < PLAN_SET_MAX; u++) {
+		levels[n] = -1;
+		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n++]);
+	}
 	return n;
 }
 
@@ -96,6 +106,7 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	bool which[KNOB__COUNT] = {0};
 	struct plan base, set[PLAN_SET_MAX];
 	struct nic nics[PLAN_SET_MAX];
+	int levels[PLAN_SET_MAX];
 	const struct chip_entry *chip;
 	struct rterr err = {0};
 	unsigned int i, n = 1;
@@ -106,7 +117,9 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	if (iface_stacked(ifc))
 		iface_read_stack(ifc);
 	if (a->kind == TUNER_ROLLBACK) {
-		r = actuate_rollback(rtd.act, j, nics, stack_nics(ifc, nics), &opts, set, &err);
+		unsigned int nn = stack_nics(ifc, nics, levels);
+
+		r = actuate_rollback(rtd.act, j, nics, levels, nn, &opts, set, &err);
 		goto done;
 	}
 	for (k = 0; k < KNOB__COUNT; k++)
@@ -127,7 +140,8 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 			r = rterr_input(&err, "%s: %s", ifc->name, base.items[k].note);
 	if (r == 0)
 		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
-			       ifc->m->n_stack_links, set, &n, &err);
+			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
+			       set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:
@@ -156,10 +170,11 @@ static void conclude(struct iface *ifc, struct journal *j, const struct tuner_ac
 		.actor = "daemon",
 	};
 	struct nic nics[PLAN_SET_MAX];
+	int levels[PLAN_SET_MAX];
 	struct rterr err = {0};
 
-	if (j && actuate_conclude(j, nics, stack_nics(ifc, nics), &ev, a->kind != TUNER_FAILED,
-				  &err) < 0)
+	if (j && actuate_conclude(j, nics, stack_nics(ifc, nics, levels), &ev,
+				  a->kind != TUNER_FAILED, &err) < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: ending the trial: %s", err.msg);
 }
 
@@ -332,7 +347,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			s.tx_segs = s.tx_packets -
 				    (s.tx_gso_skbs <= s.tx_packets ? s.tx_gso_skbs : 0) +
 				    d[SH_TX_GSO_SEGMENTS].sum;
-			s.tx_gso_at_cap = at_cap(&d[SH_TX_SKB_BYTES], ifc->m->eff[KNOB_GSO_MAX_SIZE]);
+			s.tx_gso_at_cap =
+				at_cap(&d[SH_TX_SKB_BYTES], ifc->m->eff[KNOB_GSO_MAX_SIZE]);
 			if (s.tx_gso_at_cap > s.tx_gso_skbs)
 				s.tx_gso_at_cap = s.tx_gso_skbs;
 			s.rx_skbs = hist_count(&d[SH_RX_SKB_BYTES]);

@@ -272,7 +272,7 @@ static void reroute(struct journal *j, struct dev_run *run, unsigned int nd, con
 		.new_value = JOURNAL_NO_VALUE,
 		.actor = actor,
 	};
-	struct rterr e = { 0 }, ignored;
+	struct rterr e = {0}, ignored;
 
 	if (!f)
 		return;
@@ -287,6 +287,25 @@ static void reroute(struct journal *j, struct dev_run *run, unsigned int nd, con
 	journal_log_append(j, &ev, &ignored);
 }
 
+/* The order the devices change in: by level, up for a raise and down for a decrease. */
+static void stack_order(const struct dev_run *run, unsigned int nd, bool up, unsigned int *order)
+{
+	unsigned int i, j, t;
+
+	for (i = 0; i < nd; i++)
+		order[i] = i;
+	for (i = 1; i < nd; i++)
+		for (j = i; j > 0; j--) {
+			int a = run[order[j - 1]].plan->level, b = run[order[j]].plan->level;
+
+			if (up ? a <= b : a >= b)
+				break;
+			t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
 /* Begin the in-flight record of every device that changes, all or none. */
 static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
 		     const struct act_opts *o, struct rterr *err)
@@ -298,14 +317,16 @@ static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
 	for (i = 0; i < nd && r == 0; i++) {
 		struct plan *p = run[i].plan;
 
-		r = p->ifindex > 0 ? journal_ident_read_index(p->ifindex, p->ifname, &run[i].id, err)
-				   : journal_ident_read(p->ifname, &run[i].id, err);
+		r = p->ifindex > 0
+			    ? journal_ident_read_index(p->ifindex, p->ifname, &run[i].id, err)
+			    : journal_ident_read(p->ifname, &run[i].id, err);
 		if (r < 0)
 			break;
 		run[i].existed = journal_inflight_get(j, &run[i].id, &before) > 0;
 		/* Durable before the first change: the originals and what the run does. */
 		r = journal_inflight_begin(j, &run[i].id, o->op, o->actor, run[i].pre,
-					   o->journal_originals ? run[i].touched : run[i].which, err);
+					   o->journal_originals ? run[i].touched : run[i].which,
+					   err);
 		if (r == 0)
 			run[i].begun = true;
 		else
@@ -337,7 +358,8 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 		plan_side_effects(changed, to_undo);
 		d->bad = false;
 		if (!d->gone)
-			d->bad = undo(a, d->plan, d->pre, to_undo, d->undone, sizeof(d->undone)) > 0;
+			d->bad =
+				undo(a, d->plan, d->pre, to_undo, d->undone, sizeof(d->undone)) > 0;
 		/* A device deleted midway took this run's changes with it: nothing is left to
 		 * undo or to roll back later, so its operation ends here too. */
 		if (d->gone || (d->bad && link_index_gone(d->plan->ifindex))) {
@@ -389,10 +411,9 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 	r = begin_all(j, run, nd, o, err);
 	if (r < 0)
 		return r;
-	/* A raise goes up the stack from the NIC, a decrease down to it: no upper is ever
-	 * above a lower (docs/stack.md). */
-	for (i = 0; i < nd; i++)
-		order[i] = raising(plans, n) ? i : nd - 1 - i;
+	/* A raise goes up the stack from the lowest device, a decrease down from the top: no
+	 * upper is ever above a lower (docs/stack.md). */
+	stack_order(run, nd, raising(plans, n), order);
 	for (i = 0; i < nd && !failure[0]; i++) {
 		struct dev_run *d = &run[order[i]];
 
@@ -423,7 +444,8 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 				if (d->plan->items[k].changed)
 					log_event(j, d->plan, (enum knob_id)k, d->pre[k],
 						  d->plan->items[k].target,
-						  d->gone ? "failed" : "rolled_back", failure, o->actor);
+						  d->gone ? "failed" : "rolled_back", failure,
+						  o->actor);
 			/* A record this run joined belongs to the operation around it (the trial
 			 * this step is part of, the interrupted one taken over): it stays. */
 			if (d->gone || (!d->bad && !d->existed))
@@ -437,7 +459,8 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 		else if (!err->errnum)
 			err->errnum = EIO;
 		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plans[0].ifname,
-			 failure, undone, bad ? " (interface left changed: run rtltune restore)" : "");
+			 failure, undone,
+			 bad ? " (interface left changed: run rtltune restore)" : "");
 		return -err->errnum;
 	}
 	reroute(j, run, nd, o->actor);
@@ -518,6 +541,7 @@ int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic
 		if (u == 0)
 			continue;
 		snprintf(plans[n].upper_of, sizeof(plans[n].upper_of), "%s", nic->link.ifname);
+		plans[n].level = (int)i + 1;
 		got[n++] = true;
 	}
 	if (r == 0 && n == 1)
@@ -582,8 +606,9 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 	return r < 0 ? r : ACT_ORPHAN_ROLLED_BACK;
 }
 
-int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics, unsigned int n,
-		     const struct act_opts *o, struct plan *plans, struct rterr *err)
+int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics,
+		     const int *levels, unsigned int n, const struct act_opts *o,
+		     struct plan *plans, struct rterr *err)
 {
 	struct journal_ident ids[PLAN_SET_MAX];
 	struct journal_inflight op;
@@ -593,7 +618,8 @@ int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *ni
 
 	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
 		plan_blank(&plans[i], &nics[i]);
-		r = journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &ids[i], err);
+		r = journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &ids[i],
+					     err);
 		if (r < 0)
 			return r;
 		if (journal_inflight_get(j, &ids[i], &op) <= 0)
@@ -605,6 +631,7 @@ int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *ni
 		if (i)
 			snprintf(plans[i].upper_of, sizeof(plans[i].upper_of), "%s",
 				 nics[0].link.ifname);
+		plans[i].level = levels ? levels[i] : (int)i;
 		changes += plans[i].n_changes;
 	}
 	if (changes)
@@ -625,8 +652,8 @@ int actuate_conclude(struct journal *j, const struct nic *nics, unsigned int n,
 	int r = 0, e;
 
 	for (i = 0; end_inflight && i < n; i++)
-		if (journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &id,
-					     err) == 0 &&
+		if (journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &id, err) ==
+			    0 &&
 		    (e = journal_inflight_end(j, &id, err)) < 0 && r == 0)
 			r = e;
 	journal_log_append(j, ev, &ignored);

@@ -275,14 +275,53 @@ static int64_t below_target(const struct plan *set, unsigned int n, int ifindex,
 	return expected_after(&set[0], k);
 }
 
+/* A lower of a pair tuned together: raised to what the device above it gets. */
+static void plan_lower(const struct plan *base, const int64_t *want_all, const struct stack_dev *d,
+		       struct plan *p)
+{
+	struct nic nic;
+	int k;
+
+	nic_from_link_only(&d->li, &nic);
+	plan_init(p, &nic, NULL);
+	snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
+	p->level = -1;
+	for (k = 0; k < KNOB__COUNT; k++) {
+		struct plan_item *it = &p->items[k];
+		int64_t want = expected_after(base, (enum knob_id)k), cap;
+
+		if (!(knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || it->cur == LINK_UNSET)
+			continue;
+		if (want_all && want_all[k] != LINK_UNSET && want_all[k] < want)
+			want = want_all[k];
+		if (want == LINK_UNSET || want <= it->cur)
+			continue;
+		cap = k == KNOB_GSO_MAX_SEGS ? d->li.tso_max_segs : d->li.tso_max_size;
+		snprintf(it->src, sizeof(it->src), "lower of %s (tuned with it)", base->ifname);
+		if (cap != LINK_UNSET && cap < want) {
+			snprintf(it->note, sizeof(it->note), "%s raised to %lld only: its own %s",
+				 knob_name((enum knob_id)k),
+				 (long long)(cap > it->cur ? cap : it->cur),
+				 k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
+			want = cap;
+		}
+		if (want <= it->cur)
+			continue;
+		it->target = want;
+		it->action = PLAN_CHANGE;
+	}
+	plan_count(p);
+}
+
 int plan_stack(const struct plan *base, const int64_t *want_all, const struct nic_stack *st,
-	       const struct link_info *links, int n, struct plan set[PLAN_SET_MAX],
-	       unsigned int *n_set, struct rterr *err)
+	       const struct link_info *links, int n, bool with_lowers,
+	       struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err)
 {
 	unsigned int u;
 	int k;
 
 	set[0] = *base;
+	set[0].level = 0;
 	*n_set = 1;
 	for (u = 0; u < st->n_uppers && *n_set < PLAN_SET_MAX; u++) {
 		const struct stack_dev *d = &st->uppers[u];
@@ -292,6 +331,7 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 		nic_from_link_only(&d->li, &nic);
 		plan_init(p, &nic, NULL);
 		snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
+		p->level = (int)u + 1;
 		for (k = 0; k < KNOB__COUNT; k++) {
 			struct plan_item *it = &p->items[k];
 			int64_t want, cap, t;
@@ -308,18 +348,20 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 			snprintf(it->src, sizeof(it->src), "upper of %s", base->ifname);
 			if (want > it->cur) {
 				/* A raise: as far as the upper and its other lowers take it. */
-				cap = stack_upper_cap(links, n, &d->li, d->below, (enum knob_id)k, why,
-						      sizeof(why));
+				cap = stack_upper_cap(links, n, &d->li, d->below, (enum knob_id)k,
+						      why, sizeof(why));
 				t = cap != LINK_UNSET && cap < want ? cap : want;
 				if (t < want)
 					snprintf(it->note, sizeof(it->note),
-						 "%s raised to %" PRId64 " only: %s", knob_name((enum knob_id)k),
+						 "%s raised to %" PRId64 " only: %s",
+						 knob_name((enum knob_id)k),
 						 t > it->cur ? t : it->cur,
 						 why[0] ? why : "its own tso_max_size");
 				if (t <= it->cur)
 					continue;
 			} else {
-				/* Above the device below it, skbs would be segmented in software. */
+				/* Above the device below it, skbs would be segmented in software.
+				 */
 				t = want;
 			}
 			it->target = t;
@@ -328,6 +370,8 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 		plan_count(p);
 		(*n_set)++;
 	}
+	for (u = 0; with_lowers && u < st->n_lowers && *n_set < PLAN_SET_MAX; u++)
+		plan_lower(base, want_all, &st->lowers[u], &set[(*n_set)++]);
 	return 0;
 }
 
@@ -336,8 +380,7 @@ static json_object *str_or_null(const char *s)
 	return s && *s ? json_object_new_string(s) : NULL;
 }
 
-json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed,
-			   const char *error)
+json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed, const char *error)
 {
 	json_object *arr = json_object_new_array(), *last = NULL;
 	unsigned int u;

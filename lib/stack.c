@@ -8,7 +8,7 @@
 
 bool stack_kind_rides_on_link(const char *kind)
 {
-	static const char *const kinds[] = { "vlan", "macvlan", "macvtap", "ipvlan", "ipvtap" };
+	static const char *const kinds[] = {"vlan", "macvlan", "macvtap", "ipvlan", "ipvtap"};
 	unsigned int i;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -139,8 +139,8 @@ static int64_t ceiling(const struct link_info *l, enum knob_id k)
 	return k == KNOB_GSO_MAX_SEGS ? l->tso_max_segs : l->tso_max_size;
 }
 
-int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_info *u,
-			int except, enum knob_id k, char *why, size_t why_len)
+int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_info *u, int except,
+			enum knob_id k, char *why, size_t why_len)
 {
 	int64_t cap = ceiling(u, k);
 	int i;
@@ -148,9 +148,8 @@ int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_
 	why[0] = '\0';
 	for (i = 0; i < n; i++) {
 		const struct link_info *l = &links[i];
-		bool lower = l->master == u->ifindex ||
-			     (u->link == l->ifindex && !u->link_netns &&
-			      stack_kind_rides_on_link(u->kind));
+		bool lower = l->master == u->ifindex || (u->link == l->ifindex && !u->link_netns &&
+							 stack_kind_rides_on_link(u->kind));
 
 		if (!lower || l->ifindex == except || l->ifindex == u->ifindex ||
 		    l->knob[k] == LINK_UNSET || (cap != LINK_UNSET && l->knob[k] >= cap))

@@ -100,14 +100,16 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 		   const struct nic *nic, struct plan *plan, struct rterr *err);
 
 /*
- * Roll the operation in flight on nics[0..n) (a device and the uppers planned with it)
+ * Roll the operation in flight on nics[0..n) (a device and the devices planned with it, at
+ * levels[i] as plan.level says: NULL for index order)
  * back to the pre-values its journal records hold: the tuner's rollback, whatever steps the
  * trial took, on every device it reached. Through actuate_set() with o (its outcome
  * "rolled_back"), which ends the records; when every knob is already back, the records are
  * just ended. plans[] gets the PLAN_SET_MAX plans.
  */
-int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics, unsigned int n,
-		     const struct act_opts *o, struct plan *plans, struct rterr *err);
+int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics,
+		     const int *levels, unsigned int n, const struct act_opts *o,
+		     struct plan *plans, struct rterr *err);
 
 /*
  * A decision that changes nothing (the tuner keeps a trial, abandons one, or could not

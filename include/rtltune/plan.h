@@ -43,10 +43,11 @@ struct plan_item {
 };
 
 struct plan {
-	char ifname[IF_NAMESIZE]; /* as asked for; reports keep it across a rename */
-	char upper_of[IF_NAMESIZE]; /* an upper planned along with this device (plan_stack()) */
-	int ifindex;		  /* actuate() follows the device by this */
-	char chip_id[48];	  /* "" when no entry matched */
+	char ifname[IF_NAMESIZE];   /* as asked for; reports keep it across a rename */
+	char upper_of[IF_NAMESIZE]; /* an upper (or lower) planned along with this device */
+	int level;	  /* in a set: 0 the device, > 0 its uppers (nearest 1), < 0 its lowers */
+	int ifindex;	  /* actuate() follows the device by this */
+	char chip_id[48]; /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
 	char warnings[512]; /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
 	unsigned int n_changes;
@@ -62,7 +63,7 @@ struct plan {
 };
 
 /* A change of a device and of the uppers that carry its traffic, executed as one. */
-#define PLAN_SET_MAX (1 + STACK_MAX)
+#define PLAN_SET_MAX (1 + 2 * STACK_MAX)
 
 /*
  * Resolve profile p for nic (chip may be NULL) into *plan: every knob's target, "max"
@@ -83,12 +84,15 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
  * a raise lowers no device, a decrease brings every upper down with it. links[0..n) is
  * the dump st was built from. want (NULL: base's targets) is what the stack as a whole
  * should get of each knob, for a change asked of the effective size (the tuner's): no upper
- * gets more. set[0] gets base, set[1..] the uppers in st's order (nearest
+ * gets more. with_lowers (a pair tuned together, chip quirk tune-with-master: hv_netvsc and
+ * its VF) also raises the device's lowers to what it gets, so that none is below it (a
+ * decrease leaves them: a lower above its upper costs nothing). set[0] gets base, then the
+ * uppers in st's order (nearest
  * first), *n_set how many plans there are; an upper that needs no change has none.
  */
 int plan_stack(const struct plan *base, const int64_t *want, const struct nic_stack *st,
-	       const struct link_info *links, int n, struct plan set[PLAN_SET_MAX],
-	       unsigned int *n_set, struct rterr *err);
+	       const struct link_info *links, int n, bool with_lowers,
+	       struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err);
 /* A snapshot of a device from its link alone (stacked knobs are all rtnetlink's). */
 void nic_from_link_only(const struct link_info *li, struct nic *out);
 

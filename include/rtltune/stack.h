@@ -63,7 +63,7 @@ int64_t stack_effective_gro(const struct link_info *self, const struct nic_stack
  * lower the caller changes (not a limit). why gets "its port tap0 has gso_max_size 65536"
  * when a lower limits it, else "".
  */
-int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_info *u,
-			int except, enum knob_id k, char *why, size_t why_len);
+int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_info *u, int except,
+			enum knob_id k, char *why, size_t why_len);
 
 #endif
