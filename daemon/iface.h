@@ -58,6 +58,9 @@ struct iface_mgd {
 	int64_t eff[KNOB__COUNT];
 	int64_t stack_gso_cap;
 	char stack_note[192];
+	/* tune.c: why the last change did not reach established connections (the route
+	 * invalidation failed), "" when it did; the tuner's verdict names it. */
+	char reroute_note[192];
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;

@@ -151,6 +151,9 @@ done:
 		ifc->knob_dirty = true;
 	if (r == 0 && set[0].rerouted[0])
 		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
+	if (r == 0)
+		snprintf(ifc->m->reroute_note, sizeof(ifc->m->reroute_note), "%s",
+			 set[0].reroute_failed ? set[0].rerouted : "");
 	if (r < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	return r == 0;
@@ -386,6 +389,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	if (ifc->m->stack_gso_cap != LINK_UNSET && ifc->m->stack_gso_cap < env.gso_max) {
 		env.gso_max = ifc->m->stack_gso_cap;
 		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->stack_note);
+	} else if (ifc->m->reroute_note[0]) {
+		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->reroute_note);
 	}
 	env.gro_max = ifc->m->gro_max;
 	env.mtu_max = ifc->m->mtu_max;

@@ -280,6 +280,7 @@ static void reroute(struct journal *j, struct dev_run *run, unsigned int nd, con
 		snprintf(p->rerouted, sizeof(p->rerouted),
 			 "established connections keep their old sizes: %s", e.msg);
 		ev.outcome = "not_rerouted";
+		p->reroute_failed = true;
 	} else {
 		ev.outcome = "rerouted";
 	}
@@ -395,6 +396,7 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 
 		p->ifname_now[0] = '\0';
 		p->rerouted[0] = '\0';
+		p->reroute_failed = false;
 		p->after_valid = false;
 		if (!p->n_changes)
 			continue;

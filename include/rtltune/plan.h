@@ -58,8 +58,10 @@ struct plan {
 	bool after_valid;
 	struct nic after;
 	/* Filled by actuate(): how established connections were made to take the change
-	 * (route.h), or why they could not; "" when the change needed nothing. */
+	 * (route.h), or why they could not (reroute_failed); "" when the change needed
+	 * nothing. */
 	char rerouted[256];
+	bool reroute_failed;
 };
 
 /* A change of a device and of the uppers that carry its traffic, executed as one. */
