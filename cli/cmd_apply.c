@@ -138,7 +138,7 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (rc == 0)
 		rc = actuator_new(run->ctx->sysfs_root, &run->act, err);
 	if (rc == 0)
-		rc = cli_select(run->ctx, actuator_link_sock(run->act), names, n_names, false,
+		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false,
 				&run->links, &run->n_links, &run->nics, &run->n_nics, err);
 	if (rc < 0)
 		return rc;
@@ -531,7 +531,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 		if (argc >= 2 && !named)
 			continue;
 		if (journaled(j, &links[k])) {
-			nic_from_link(ctx->sysfs_root, &links[k], &nic);
+			nic_from_link(actuator_io(act), &links[k], &nic);
 			done = restore_one(act, j, &nic, links, n, ifaces, &code);
 		}
 		if (!done && named) {

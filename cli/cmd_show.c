@@ -57,9 +57,9 @@ static void stack_json(json_object *o, const struct nic *nic, const struct link_
 
 static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 {
-	json_object *o = json_object_new_object();
-	char pci[16], key[64];
-	int k;
+	json_object *o = json_object_new_object(), *unsup, *fixed;
+	char pci[16], key[80];
+	int k, g;
 
 	json_object_object_add(o, "ifname", json_object_new_string(nic->link.ifname));
 	json_object_object_add(o, "ifindex", json_object_new_int(nic->link.ifindex));
@@ -79,15 +79,30 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 	json_object_object_add(o, "max_mtu", cli_json_i64(nic->link.max_mtu));
 	json_object_object_add(o, "tso_max_size", cli_json_i64(nic->link.tso_max_size));
 	json_object_object_add(o, "tso_max_segs", cli_json_i64(nic->link.tso_max_segs));
+	json_object_object_add(o, "ethtool_path", cli_json_str(nic->ethtool_path));
+	unsup = json_object_new_array();
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
+		if (nic->group_err[g] < 0)
+			json_object_array_add(unsup, json_object_new_string(ethnl_group_name(
+							     (enum ethnl_group)g)));
+	json_object_object_add(o, "unsupported_groups", unsup);
+	fixed = json_object_new_array();
 	for (k = 0; k < KNOB__COUNT; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
 
 		json_object_object_add(o, d->name, knob_value_json((enum knob_id)k, nic->val[k]));
+		if (d->backend == KNOB_B_ETHNL && d->ethnl_max_attr) {
+			snprintf(key, sizeof(key), "%s_max", d->name);
+			json_object_object_add(o, key, cli_json_i64(nic->max[k]));
+		}
 		if (d->backend != KNOB_B_FEATURES)
 			continue;
 		snprintf(key, sizeof(key), "%s_requested", d->name);
 		json_object_object_add(o, key, json_object_new_boolean(nic->requested[k]));
+		if (nic->fixed[k] && nic->val[k] != LINK_UNSET)
+			json_object_array_add(fixed, json_object_new_string(d->name));
 	}
+	json_object_object_add(o, "fixed_features", fixed);
 	return o;
 }
 
@@ -114,13 +129,19 @@ static const char *val(json_object *o, const char *key, char *buf, unsigned int 
 /* "off [requested on]", and the limits a knob's row shows beside it. */
 static void render_knob(json_object *o, const struct knob_desc *d)
 {
-	char v[64], lim[64], key[64];
+	char v[64], lim[64], key[80];
 	const char *val = cli_text_value(get(o, d->name), v, sizeof(v));
 	bool wish;
 
 	snprintf(key, sizeof(key), "%s_requested", d->name);
 	wish = d->backend == KNOB_B_FEATURES && strcmp(val, "off") == 0 &&
 	       json_object_get_boolean(get(o, key));
+	snprintf(key, sizeof(key), "%s_max", d->name);
+	if (d->backend == KNOB_B_ETHNL && get(o, key)) {
+		printf("    %-20s %-10s (max %s)\n", d->name, val,
+		       cli_text_value(get(o, key), lim, sizeof(lim)));
+		return;
+	}
 	if (!d->shown[0].key) {
 		printf("    %-20s %s%s\n", d->name, val, wish ? " [requested on]" : "");
 		return;
@@ -156,6 +177,73 @@ static void render_stack(json_object *o)
 	       val(o, "effective_gro_max_size", c, sizeof(c)));
 }
 
+/* Whether name is in the JSON array of strings arr. */
+static bool listed(json_object *arr, const char *name)
+{
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The ethtool groups: each supported knob on its own line, an unsupported group in one;
+ * then the features a user can change, wrapped ("rx-gro-hw off [requested on]"), and how
+ * many the driver fixes.
+ */
+static void render_ethtool(json_object *o)
+{
+	json_object *unsup = get(o, "unsupported_groups"), *fixed = get(o, "fixed_features");
+	int k, g, col = 0; /* 0: nothing printed yet, 1: at a line start */
+	char v[64], item[96], path[16];
+
+	printf("    %-20s %s\n", "ethtool via", val(o, "ethtool_path", path, sizeof(path)));
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++) {
+		const char *name = ethnl_group_name((enum ethnl_group)g);
+
+		if (listed(unsup, name)) {
+			printf("    %-20s unsupported by the driver\n", name);
+			continue;
+		}
+		for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++) {
+			const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+			if (d->ethnl_group == g && get(o, d->name))
+				render_knob(o, d);
+		}
+	}
+	for (k = KNOB_FIRST_FEATURE; k < KNOB__COUNT; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+		char key[80];
+		int len;
+
+		if (!get(o, d->name) || listed(fixed, d->name))
+			continue;
+		snprintf(key, sizeof(key), "%s_requested", d->name);
+		len = snprintf(item, sizeof(item), "%s %s%s", knob_feature_name((enum knob_id)k),
+			       val(o, d->name, v, sizeof(v)),
+			       !json_object_get_boolean(get(o, d->name)) &&
+					       json_object_get_boolean(get(o, key))
+				       ? " [requested on]"
+				       : "");
+		if (col && col + len + 2 > 72) {
+			printf(",\n%25s", "");
+			col = 1;
+		} else {
+			printf("%s", col > 1 ? ", " : col ? "" : "    features             ");
+		}
+		printf("%s", item);
+		col += len + 2;
+	}
+	if (col)
+		printf("\n");
+	if (fixed && json_object_array_length(fixed))
+		printf("    %-20s %zu fixed by the driver (rtltune --json show lists them)\n", "",
+		       json_object_array_length(fixed));
+}
+
 static void render_nic(json_object *o)
 {
 	char a[64], b[64], c[64];
@@ -177,8 +265,9 @@ static void render_nic(json_object *o)
 	       val(o, "firmware", c, sizeof(c)));
 	printf("    %-20s %s, speed %s Mb/s\n", "state", val(o, "operstate", a, sizeof(a)),
 	       val(o, "speed_mbps", b, sizeof(b)));
-	for (k = 0; k < KNOB__COUNT; k++)
+	for (k = 0; k < KNOB_FIRST_ETHNL; k++)
 		render_knob(o, knob_desc((enum knob_id)k));
+	render_ethtool(o);
 	render_stack(o);
 }
 
@@ -196,6 +285,7 @@ static void render_show(json_object *doc)
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct link_info *links = NULL;
+	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL;
@@ -208,8 +298,11 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
-		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
+		r = nic_io_open(ctx->sysfs_root, &io, &err);
+	if (r == 0)
+		r = cli_select(ctx, io, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
 			       &err);
+	nic_io_close(io);
 	if (r < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);

@@ -361,7 +361,7 @@ static void link_new(const struct link_info *li)
 	ifaces = ifc;
 	n_ifaces++;
 	/* Identity (driver, chip) decides selection: read the rest of the snapshot. */
-	nic_from_link("/sys", li, &nic);
+	nic_from_link(actuator_io(rtd.act), li, &nic);
 	iface_update(ifc, &nic);
 	ifc->managed = select_iface(ifc);
 	if (ifc->managed) {

@@ -14,8 +14,7 @@
 #include "rtltune/testhook.h"
 
 struct actuator {
-	char sysfs_root[256];
-	struct link_sock *links;
+	struct nic_io *io;
 };
 
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err)
@@ -26,8 +25,7 @@ int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *er
 	*out = NULL;
 	if (!a)
 		return rterr_sys(err, ENOMEM, "actuator");
-	snprintf(a->sysfs_root, sizeof(a->sysfs_root), "%s", sysfs_root ? sysfs_root : "/sys");
-	r = link_sock_open(&a->links, err);
+	r = nic_io_open(sysfs_root, &a->io, err);
 	if (r < 0) {
 		free(a);
 		return r;
@@ -40,52 +38,96 @@ void actuator_free(struct actuator *a)
 {
 	if (!a)
 		return;
-	link_sock_close(a->links);
+	nic_io_close(a->io);
 	free(a);
+}
+
+struct nic_io *actuator_io(struct actuator *a)
+{
+	return a->io;
 }
 
 struct link_sock *actuator_link_sock(struct actuator *a)
 {
-	return a->links;
+	return nic_io_links(a->io);
 }
 
 const char *actuator_sysfs_root(const struct actuator *a)
 {
-	return a->sysfs_root;
+	return nic_io_sysfs_root(a->io);
 }
 
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err)
 {
-	return nic_snapshot_index(a->links, a->sysfs_root, ifindex, out, err);
+	return nic_snapshot_index(a->io, ifindex, out, err);
 }
 
 /* ---- the setters ------------------------------------------------------------------ */
 
-/* Set one knob now, by ifindex (ifname only names the device in messages). */
-static int knob_set(struct actuator *a, const char *ifname, int ifindex, enum knob_id k,
-		    int64_t value, struct rterr *err)
+/* By ifindex, ENODEV means the device is gone: say which one it was. */
+static int gone_or(int r, const char *ifname, int ifindex, const char *what, struct rterr *err)
 {
-	const struct knob_desc *d = knob_desc(k);
+	if (r == -ENODEV && link_index_gone(ifindex))
+		return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (set %s)", ifindex,
+				 ifname, what);
+	return r;
+}
+
+static int features_set(struct actuator *a, const char *ifname, int ifindex,
+			const struct knob_desc *d, bool on, struct rterr *err)
+{
+	struct ethnl *en = nic_io_ethnl(a->io);
 	struct eth_features f;
 	int r;
 
+	r = en ? ethnl_features_get(en, ifindex, &f, err)
+	       : ethtool_features_get_index(ifindex, ifname, &f, err);
+	if (r < 0)
+		return gone_or(r, ifname, ifindex, d->name, err);
+	r = en ? ethnl_features_set(en, ifindex, &f, d->features, d->n_features, on, NULL, err)
+	       : ethtool_features_set_index(ifindex, ifname, &f, d->features, d->n_features, on,
+					    err);
+	ethtool_features_free(&f);
+	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
+	return r < 0 ? gone_or(r, ifname, ifindex, d->name, err) : 0;
+}
+
+/*
+ * Set knob k to values[k], by ifindex (ifname only names the device in messages). The
+ * knobs of an ethtool group change in one request: every knob of k's group set in mask
+ * goes with it (a channel count or pause setting can depend on the others). *next gets
+ * the knob after those handled.
+ */
+static int knob_set(struct actuator *a, const char *ifname, int ifindex, const int64_t *values,
+		    const bool *mask, int k, int *next, struct rterr *err)
+{
+	const struct knob_desc *d = knob_desc((enum knob_id)k);
+	struct ethnl_values want;
+	int j, r;
+
+	*next = k + 1;
 	switch (d->backend) {
 	case KNOB_B_LINK:
-		r = link_set_u32(a->links, ifindex, d->ifla, d->name, (uint32_t)value, err);
-		/* By ifindex, ENODEV means the device is gone: say which one it was. */
-		if (r == -ENODEV && link_index_gone(ifindex))
-			return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (set %s)",
-					 ifindex, ifname, d->name);
-		return r;
+		r = link_set_u32(nic_io_links(a->io), ifindex, d->ifla, d->name,
+				 (uint32_t)values[k], err);
+		return gone_or(r, ifname, ifindex, d->name, err);
 	case KNOB_B_FEATURES:
-		r = ethtool_features_get_index(ifindex, ifname, &f, err);
-		if (r < 0)
-			return r;
-		r = ethtool_features_set_index(ifindex, ifname, &f, d->features, d->n_features,
-					       value != 0, err);
-		ethtool_features_free(&f);
-		/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
-		return r < 0 ? r : 0;
+		return features_set(a, ifname, ifindex, d, values[k] != 0, err);
+	case KNOB_B_ETHNL:
+		ethnl_values_init(&want);
+		for (j = k;
+		     j < KNOB__COUNT && knob_desc((enum knob_id)j)->backend == KNOB_B_ETHNL &&
+		     knob_desc((enum knob_id)j)->ethnl_group == d->ethnl_group;
+		     j++)
+			if (j == k || mask[j])
+				want.val[knob_desc((enum knob_id)j)->ethnl_attr] = values[j];
+		*next = j;
+		if (!nic_io_ethnl(a->io))
+			return rterr_sys(err, EOPNOTSUPP, "%s: set %s: %s", ifname,
+					 ethnl_group_name(d->ethnl_group),
+					 nic_io_fallback_reason(a->io));
+		r = ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
+		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);
 }
@@ -114,28 +156,37 @@ static void log_event(struct journal *j, const struct plan *plan, enum knob_id k
 static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__COUNT],
 		const bool which[KNOB__COUNT], char *undone, size_t len)
 {
+	bool mask[KNOB__COUNT];
 	struct rterr e;
 	size_t used = 0;
 	char num[24];
-	int k, failed = 0;
+	int k, j, next, failed = 0;
 
 	undone[0] = '\0';
-	for (k = 0; k < KNOB__COUNT; k++) {
-		if (!which[k] || pre[k] == LINK_UNSET)
+	for (k = 0; k < KNOB__COUNT; k++)
+		mask[k] = which[k] && pre[k] != LINK_UNSET;
+	for (k = 0; k < KNOB__COUNT; k = next) {
+		next = k + 1;
+		if (!mask[k])
 			continue;
-		if (knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, pre[k], &e) < 0) {
+		if (knob_set(a, plan->ifname, plan->ifindex, pre, mask, k, &next, &e) < 0) {
 			failed++;
 			used += (size_t)snprintf(undone + used, used < len ? len - used : 0,
 						 "%s%s NOT undone (%s)", used ? ", " : "",
 						 knob_name((enum knob_id)k), e.msg);
 			continue;
 		}
-		plan->items[k].undone = plan->items[k].changed;
-		if (plan->items[k].changed)
-			used += (size_t)snprintf(
-				undone + used, used < len ? len - used : 0, "%s%s back to %s",
-				used ? ", " : "", knob_name((enum knob_id)k),
-				knob_value_str((enum knob_id)k, pre[k], num, sizeof(num)));
+		for (j = k; j < next; j++) {
+			if (!mask[j])
+				continue;
+			plan->items[j].undone = plan->items[j].changed;
+			if (plan->items[j].changed)
+				used += (size_t)snprintf(
+					undone + used, used < len ? len - used : 0,
+					"%s%s back to %s", used ? ", " : "",
+					knob_name((enum knob_id)j),
+					knob_value_str((enum knob_id)j, pre[j], num, sizeof(num)));
+		}
 	}
 	if (!undone[0])
 		snprintf(undone, len, "nothing had changed");
@@ -157,17 +208,23 @@ static void note_rename(struct plan *plan)
 		 "%srenamed to %s during this run", len ? "; " : "", now);
 }
 
-/* The knobs in order; the first failure's message in failure. */
+/* The knobs in order, a group's in one request; the first failure's message in failure. */
 static int change_all(struct actuator *a, struct plan *plan, char *failure, size_t len)
 {
-	int k, r, nth = 0;
+	int64_t target[KNOB__COUNT];
+	bool mask[KNOB__COUNT];
+	int k, j, next, r, nth = 0;
 
 	for (k = 0; k < KNOB__COUNT; k++) {
-		struct plan_item *it = &plan->items[k];
+		mask[k] = plan->items[k].action == PLAN_CHANGE;
+		target[k] = plan->items[k].target;
+	}
+	for (k = 0; k < KNOB__COUNT; k = next) {
 		struct rterr e = {0};
 		char point[32];
 
-		if (it->action != PLAN_CHANGE)
+		next = k + 1;
+		if (!mask[k])
 			continue;
 		snprintf(point, sizeof(point), "apply_knob_%d", ++nth);
 		r = test_hook("apply_knob");
@@ -175,15 +232,15 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 			r = test_hook(point);
 		if (r < 0)
 			rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
-				  knob_name((enum knob_id)k), it->target, point);
+				  knob_name((enum knob_id)k), target[k], point);
 		else
-			r = knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, it->target,
-				     &e);
+			r = knob_set(a, plan->ifname, plan->ifindex, target, mask, k, &next, &e);
 		if (r < 0) {
 			snprintf(failure, len, "%s", e.msg);
 			return r;
 		}
-		it->changed = true;
+		for (j = k; j < next; j++)
+			plan->items[j].changed = mask[j];
 	}
 	return 0;
 }
@@ -194,9 +251,8 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	struct rterr e = {0};
 	int k, r;
 
-	r = plan->ifindex > 0
-		    ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
-		    : nic_snapshot(a->links, a->sysfs_root, plan->ifname, &plan->after, &e);
+	r = plan->ifindex > 0 ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
+			      : nic_snapshot(a->io, plan->ifname, &plan->after, &e);
 	if (r < 0) {
 		snprintf(failure, len, "read back: %s", e.msg);
 		return r;

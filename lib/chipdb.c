@@ -105,6 +105,16 @@ int64_t chip_limit(const struct chip_entry *e, enum chip_limit l)
 	return e->limits[l];
 }
 
+int64_t chip_knob_max(const struct chip_entry *e, enum knob_id k)
+{
+	unsigned int i;
+
+	for (i = 0; e && i < e->n_maxes; i++)
+		if (e->maxes[i].knob == k)
+			return e->maxes[i].value;
+	return LINK_UNSET;
+}
+
 int chip_hint(const struct chip_entry *e, const char *profile, enum knob_id knob,
 	      struct knob_value *out)
 {
@@ -131,6 +141,9 @@ static void entry_release(struct chip_entry *e)
 	free(e->hints);
 	e->hints = NULL;
 	e->n_hints = 0;
+	free(e->maxes);
+	e->maxes = NULL;
+	e->n_maxes = 0;
 }
 
 void chipdb_free(struct chipdb *db)
@@ -172,7 +185,7 @@ enum chip_key {
 
 #define KNOWN_KEYS                                                                                 \
 	"name, driver, pci, revision, firmware, max_mtu, tso_max_size, tso_max_segs, "             \
-	"gso_max_size, gro_max_size, big_tcp, quirks, note, hint.PROFILE.KNOB"
+	"gso_max_size, gro_max_size, big_tcp, quirks, note, hint.PROFILE.KNOB, max.KNOB"
 
 struct parser {
 	struct chipdb *db;
@@ -534,17 +547,9 @@ static int add_hint(struct parser *p, struct chip_entry *e, const char *key, con
 	}
 	memcpy(h.profile, prof, plen);
 	knob = knob_from_name(dot + 1);
-	if (knob < 0) {
-		char names[256];
-		size_t off = 0;
-
-		names[0] = '\0';
-		for (i = 0; i < KNOB__COUNT; i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-						i ? ", " : "", knob_name((enum knob_id)i));
+	if (knob < 0)
 		return parse_fail(p, "%s: unknown knob '%s' (expected one of: %s)", key, dot + 1,
-				  names);
-	}
+				  knob_names_list());
 	h.knob = (enum knob_id)knob;
 	for (i = 0; i < e->n_hints; i++)
 		if (e->hints[i].knob == h.knob && strcmp(e->hints[i].profile, h.profile) == 0)
@@ -559,6 +564,44 @@ static int add_hint(struct parser *p, struct chip_entry *e, const char *key, con
 	}
 	e->hints = grown;
 	e->hints[e->n_hints++] = h;
+	return 0;
+}
+
+/* max.KNOB = N, for a number knob without a named limit of its own. */
+static int add_max(struct parser *p, struct chip_entry *e, const char *key, const char *v)
+{
+	struct chip_knob_max *grown;
+	int knob = knob_from_name(key + 4);
+	unsigned int i;
+	int64_t value;
+
+	if (knob < 0)
+		return parse_fail(p, "%s: unknown knob '%s' (expected one of: %s)", key, key + 4,
+				  knob_names_list());
+	if (knob_type((enum knob_id)knob) != KNOB_T_NUMBER ||
+	    knob_desc((enum knob_id)knob)->limit >= 0)
+		return parse_fail(p,
+				  "%s: max. applies to number knobs without a limit key of their "
+				  "own (%s has %s)",
+				  key, key + 4,
+				  knob_type((enum knob_id)knob) != KNOB_T_NUMBER
+					  ? "on/off values"
+					  : knob_desc((enum knob_id)knob)->limit_name);
+	for (i = 0; i < e->n_maxes; i++)
+		if (e->maxes[i].knob == (enum knob_id)knob)
+			return parse_fail(p, "duplicate key '%s'", key);
+	if (parse_limit(v, &value) < 0 || value > knob_desc((enum knob_id)knob)->max)
+		return parse_fail(p,
+				  "%s: expected a number up to %lld (decimal, 0x hex, optional K "
+				  "or M suffix), got '%s'",
+				  key, (long long)knob_desc((enum knob_id)knob)->max, v);
+	grown = realloc(e->maxes, (e->n_maxes + 1) * sizeof(*grown));
+	if (!grown) {
+		p->fail_line = p->line;
+		return rterr_sys(p->err, ENOMEM, "%s:%u", p->path, p->line);
+	}
+	e->maxes = grown;
+	e->maxes[e->n_maxes++] = (struct chip_knob_max){(enum knob_id)knob, value};
 	return 0;
 }
 
@@ -578,6 +621,8 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 	}
 	if (strncmp(key, "hint.", 5) == 0)
 		return add_hint(p, e, key, v);
+	if (strncmp(key, "max.", 4) == 0)
+		return add_max(p, e, key, v);
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++) {
 		if (strcmp(key, limit_names[i]) != 0)
 			continue;

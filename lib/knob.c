@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ethnl_priv.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
@@ -40,6 +41,18 @@ static const char *const gro_features[] = {"rx-gro"};
 	.n_features = sizeof(list) / sizeof(list[0]), .n_read = nread, .min = 0, .max = 1,         \
 	.limit = -1, .legacy_max = 1, .twin = -1
 #define LINK_U32(attr) .backend = KNOB_B_LINK, .ifla = attr, .max = UINT32_MAX
+
+/* Knob name prefixes, value types and ranges of the ethtool groups' rows. */
+#define KP_RINGS    "ring_"
+#define KP_COALESCE "coalesce_"
+#define KP_CHANNELS "channels_"
+#define KP_PAUSE    "pause_"
+#define KT_U32	    KNOB_T_NUMBER
+#define KT_U8	    KNOB_T_NUMBER
+#define KT_BOOL	    KNOB_T_BOOL
+#define KMAX_U32    UINT32_MAX
+#define KMAX_U8	    UINT8_MAX
+#define KMAX_BOOL   1
 
 /* One row per knob: read as a table, so laid out by hand. */
 // clang-format off
@@ -113,6 +126,29 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.unit = "packets",
 		.help = "length of the device's transmit queue (ip link set txqueuelen)",
 	},
+
+	/* The ethtool netlink groups, from knob_ethtool.def: the device's own maximum is
+	 * what "max" means (no chip limit cuts these; the chip database's max.KNOB does). */
+#define ETHNL_KNOB(id, grp, nm, attr, max_attr, typ, d, u, h)                              \
+	[KNOB_##id] = {                                                                    \
+		.name = KP_##grp nm, .type = KT_##typ, .backend = KNOB_B_ETHNL,           \
+		.ethnl_group = ETHNL_##grp, .ethnl_attr = attr, .ethnl_max_attr = max_attr, \
+		.min = 0, .max = KMAX_##typ, .limit = -1, .legacy_max = LINK_UNSET,        \
+		.twin = -1, .dir = KNOB_DIR_##d, .unit = u, .help = h,                     \
+	},
+#include "rtltune/knob_ethtool.def"
+#undef ETHNL_KNOB
+
+	/* Every feature by name, from knob_features.def. */
+#define FEATURE_KNOB(id, nm, d, h)                                                         \
+	[KNOB_FEAT_##id] = {                                                               \
+		.name = "feature." nm, .type = KNOB_T_BOOL, .backend = KNOB_B_FEATURES,    \
+		.features = (const char *const[]){nm}, .n_features = 1, .n_read = 1,       \
+		.min = 0, .max = 1, .limit = -1, .legacy_max = 1, .twin = -1,              \
+		.dir = KNOB_DIR_##d, .unit = "", .help = h,                                \
+	},
+#include "rtltune/knob_features.def"
+#undef FEATURE_KNOB
 };
 // clang-format on
 
@@ -143,16 +179,34 @@ enum knob_type knob_type(enum knob_id id)
 
 const char *knob_names_list(void)
 {
-	static char list[KNOB__COUNT * 24];
+	static char list[KNOB_FIRST_ETHNL * 24 + 160];
 	size_t len = 0;
 	int i;
 
 	if (list[0])
 		return list;
-	for (i = 0; i < KNOB__COUNT; i++)
+	for (i = 0; i < KNOB_FIRST_ETHNL; i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
 					knobs[i].name);
+	snprintf(list + len, sizeof(list) - len,
+		 ", ring_*, coalesce_*, channels_*, pause_*, feature.NAME (`rtltune knobs` lists "
+		 "them all)");
 	return list;
+}
+
+const char *knob_feature_name(enum knob_id id)
+{
+	return knob_is_feature(id) ? knobs[id].features[0] : NULL;
+}
+
+int knob_of_ethnl(int group, unsigned int attr)
+{
+	int k;
+
+	for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++)
+		if (knobs[k].ethnl_group == group && knobs[k].ethnl_attr == attr)
+			return k;
+	return -1;
 }
 
 bool knob_value_valid(enum knob_id id, int64_t v)

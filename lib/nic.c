@@ -1,9 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* One snapshot of an interface: rtnetlink state + ethtool identity/offloads + PCI id. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rtltune/nic.h"
+#include "rtltune/testhook.h"
+
+struct nic_io {
+	struct link_sock *ls;
+	struct ethnl *en;
+	char sysfs_root[256];
+	char why[200];
+};
+
+int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
+{
+	struct nic_io *io = calloc(1, sizeof(*io));
+	struct rterr e = {0};
+	int r;
+
+	*out = NULL;
+	if (!io)
+		return rterr_sys(err, ENOMEM, "device sockets");
+	snprintf(io->sysfs_root, sizeof(io->sysfs_root), "%s", sysfs_root ? sysfs_root : "/sys");
+	r = link_sock_open(&io->ls, err);
+	if (r < 0) {
+		free(io);
+		return r;
+	}
+	/* RTLTUNE_TEST_FAULT=ethnl_open=EOPNOTSUPP: a kernel without the family. */
+	r = test_hook("ethnl_open");
+	if (r < 0)
+		rterr_sys(&e, -r, "ethtool netlink family (test fault ethnl_open)");
+	else
+		r = ethnl_open(&io->en, &e);
+	if (r < 0) {
+		io->en = NULL;
+		snprintf(io->why, sizeof(io->why), "%s", e.msg);
+	}
+	*out = io;
+	return 0;
+}
+
+void nic_io_close(struct nic_io *io)
+{
+	if (!io)
+		return;
+	ethnl_close(io->en);
+	link_sock_close(io->ls);
+	free(io);
+}
+
+struct link_sock *nic_io_links(struct nic_io *io)
+{
+	return io->ls;
+}
+
+struct ethnl *nic_io_ethnl(struct nic_io *io)
+{
+	return io->en;
+}
+
+const char *nic_io_sysfs_root(const struct nic_io *io)
+{
+	return io->sysfs_root;
+}
+
+const char *nic_io_path(const struct nic_io *io)
+{
+	return io->en ? "netlink" : "ioctl";
+}
+
+const char *nic_io_fallback_reason(const struct nic_io *io)
+{
+	return io->why;
+}
 
 /* A feature knob's state from the bits: on when any of its first n_read names is. */
 static void feature_knob(const struct eth_features *f, const struct knob_desc *d, enum knob_id k,
@@ -24,22 +97,48 @@ static void feature_knob(const struct eth_features *f, const struct knob_desc *d
 	nic->fixed[k] = !ethtool_features_changeable(f, d->features, d->n_features);
 }
 
-void nic_from_link(const char *sysfs_root, const struct link_info *li, struct nic *nic)
+void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic)
+{
+	struct ethnl_values v;
+	struct rterr ignored;
+	const struct ethnl_attr *a;
+	size_t i, n;
+
+	ethnl_values_init(&v);
+	a = ethnl_attrs(g, &n);
+	if (io->en)
+		nic->group_err[g] = ethnl_get(io->en, nic->link.ifindex, g, &v, &ignored);
+	else
+		nic->group_err[g] = -EOPNOTSUPP;
+	for (i = 0; i < n; i++) {
+		nic->val[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.val[a[i].attr];
+		nic->max[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.max[a[i].attr];
+	}
+}
+
+void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *nic)
 {
 	struct eth_features f;
 	struct rterr ignored;
-	int k;
+	int k, g, r;
 
 	memset(nic, 0, sizeof(*nic));
 	nic->link = *li;
 	memcpy(nic->val, li->knob, sizeof(nic->val));
+	for (k = 0; k < KNOB__COUNT; k++)
+		nic->max[k] = LINK_UNSET;
 	nic->speed_mbps = -1;
+	nic->ethtool_path = nic_io_path(io);
 	/* Identity and speed by name: read-only, and a rename in between only leaves them
 	 * unknown. Errors leave fields unknown. */
 	nic->have_drvinfo = ethtool_drvinfo(li->ifname, &nic->drv, &ignored) == 0;
 	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
-	pci_ident_read(sysfs_root, li->ifname, &nic->pci);
-	if (ethtool_features_get_index(li->ifindex, li->ifname, &f, &ignored) < 0)
+	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
+		nic_read_group(io, (enum ethnl_group)g, nic);
+	r = io->en ? ethnl_features_get(io->en, li->ifindex, &f, &ignored)
+		   : ethtool_features_get_index(li->ifindex, li->ifname, &f, &ignored);
+	if (r < 0)
 		return;
 	for (k = 0; k < KNOB__COUNT; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
@@ -50,32 +149,29 @@ void nic_from_link(const char *sysfs_root, const struct link_info *li, struct ni
 	ethtool_features_free(&f);
 }
 
-int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex, struct nic *out,
-		       struct rterr *err)
+int nic_snapshot_index(struct nic_io *io, int ifindex, struct nic *out, struct rterr *err)
 {
 	struct link_info li;
-	int r = link_get_index(ls, ifindex, &li, err);
+	int r = link_get_index(io->ls, ifindex, &li, err);
 
 	if (r < 0)
 		return r;
-	nic_from_link(sysfs_root, &li, out);
+	nic_from_link(io, &li, out);
 	return 0;
 }
 
-int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname, struct nic *out,
-		 struct rterr *err)
+int nic_snapshot(struct nic_io *io, const char *ifname, struct nic *out, struct rterr *err)
 {
 	struct link_info li;
-	int r = link_get(ls, ifname, &li, err);
+	int r = link_get(io->ls, ifname, &li, err);
 
 	if (r < 0)
 		return r;
-	nic_from_link(sysfs_root, &li, out);
+	nic_from_link(io, &li, out);
 	return 0;
 }
 
-int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **nics, int *n,
-		     struct rterr *err)
+int nic_snapshot_all(struct nic_io *io, struct nic **nics, int *n, struct rterr *err)
 {
 	struct link_info *links;
 	struct nic *out;
@@ -83,7 +179,7 @@ int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **
 
 	*nics = NULL;
 	*n = 0;
-	r = link_dump(ls, &links, &count, err);
+	r = link_dump(io->ls, &links, &count, err);
 	if (r < 0)
 		return r;
 	out = calloc(count ? (size_t)count : 1, sizeof(*out));
@@ -92,7 +188,7 @@ int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **
 		return rterr_sys(err, ENOMEM, "interface snapshot");
 	}
 	for (i = 0; i < count; i++)
-		nic_from_link(sysfs_root, &links[i], &out[i]);
+		nic_from_link(io, &links[i], &out[i]);
 	free(links);
 	*nics = out;
 	*n = count;

@@ -4,6 +4,7 @@
  * checked against the knob table's limits and the chip database, without touching the
  * device. lib/actuate.c executes them.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +29,54 @@ void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT])
 			out[knob_desc((enum knob_id)k)->twin] = true;
 }
 
-/* The largest value "max" means for k, and where that limit came from ("" legacy). */
-static int64_t knob_max(enum knob_id k, const struct chip_limit_eff eff[CHIP_LIMIT__COUNT],
-			const char **from)
+/*
+ * The largest value "max" means for k, and where that limit came from ("" legacy): the
+ * chip table's named limit cut by the kernel's (eff), or for a knob without one (rings,
+ * channels) the device's own maximum cut by the chip entry's max.KNOB.
+ */
+static int64_t knob_max(enum knob_id k, const struct nic *nic, const struct chip_entry *chip,
+			const struct chip_limit_eff eff[CHIP_LIMIT__COUNT], const char **from)
 {
 	const struct knob_desc *d = knob_desc(k);
+	int64_t dev = nic->max[k], tab = chip_knob_max(chip, k);
 
 	*from = "";
 	if (d->type == KNOB_T_BOOL)
 		return 1;
-	if (d->limit < 0 || eff[d->limit].value == LINK_UNSET)
+	if (d->limit < 0) {
+		if (tab != LINK_UNSET && (dev == LINK_UNSET || tab < dev)) {
+			*from = "chip";
+			return tab;
+		}
+		if (dev != LINK_UNSET)
+			*from = "device";
+		return dev != LINK_UNSET ? dev : d->legacy_max;
+	}
+	if (eff[d->limit].value == LINK_UNSET)
 		return d->legacy_max; /* kernels without the attribute */
 	*from = chip_limit_source_name(eff[d->limit].source);
 	return eff[d->limit].value;
+}
+
+/* Why k cannot be set on this device at all (cur unknown), for the plan's note. */
+static void unsupported_note(const struct nic *nic, enum knob_id k, char *note, size_t len)
+{
+	const struct knob_desc *d = knob_desc(k);
+	int e = d->backend == KNOB_B_ETHNL ? nic->group_err[d->ethnl_group] : 0;
+
+	if (d->backend == KNOB_B_ETHNL && e == -EOPNOTSUPP)
+		snprintf(note, len, "%s unsupported: the driver has no %s settings", d->name,
+			 ethnl_group_name(d->ethnl_group));
+	else if (d->backend == KNOB_B_ETHNL && e < 0)
+		snprintf(note, len, "%s unsupported: reading %s failed (%s)", d->name,
+			 ethnl_group_name(d->ethnl_group), strerror(-e));
+	else if (d->backend == KNOB_B_ETHNL)
+		snprintf(note, len, "%s unsupported: the driver does not report it", d->name);
+	else if (knob_is_feature(k))
+		snprintf(note, len, "%s unsupported: the kernel has no feature %s", d->name,
+			 knob_feature_name(k));
+	else
+		snprintf(note, len, "%s not reported by this kernel/driver", d->name);
 }
 
 static void plan_init(struct plan *plan, const struct nic *nic, const struct chip_entry *chip)
@@ -76,8 +112,7 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 	snprintf(it->src, sizeof(it->src), "%s", src);
 	if (it->cur == LINK_UNSET) {
 		it->action = PLAN_SKIP;
-		snprintf(it->note, sizeof(it->note), "%s not reported by this kernel/driver",
-			 d->name);
+		unsupported_note(nic, k, it->note, sizeof(it->note));
 		return 0;
 	}
 	if (d->type == KNOB_T_BOOL) {
@@ -87,7 +122,7 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 			return 0;
 		}
 	} else {
-		max = knob_max(k, eff, &from);
+		max = knob_max(k, nic, chip, eff, &from);
 		if (k == KNOB_MTU && target < nic->link.min_mtu && nic->link.min_mtu != LINK_UNSET)
 			return rterr_input(err, "%s: %s: mtu %" PRId64 " below min_mtu %" PRId64,
 					   src, plan->ifname, target, nic->link.min_mtu);
@@ -142,6 +177,23 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 		plan_warn(plan, "%s%s: MTU above 1500 turns TSO and TX checksumming off (%s)",
 			  chip->id, where);
 	}
+	if (chip_has_quirk(chip, CHIP_Q_JUMBO_DISABLES_PAUSE) && mtu_after > 1500) {
+		static const enum knob_id pause[] = {KNOB_PAUSE_RX, KNOB_PAUSE_TX};
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			const struct plan_item *it = &plan->items[pause[i]];
+
+			if (it->action == PLAN_CHANGE && it->target == 1)
+				return rterr_input(err,
+						   "%s: %s: %s on is impossible with mtu %" PRId64
+						   ": chip %s stops pause frames above 1500 "
+						   "(jumbo-disables-pause, %s)",
+						   it->src, plan->ifname, knob_name(pause[i]),
+						   mtu_after, chip->id, where);
+		}
+		plan_warn(plan, "%s%s: MTU above 1500 stops pause frames (%s)", chip->id, where);
+	}
 	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_NEEDS_LINK_DOWN) && mtu->action == PLAN_CHANGE)
 		plan_warn(plan, "%s%s: MTU changes need the link down (%s)", chip->id, where);
 	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_RESETS_LINK) && mtu->action == PLAN_CHANGE)
@@ -149,6 +201,40 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 	if (chip_has_quirk(chip, CHIP_Q_TSO_IPV4_ONLY) && tso->action == PLAN_CHANGE &&
 	    tso->target == 1)
 		plan_warn(plan, "%s%s: TSO covers IPv4 only (%s)", chip->id, where);
+	return 0;
+}
+
+/* Whether a plan item sets its knob (to a value, even the current one). */
+static bool sets(const struct plan_item *it)
+{
+	return it->action == PLAN_CHANGE || it->action == PLAN_SAME;
+}
+
+/*
+ * tso, gso and gro switch named feature bits that are knobs of their own too
+ * (feature.tx-tcp-segmentation): a profile sets one or the other, never both.
+ */
+static int plan_overlap(const struct plan *plan, struct rterr *err)
+{
+	int k, f;
+	unsigned int i;
+
+	for (k = 0; k < KNOB_FIRST_FEATURE; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+		if (d->backend != KNOB_B_FEATURES || !sets(&plan->items[k]))
+			continue;
+		for (f = KNOB_FIRST_FEATURE; f < KNOB__COUNT; f++)
+			for (i = 0; i < d->n_features; i++)
+				if (sets(&plan->items[f]) &&
+				    strcmp(d->features[i], knob_feature_name((enum knob_id)f)) == 0)
+					return rterr_input(
+						err,
+						"%s: %s: %s and %s (%s) both set: %s includes %s",
+						plan->items[f].src, plan->ifname, d->name,
+						knob_name((enum knob_id)f), plan->items[k].src,
+						d->name, d->features[i]);
+	}
 	return 0;
 }
 
@@ -160,13 +246,17 @@ static int plan_max(struct plan *plan, const struct nic *nic, const struct chip_
 {
 	struct plan_item *it = &plan->items[k];
 	const char *from;
-	int64_t target = knob_max(k, eff, &from);
+	int64_t target = knob_max(k, nic, chip, eff, &from);
 	int r;
 
 	snprintf(it->src, sizeof(it->src), "%s", src);
-	if (target == LINK_UNSET) {
+	if (it->cur == LINK_UNSET || target == LINK_UNSET) {
 		it->action = PLAN_SKIP;
-		snprintf(it->note, sizeof(it->note), "max: no limit known for %s", knob_name(k));
+		if (it->cur == LINK_UNSET)
+			unsupported_note(nic, k, it->note, sizeof(it->note));
+		else
+			snprintf(it->note, sizeof(it->note), "max: no limit known for %s",
+				 knob_name(k));
 		return 0;
 	}
 	/* TSO "max" on a chip that drops TSO at jumbo MTU: the chip decides. */
@@ -211,6 +301,8 @@ int plan_profile(const struct profile *p, const struct nic *nic, const struct ch
 			r = plan_target(plan, nic, chip, eff, (enum knob_id)k, s->value.num, src,
 					err);
 	}
+	if (r == 0)
+		r = plan_overlap(plan, err);
 	if (r == 0)
 		r = plan_quirks(plan, chip, err);
 	plan_count(plan);

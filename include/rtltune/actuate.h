@@ -24,6 +24,8 @@
 struct actuator;
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err);
 void actuator_free(struct actuator *a); /* NULL is fine */
+/* The device sockets (rtnetlink, ethtool netlink) every read and write of the run uses. */
+struct nic_io *actuator_io(struct actuator *a);
 struct link_sock *actuator_link_sock(struct actuator *a);
 const char *actuator_sysfs_root(const struct actuator *a);
 /* A snapshot over the actuator's socket: by ifindex (a targeted RTM_GETLINK). */

@@ -82,6 +82,13 @@ struct chip_hint {
 	struct knob_value value;
 };
 
+/* max.KNOB = N: a ceiling for a knob the chip table has no named limit for (rings,
+ * channels, coalescing): "max" in a profile and every value are cut to it. */
+struct chip_knob_max {
+	enum knob_id knob;
+	int64_t value;
+};
+
 struct chip_entry {
 	char id[48]; /* the [section] name, unique in the database */
 	char name[96];
@@ -97,6 +104,8 @@ struct chip_entry {
 	uint32_t quirks;		   /* enum chip_quirk bits */
 	struct chip_hint *hints;
 	unsigned int n_hints;
+	struct chip_knob_max *maxes;
+	unsigned int n_maxes;
 	char note[1024];
 	char file[256];	   /* path the entry was read from */
 	unsigned int line; /* line of its [section] header */
@@ -160,6 +169,8 @@ static inline bool chip_has_quirk(const struct chip_entry *e, enum chip_quirk q)
 }
 /* The entry's declared limit, or LINK_UNSET (also for e == NULL). */
 int64_t chip_limit(const struct chip_entry *e, enum chip_limit l);
+/* The entry's max.KNOB for k, LINK_UNSET when it declares none (or e is NULL). */
+int64_t chip_knob_max(const struct chip_entry *e, enum knob_id k);
 
 /* Per-profile hint "hint.PROFILE.KNOB = value": 0 and *out filled, or -ENOENT. */
 int chip_hint(const struct chip_entry *e, const char *profile, enum knob_id knob,

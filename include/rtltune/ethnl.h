@@ -39,6 +39,8 @@ struct ethnl_attr {
 	uint16_t attr;	   /* ETHTOOL_A_<GROUP>_* carrying the value (GET and SET) */
 	uint16_t max_attr; /* ETHTOOL_A_<GROUP>_*_MAX: the device's own maximum; 0 if none */
 	enum ethnl_type type;
+	enum ethnl_group group;
+	int knob; /* enum knob_id of the row (knob_ethtool.def) */
 };
 
 /* Highest attribute number of any group (ETHTOOL_A_COALESCE_TX_PROFILE in 6.18). */
