@@ -36,6 +36,7 @@ static void render_status(json_object *doc)
 	json_object *probes = json_object_object_get(d, "probes");
 	size_t i, n = json_object_array_length(probes), attached = 0;
 	char up[32];
+	bool first;
 
 	for (i = 0; i < n; i++)
 		attached +=
@@ -102,6 +103,23 @@ static void render_status(json_object *doc)
 		       tuner && !json_object_is_type(tuner, json_type_null) ? str(tuner, "state")
 									    : "-",
 		       applied);
+	}
+	/* Knobs changed outside rtltune, which it leaves alone (docs/daemon.md). */
+	for (i = 0, first = true; i < n; i++) {
+		json_object *f = json_object_array_get_idx(ifaces, i);
+		json_object *man = json_object_object_get(f, "manual");
+		size_t k, m = man ? json_object_array_length(man) : 0;
+
+		if (!m)
+			continue;
+		printf("%s%s: manual (changed outside rtltune, left alone until autotune on or "
+		       "apply):",
+		       first ? "\n" : "", str(f, "ifname"));
+		first = false;
+		for (k = 0; k < m; k++)
+			printf("%s %s", k ? "," : "",
+			       json_object_get_string(json_object_array_get_idx(man, k)));
+		printf("\n");
 	}
 }
 

@@ -11,6 +11,7 @@
 #include "applier.h"
 #include "log.h"
 #include "loop.h"
+#include "outside.h"
 #include "rtltune/actuate.h"
 
 /*
@@ -61,11 +62,46 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 	}
 	if (set[0].rerouted[0])
 		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
-	/* The read-back is the interface's new snapshot; a failed run is read again. */
+	/* The read-back is the interface's new snapshot (and the uppers' theirs: what
+	 * rtltuned set there is its own too); a failed run is read again. */
+	for (u = 1; u < n; u++)
+		if (set[u].after_valid && iface_by_index(set[u].ifindex))
+			iface_update(iface_by_index(set[u].ifindex), &set[u].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else if (set[0].n_changes || n > 1)
 		iface_refresh(ifc);
+}
+
+/*
+ * What the configured profile wants (rtltune_knob_drift), and the knobs someone else
+ * changed: a reload or hotplug apply leaves them alone; an explicit apply takes them back.
+ */
+static void hands_off(struct iface *ifc, struct plan *base, bool configured, bool explicit_apply)
+{
+	bool which[KNOB__COUNT];
+	int k;
+
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
+		struct plan_item *it = &base->items[k];
+		bool sets = it->action == PLAN_CHANGE || it->action == PLAN_SAME;
+
+		which[k] = sets;
+		if (configured) {
+			ifc->m->wanted[k] = sets;
+			ifc->m->want[k] = it->target;
+		}
+		if (!explicit_apply && ifc->m->manual[k] && it->action == PLAN_CHANGE) {
+			it->action = PLAN_SKIP;
+			snprintf(
+				it->note, sizeof(it->note),
+				"changed outside rtltune: left alone (rtltune apply or autotune on "
+				"takes it back)");
+			base->n_changes--;
+		}
+	}
+	if (explicit_apply)
+		outside_clear(ifc, which);
 }
 
 /* The stack around ifc as last read, for plans (empty when it has none). */
@@ -84,9 +120,10 @@ static const struct nic_stack *stack_of(struct iface *ifc, const struct link_inf
 }
 
 /* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the
- * per-interface documents (an array when an upper is in the plan, else one object). */
-static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run, const char *why,
-		       json_object **out, struct rterr *err)
+ * per-interface documents (an array when an upper is in the plan, else one object).
+ * explicit_apply: an admin's `rtltune apply`, which takes back knobs changed outside. */
+static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
+		       bool explicit_apply, const char *why, json_object **out, struct rterr *err)
 {
 	struct act_opts opts = {
 		.op = "apply", .actor = "daemon", .reason = why, .journal_originals = true};
@@ -106,6 +143,8 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	r = plan_profile(p, &nic, chip, &base, err);
 	if (r < 0)
 		return r;
+	if (!dry_run)
+		hands_off(ifc, &base, p == rtd.profile, explicit_apply);
 	st = stack_of(ifc, &links, &n_links);
 	r = plan_stack(&base, NULL, st, links, n_links,
 		       chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), set, &n, err);
@@ -145,7 +184,7 @@ static int apply_configured(struct iface *ifc, struct rterr *err)
 	if (!rtd.profile)
 		return rterr_input(err, "profile %s is not loaded (see the log)", rtd.cfg.profile);
 	snprintf(why, sizeof(why), "profile %s", rtd.profile->name);
-	r = run_profile(ifc, rtd.profile, false, why, NULL, err);
+	r = run_profile(ifc, rtd.profile, false, false, why, NULL, err);
 	if (r == -EBUSY || r == -ETIMEDOUT || r == -EAGAIN) {
 		/* The journal is held by a CLI run: try again shortly rather than block. */
 		dlog(LOG_INFO, ifc->name, "%s; retrying in 1 s", err->msg);
@@ -213,7 +252,7 @@ int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, 
 	}
 	snprintf(why, sizeof(why), "profile %s, requested by uid %u",
 		 p ? p->name : rtd.profile->name, (unsigned int)uid);
-	r = run_profile(ifc, p ? p : rtd.profile, dry_run, why, out, err);
+	r = run_profile(ifc, p ? p : rtd.profile, dry_run, true, why, out, err);
 	profile_free(p);
 	return r; /* a per-interface failure is reported in *out too; others go on */
 }
@@ -246,6 +285,9 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 				    &e);
 	journal_close(j);
 	account(ifc, set, n, r, "restore");
+	/* Restored: every knob is rtltune's again. */
+	if (r > 0)
+		outside_clear(ifc, NULL);
 	*out = applier_set_json(set, n, r > 0, r < 0 ? e.msg : NULL);
 	if (r < 0) {
 		*err = e;
@@ -317,6 +359,10 @@ void applier_iface_event(struct iface *ifc, const struct iface_change *c)
 	case IFACE_RELOADED:
 		/* Profiles and chips were read anew: apply again (a no-op where nothing
 		 * changed). */
+		schedule(ifc, 0);
+		break;
+	case IFACE_RESET:
+		/* The driver wrote its own defaults over the profile's (outside.h). */
 		schedule(ifc, 0);
 		break;
 	case IFACE_GONE:

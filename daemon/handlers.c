@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
+#include "outside.h"
 #include "recommend.h"
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
@@ -162,6 +163,19 @@ static json_object *knobs_json(const struct iface *ifc)
 	return o;
 }
 
+/* The knobs changed outside rtltune and left alone (outside.h), with how often. */
+static json_object *manual_json(const struct iface *ifc)
+{
+	json_object *a = json_object_new_array();
+	int k;
+
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++)
+		if (ifc->m->manual[k])
+			json_object_array_add(a,
+					      json_object_new_string(knob_name((enum knob_id)k)));
+	return a;
+}
+
 /* The device stack as status shows it: an unmanaged upper says whose traffic it carries;
  * a managed interface lists its uppers and lowers and the sizes local traffic gets. */
 static void stack_json(json_object *o, const struct iface *ifc)
@@ -210,6 +224,7 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
 	json_object_object_add(o, "applied", applier_status_json(ifc));
 	json_object_object_add(o, "knobs", knobs_json(ifc));
+	json_object_object_add(o, "manual", manual_json(ifc));
 	json_object_object_add(o, "tuner", tune_status_json(ifc));
 	stack_json(o, ifc);
 	return o;
@@ -408,6 +423,9 @@ static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 		     json_object_get_boolean(on) ? "on" : "off", (unsigned int)rc->peer->uid);
 		iface_set_autotune(ifc, json_object_get_boolean(on));
 	}
+	/* On, even when it already was: what was changed outside rtltune is taken back. */
+	if (json_object_get_boolean(on))
+		outside_clear(ifc, NULL);
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));

@@ -44,6 +44,11 @@ static void tell(struct iface *ifc, enum iface_event ev, bool was_managed)
 		observers[i](ifc, &c);
 }
 
+void iface_reset_by_driver(struct iface *ifc)
+{
+	tell(ifc, IFACE_RESET, ifc->managed);
+}
+
 struct iface *iface_first(void)
 {
 	return ifaces;

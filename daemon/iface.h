@@ -66,6 +66,14 @@ struct iface_mgd {
 	bool have_link;
 	/* iface_count_decision(): rtltune_tuning_decisions_total. */
 	uint64_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+	/* outside.c: knobs someone else changed (left alone), and how often each was
+	 * (rtltune_knob_external_changes_total). */
+	bool manual[KNOB__COUNT];
+	uint64_t external[KNOB__COUNT];
+	/* applier.c: what the configured profile sets each knob to (where wanted[]), for
+	 * rtltune_knob_drift. */
+	bool wanted[KNOB__COUNT];
+	int64_t want[KNOB__COUNT];
 	struct iface_stats stats; /* sampler.c */
 	struct iface_apply apply; /* applier.c */
 	struct iface_tune tune;	  /* tune.c */
@@ -85,7 +93,7 @@ struct iface {
 	char driver[32];	   /* ethtool -i; "" unknown */
 	char chip[48];		   /* chip database id; "" none */
 	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
-	bool knob_dirty;	   /* re-read at the next sample */
+	bool knob_dirty;	   /* a notification: re-read and compare at the next sample */
 	uint64_t first_seen_us;
 	uint32_t seen_gen; /* resynchronisation that last listed it */
 	unsigned int carrier_changes;
@@ -105,6 +113,7 @@ enum iface_event {
 	IFACE_SELECTED, /* selection re-evaluated; was_managed says what it was */
 	IFACE_RELOADED, /* the configuration was reloaded: apply the profile again */
 	IFACE_AUTOTUNE, /* autotune switched */
+	IFACE_RESET,	/* the driver reset settings rtltuned made (outside.c): apply again */
 	IFACE_GONE,	/* removed from the netns; freed after the observers ran */
 };
 
@@ -136,6 +145,10 @@ void iface_sync_end(void);
 /* After a reload: selection again, and every managed interface gets the profile again. */
 void iface_reselect_all(bool reload);
 void iface_set_autotune(struct iface *ifc, bool on);
+
+/* The driver put back settings of its own (chip quirk coalesce-reset-by-driver): the
+ * observers hear IFACE_RESET. */
+void iface_reset_by_driver(struct iface *ifc);
 
 /* Read the interface now (by ifindex); a snapshot taken elsewhere (a read-back) instead. */
 void iface_refresh(struct iface *ifc);

@@ -28,6 +28,7 @@
 #include "loop.h"
 #include "metrics.h"
 #include "notify.h"
+#include "outside.h"
 #include "rtltune/actuate.h"
 #include "sampler.h"
 #include "state.h"
@@ -347,6 +348,9 @@ static int run(void)
 		rterr_sys(&err, -r, "rtnetlink link monitor");
 		goto out;
 	}
+	r = outside_start(&err);
+	if (r < 0)
+		goto out;
 	r = sampler_start(sample_done);
 	if (r < 0) {
 		rterr_sys(&err, -r, "sampler timer");
@@ -403,6 +407,7 @@ out:
 	http_stop();
 	ctl_stop();
 	sampler_stop();
+	outside_stop();
 	linkmon_stop();
 	iface_remove_all();
 	state_free();

@@ -212,6 +212,8 @@ enum sec_kind {
 	SEC_HIST,
 	SEC_KNOB,
 	SEC_DECISIONS,
+	SEC_EXTERNAL,
+	SEC_DRIFT,
 	SEC_TAIL
 };
 
@@ -220,7 +222,9 @@ enum sec_kind {
 #define SEC_HIST0      (SEC_DROPS_IDX + 1)
 #define SEC_KNOB_IDX   (SEC_HIST0 + SH__COUNT)
 #define SEC_DECIDE_IDX (SEC_KNOB_IDX + 1)
-#define SEC_TAIL_IDX   (SEC_DECIDE_IDX + 1)
+#define SEC_EXTERN_IDX (SEC_DECIDE_IDX + 1)
+#define SEC_DRIFT_IDX  (SEC_EXTERN_IDX + 1)
+#define SEC_TAIL_IDX   (SEC_DRIFT_IDX + 1)
 #define SEC__COUNT     (SEC_TAIL_IDX + 1)
 
 struct metrics_job {
@@ -252,6 +256,10 @@ static enum sec_kind sec_kind(unsigned int sec, unsigned int *sub)
 		return SEC_KNOB;
 	if (sec == SEC_DECIDE_IDX)
 		return SEC_DECISIONS;
+	if (sec == SEC_EXTERN_IDX)
+		return SEC_EXTERNAL;
+	if (sec == SEC_DRIFT_IDX)
+		return SEC_DRIFT;
 	return SEC_TAIL;
 }
 
@@ -271,6 +279,16 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 			for (o = 0; o < OUTCOME__COUNT; o++)
 				if (ifc->m->decisions[k][o])
 					return true;
+		return false;
+	case SEC_EXTERNAL:
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (ifc->m->external[k])
+				return true;
+		return false;
+	case SEC_DRIFT:
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (ifc->m->wanted[k])
+				return true;
 		return false;
 	default:
 		return true;
@@ -356,6 +374,16 @@ static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int
 		family(b, "rtltune_tuning_decisions_total", "counter",
 		       "Changes rtltuned made or tried, by knob and outcome.");
 		return true;
+	case SEC_EXTERNAL:
+		family(b, "rtltune_knob_external_changes_total", "counter",
+		       "Changes of a managed knob made outside rtltune (left alone until autotune "
+		       "on or rtltune apply).");
+		return true;
+	case SEC_DRIFT:
+		family(b, "rtltune_knob_drift", "gauge",
+		       "1 when the knob differs from what the configured profile sets it to, 0 "
+		       "when it matches.");
+		return true;
 	case SEC_TAIL:
 		render_tail(b);
 		return false;
@@ -395,7 +423,8 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		break;
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
-			if (ifc->knob[k] == LINK_UNSET)
+			/* Unsupported knobs and features the driver fixes are no knobs here. */
+			if (ifc->knob[k] == LINK_UNSET || ifc->m->snap.fixed[k])
 				continue;
 			series(b, "rtltune_knob_value", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
@@ -414,6 +443,26 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 				sb_u64(b, ifc->m->decisions[k][o]);
 				sb_mem(b, "\n", 1);
 			}
+		break;
+	case SEC_EXTERNAL:
+		for (k = 0; k < KNOB__COUNT; k++) {
+			if (!ifc->m->external[k])
+				continue;
+			series(b, "rtltune_knob_external_changes_total", NULL, ifc->name, "knob",
+			       knob_name((enum knob_id)k), NULL, NULL);
+			sb_u64(b, ifc->m->external[k]);
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_DRIFT:
+		for (k = 0; k < KNOB__COUNT; k++) {
+			if (!ifc->m->wanted[k] || ifc->knob[k] == LINK_UNSET)
+				continue;
+			series(b, "rtltune_knob_drift", NULL, ifc->name, "knob",
+			       knob_name((enum knob_id)k), NULL, NULL);
+			sb_u64(b, ifc->knob[k] != ifc->m->want[k]);
+			sb_mem(b, "\n", 1);
+		}
 		break;
 	default:
 		break;

@@ -120,6 +120,7 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		unsigned int nn = stack_nics(ifc, nics, levels);
 
 		r = actuate_rollback(rtd.act, j, nics, levels, nn, &opts, set, &err);
+		n = nn;
 		goto done;
 	}
 	for (k = 0; k < KNOB__COUNT; k++)
@@ -145,10 +146,15 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:
+	/* Its own change: the read-back, or a fresh read, is what rtltuned set (on the
+	 * uppers too). */
+	for (i = 1; i < n && i < PLAN_SET_MAX; i++)
+		if (set[i].after_valid && iface_by_index(set[i].ifindex))
+			iface_update(iface_by_index(set[i].ifindex), &set[i].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else
-		ifc->knob_dirty = true;
+		iface_refresh(ifc);
 	if (r == 0 && set[0].rerouted[0])
 		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
 	if (r == 0)
@@ -384,6 +390,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		env.knob[k] = ifc->m->eff[k];
 		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
 		env.pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
+		env.manual[k] = ifc->m->manual[k];
 	}
 	env.gso_max = ifc->m->gso_max;
 	if (ifc->m->stack_gso_cap != LINK_UNSET && ifc->m->stack_gso_cap < env.gso_max) {
@@ -487,7 +494,7 @@ void tune_recover_orphans(void)
 			dlog(LOG_NOTICE, ifc->name,
 			     "rolled back the %s that was in flight when %s (pid %d) stopped",
 			     op->op, op->actor, (int)op->pid);
-		ifc->knob_dirty = true;
+		iface_refresh(ifc);
 	}
 	free(orphans);
 	journal_close(j);

@@ -39,6 +39,15 @@ static const struct {
 	{"mtu-change-may-fail", "an MTU change reallocates buffers and can fail (ENOMEM)"},
 	{"gro-off-by-default", "GRO is off until enabled"},
 	{"judge-slowly", "throughput is noisy: judge changes over long, repeated windows"},
+	{"coalesce-reset-by-driver",
+	 "the driver rewrites interrupt coalescing on open, reset or resume: re-applied, not "
+	 "taken for an admin's change"},
+	{"usecs-need-adaptive-off",
+	 "rx/tx-usecs change only in the request that turns adaptive moderation off"},
+	{"queue-change-resets-link",
+	 "a ring or channel change rebuilds the queues: traffic stops for a moment"},
+	{"tx-coalesce-follows-rx",
+	 "TX and RX share interrupt vectors: tx-usecs must stay 0, rx-usecs moderates both"},
 };
 
 static const char *const limit_names[CHIP_LIMIT__COUNT] = {

@@ -38,7 +38,8 @@ static int64_t knob_max(enum knob_id k, const struct nic *nic, const struct chip
 			const struct chip_limit_eff eff[CHIP_LIMIT__COUNT], const char **from)
 {
 	const struct knob_desc *d = knob_desc(k);
-	int64_t dev = nic->max[k], tab = chip_knob_max(chip, k);
+	int64_t dev = d->backend == KNOB_B_ETHNL ? nic->max[k] : LINK_UNSET;
+	int64_t tab = chip_knob_max(chip, k);
 
 	*from = "";
 	if (d->type == KNOB_T_BOOL)
@@ -157,12 +158,68 @@ static void plan_warn(struct plan *plan, const char *fmt, const char *a, const c
 	snprintf(plan->warnings + len, sizeof(plan->warnings) - len, fmt, len ? "; " : "", a, b);
 }
 
+/* What k will be after the plan runs: its target when set, else its current value. */
+static int64_t after_plan(const struct plan *plan, enum knob_id k)
+{
+	const struct plan_item *it = &plan->items[k];
+
+	return it->action == PLAN_CHANGE ? it->target : it->cur;
+}
+
+/* The coalescing and queue quirks: what the driver refuses, said before anything runs. */
+static int plan_coalesce_quirks(struct plan *plan, const struct chip_entry *chip, const char *where,
+				struct rterr *err)
+{
+	static const enum knob_id usecs[] = {KNOB_COALESCE_RX_USECS, KNOB_COALESCE_TX_USECS};
+	static const enum knob_id adaptive[] = {KNOB_COALESCE_ADAPTIVE_RX,
+						KNOB_COALESCE_ADAPTIVE_TX};
+	const struct plan_item *tx = &plan->items[KNOB_COALESCE_TX_USECS];
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < 2 && chip_has_quirk(chip, CHIP_Q_USECS_NEED_ADAPTIVE_OFF); i++) {
+		const struct plan_item *it = &plan->items[usecs[i]];
+
+		if (it->action == PLAN_CHANGE && after_plan(plan, adaptive[i]) == 1)
+			return rterr_input(err,
+					   "%s: %s: %s cannot change while %s stays on: chip %s "
+					   "takes usecs only with adaptive moderation off "
+					   "(usecs-need-adaptive-off, %s); set %s = off too",
+					   it->src, plan->ifname, knob_name(usecs[i]),
+					   knob_name(adaptive[i]), chip->id, where,
+					   knob_name(adaptive[i]));
+	}
+	if (chip_has_quirk(chip, CHIP_Q_TX_COALESCE_FOLLOWS_RX) && tx->action == PLAN_CHANGE &&
+	    tx->target != 0)
+		return rterr_input(err,
+				   "%s: %s: coalesce_tx_usecs %" PRId64
+				   " is refused by chip %s: TX shares the RX interrupt vectors, "
+				   "coalesce_rx_usecs moderates both (tx-coalesce-follows-rx, %s)",
+				   tx->src, plan->ifname, tx->target, chip->id, where);
+	if (!chip_has_quirk(chip, CHIP_Q_QUEUE_CHANGE_RESETS_LINK))
+		return 0;
+	for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++) {
+		int g = knob_desc((enum knob_id)k)->ethnl_group;
+
+		if (plan->items[k].action == PLAN_CHANGE &&
+		    (g == ETHNL_RINGS || g == ETHNL_CHANNELS)) {
+			plan_warn(plan,
+				  "%s%s: a ring or channel change rebuilds the queues: traffic "
+				  "stops for a moment (%s)",
+				  chip->id, where);
+			break;
+		}
+	}
+	return 0;
+}
+
 /* Quirks of the chip that change what a plan can promise. */
 static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct rterr *err)
 {
 	struct plan_item *mtu = &plan->items[KNOB_MTU], *tso = &plan->items[KNOB_TSO];
 	int64_t mtu_after = mtu->action == PLAN_CHANGE ? mtu->target : mtu->cur;
 	char where[320];
+	int r;
 
 	if (!chip)
 		return 0;
@@ -194,6 +251,9 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 		}
 		plan_warn(plan, "%s%s: MTU above 1500 stops pause frames (%s)", chip->id, where);
 	}
+	r = plan_coalesce_quirks(plan, chip, where, err);
+	if (r < 0)
+		return r;
 	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_NEEDS_LINK_DOWN) && mtu->action == PLAN_CHANGE)
 		plan_warn(plan, "%s%s: MTU changes need the link down (%s)", chip->id, where);
 	if (chip_has_quirk(chip, CHIP_Q_MTU_CHANGE_RESETS_LINK) && mtu->action == PLAN_CHANGE)
@@ -332,8 +392,12 @@ void nic_from_link_only(const struct link_info *li, struct nic *out)
 
 	memset(out, 0, sizeof(*out));
 	out->link = *li;
-	for (k = 0; k < KNOB__COUNT; k++)
+	for (k = 0; k < KNOB__COUNT; k++) {
 		out->val[k] = li->knob[k];
+		out->max[k] = LINK_UNSET;
+	}
+	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
+		out->group_err[k] = -ENODATA; /* not read */
 	out->speed_mbps = -1;
 }
 

@@ -688,6 +688,13 @@ static enum tuner_action_kind trial_interrupted(const struct iface *ifc,
 	for (i = 0; i < tr->start.n_changes; i++) {
 		const struct tuner_change *c = &tr->chg[i];
 
+		if (env->manual[c->knob]) {
+			snprintf(why, len,
+				 "%s changed outside rtltune during the trial (%" PRId64
+				 " instead of %" PRId64 "): left as found",
+				 knob_name(c->knob), env->knob[c->knob], c->to);
+			return TUNER_ABANDON;
+		}
 		if (env->pinned[c->knob]) {
 			snprintf(why, len, "%s pinned during the trial", knob_name(c->knob));
 			return TUNER_ROLLBACK;

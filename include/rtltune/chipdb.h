@@ -39,8 +39,16 @@ enum chip_quirk {
 	CHIP_Q_MTU_CHANGE_MAY_FAIL = 1u << 13, /* MTU change reallocates (ENOMEM) */
 	CHIP_Q_GRO_OFF_BY_DEFAULT = 1u << 14,
 	CHIP_Q_JUDGE_SLOWLY = 1u << 15, /* throughput noisy: long windows */
+	/* The driver rewrites interrupt coalescing itself (r8169 8168: IntrMitigate 0 at
+	 * every open, reset, resume): such a change is re-applied, not left to an admin. */
+	CHIP_Q_COALESCE_RESET_BY_DRIVER = 1u << 16,
+	/* rx/tx-usecs change only in the request that turns adaptive moderation off (i40e,
+	 * ice: EINVAL otherwise). */
+	CHIP_Q_USECS_NEED_ADAPTIVE_OFF = 1u << 17,
+	CHIP_Q_QUEUE_CHANGE_RESETS_LINK = 1u << 18, /* ring/channel change rebuilds queues */
+	CHIP_Q_TX_COALESCE_FOLLOWS_RX = 1u << 19,   /* shared vectors: tx-usecs must stay 0 */
 };
-#define CHIP_QUIRK_COUNT 16
+#define CHIP_QUIRK_COUNT 20
 
 const char *chip_quirk_name(enum chip_quirk q);	       /* "jumbo-disables-tso" */
 const char *chip_quirk_description(enum chip_quirk q); /* one line, for docs and `chips` */

@@ -94,7 +94,10 @@ struct tuner_env {
 	 * invalidated), else "". A raise that goes unused names it. */
 	char limit_note[192];
 	bool pinned[KNOB__COUNT]; /* don't touch (config pins, ethtool "fixed" features) */
-	bool autotune;		  /* `autotune on|off IFACE`, --no-autotune */
+	/* Changed outside rtltune and left to whoever did it (docs/daemon.md "Hands off"):
+	 * never tried, and a trial of it ends at once without a rollback (TUNER_ABANDON). */
+	bool manual[KNOB__COUNT];
+	bool autotune; /* `autotune on|off IFACE`, --no-autotune */
 };
 
 /*

@@ -22,6 +22,7 @@
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
 #include "rtltune/plan.h"
+#include "rtltune/ethnl.h"
 #include "rtltune/profile.h"
 
 static void test_rows_consistent(void **state)
@@ -47,10 +48,32 @@ static void test_rows_consistent(void **state)
 		}
 		if (d->backend == KNOB_B_LINK) {
 			assert_true(d->ifla > 0);
+		} else if (d->backend == KNOB_B_ETHNL) {
+			/* The wire row of the same attribute names this knob back. */
+			size_t n, i;
+			const struct ethnl_attr *a = ethnl_attrs(d->ethnl_group, &n);
+
+			assert_int_equal(knob_of_ethnl(d->ethnl_group, d->ethnl_attr), k);
+			for (i = 0; i < n && a[i].knob != k; i++)
+				;
+			assert_true(i < n);
+			assert_int_equal(a[i].attr, d->ethnl_attr);
+			assert_int_equal(a[i].group, d->ethnl_group);
+			assert_true(strncmp(d->name, ethnl_knob_prefix(d->ethnl_group),
+					    strlen(ethnl_knob_prefix(d->ethnl_group))) == 0);
+			assert_string_equal(d->name + strlen(ethnl_knob_prefix(d->ethnl_group)),
+					    a[i].name);
+			assert_false(knob_is_feature((enum knob_id)k));
 		} else {
 			assert_int_equal(d->backend, KNOB_B_FEATURES);
 			assert_true(d->n_features > 0);
 			assert_true(d->n_read > 0 && d->n_read <= d->n_features);
+			/* feature.NAME knobs switch exactly that one feature. */
+			if (knob_is_feature((enum knob_id)k)) {
+				assert_int_equal(d->n_features, 1);
+				assert_true(strncmp(d->name, "feature.", 8) == 0);
+				assert_string_equal(d->name + 8, knob_feature_name((enum knob_id)k));
+			}
 		}
 		if (d->twin >= 0) {
 			assert_true(d->twin < KNOB__COUNT && d->twin != k);
