@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SIOCETHTOOL ioctl: driver identity, link speed, and the netdev feature bits by
- * name. The ioctl (rather than the ethtool genl family) is what systemd-networkd and
- * NetworkManager use, needs no family resolution, and returns ETHTOOL_F_WISH when the
- * driver keeps a feature other than requested.
+ * The SIOCETHTOOL ioctl: driver identity and link speed (read-only, and what ethtool's
+ * netlink family has no single request for), and the netdev feature bits by name as the
+ * fallback where the kernel has no ethtool netlink family (lib/ethnl.c is the primary path
+ * and addresses devices by ifindex; lib/nic.c picks). It returns ETHTOOL_F_WISH when the
+ * driver keeps a feature other than requested, like the family's FEATURES_SET reply.
  */
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
