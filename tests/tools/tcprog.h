@@ -183,7 +183,8 @@ static inline int tcprog_check_test_veth(const char *ifname, const char **why)
 	r = ioctl(fd, SIOCETHTOOL, &ifr);
 	close(fd);
 	if (r < 0 || strcmp(di.driver, "veth") != 0) {
-		*why = r < 0 ? "ETHTOOL_GDRVINFO failed" : "driver is not veth";
+		*why = r < 0 ? "no driver reported (ETHTOOL_GDRVINFO failed): not a veth"
+			   : "driver is not veth";
 		return -EPERM;
 	}
 	return 0;
