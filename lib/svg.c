@@ -218,8 +218,8 @@ void svg_axis_title(const struct svg_axis *a, const char *prefix, char *out, siz
 
 int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out, struct rterr *err)
 {
-	double rough, mag, res, step, lo, hi;
-	long long i0, i1, i;
+	double rough, mag, step, lo, hi;
+	long long i0, i1, i, best_n = 0;
 	int d;
 
 	memset(out, 0, sizeof(*out));
@@ -235,11 +235,29 @@ int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out, st
 		min -= pad;
 		max += pad;
 	}
+	/* Of the 1/2/5 x 10^n steps near the rough one, the one whose tick count (after
+	 * rounding the ends out) is closest to the target; a tie takes the larger step. */
 	rough = (max - min) / (target - 1);
 	mag = pow(10, floor(log10(rough)));
-	res = rough / mag;
-	step = (res <= 1 ? 1 : res <= 2 ? 2 : res <= 5 ? 5 : 10) * mag;
-	/* A step can still give too many ticks after the ends are rounded out: widen. */
+	step = 0;
+	for (int k = 0; k < 5; k++) {
+		static const double mult[] = {0.5, 1, 2, 5, 10};
+		double s = mult[k] * mag;
+		long long n;
+
+		i0 = (long long)floor(min / s + 1e-9);
+		i1 = (long long)ceil(max / s - 1e-9);
+		n = i1 - i0 + 1;
+		if (n > SVG_MAX_TICKS)
+			continue;
+		if (step == 0 || llabs(n - target) <= llabs(best_n - target)) {
+			step = s;
+			best_n = n;
+		}
+	}
+	if (step == 0)
+		step = 10 * mag;
+	/* Still too many ticks (a huge target range): widen. */
 	for (;;) {
 		i0 = (long long)floor(min / step + 1e-9);
 		i1 = (long long)ceil(max / step - 1e-9);

@@ -277,7 +277,7 @@ static void label_box(struct svg_buf *b, double x, double y_base, double w, doub
 	sb_num(b, w + 4, 1);
 	sb_raw(b, "\" height=\"");
 	sb_num(b, size + 4, 1);
-	sb_raw(b, "\" fill=\"#ffffff\" fill-opacity=\"0.85\"/>\n");
+	sb_raw(b, "\" fill=\"#ffffff\" fill-opacity=\"0.9\"/>\n");
 }
 
 /* Gridlines and tick labels of the bottom axis and a left or right one. */
@@ -554,7 +554,7 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 	xt = (int)((f.x1 - f.x0) / 70);
 	r = scale_values(&sx, &c->x, rx, xt < 3 ? 3 : xt, err);
 	if (r == 0)
-		r = scale_values(&sy, &c->y, ry, (int)((f.y1 - f.y0) / 50), err);
+		r = scale_values(&sy, &c->y, ry, (int)((f.y1 - f.y0) / 45), err);
 	if (r < 0)
 		return r;
 
@@ -732,9 +732,9 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	/* The data sit below the label lanes, so no label ever covers a line. */
 	fd = f;
 	fd.y0 = f.y0 + (lanes ? lanes * LANE_H + 6 : 0);
-	r = scale_values(&sy, &c->y, ry, (int)((fd.y1 - fd.y0) / 50), err);
+	r = scale_values(&sy, &c->y, ry, (int)((fd.y1 - fd.y0) / 45), err);
 	if (r == 0 && have_y2)
-		r = scale_values(&sy2, &c->y2, ry2, (int)((fd.y1 - fd.y0) / 50), err);
+		r = scale_values(&sy2, &c->y2, ry2, (int)((fd.y1 - fd.y0) / 45), err);
 	if (r < 0) {
 		free(pe);
 		return r;
@@ -772,6 +772,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 		sb_raw(&b, "</g>\n");
 	}
 
+	/* Markers first, then every label over all of them: no line crosses a label. */
 	sb_raw(&b, "<g class=\"events\">\n");
 	for (i = 0; i < c->n_events; i++) {
 		const struct svg_event *e = &c->events[i];
@@ -794,15 +795,21 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 		}
 		sb_raw(&b, "</title>\n");
 		line(&b, pe[i].x, f.y0, pe[i].x, f.y1, event_style[k].color, 1.5, event_style[k].dash);
-		if (pe[i].lane >= 0) {
-			double wl = svg_text_width(e->label, FONT_SMALL);
-			double ly = f.y0 + (pe[i].lane + 1) * LANE_H - 3;
-			double lx = pe[i].left ? pe[i].x - 3 - wl : pe[i].x + 3;
-
-			label_box(&b, lx, ly, wl, FONT_SMALL);
-			text_at(&b, lx, ly, "start", FONT_SMALL, event_style[k].color, e->label);
-		}
 		sb_raw(&b, "</g>\n");
+	}
+	sb_raw(&b, "</g>\n<g class=\"event-labels\">\n");
+	for (i = 0; i < c->n_events; i++) {
+		const struct svg_event *e = &c->events[i];
+		int k = e->kind >= 0 && e->kind < SVG_EV__COUNT ? (int)e->kind : SVG_EV_OTHER;
+		double wl, ly, lx;
+
+		if (pe[i].lane < 0)
+			continue;
+		wl = svg_text_width(e->label, FONT_SMALL);
+		ly = f.y0 + (pe[i].lane + 1) * LANE_H - 3;
+		lx = pe[i].left ? pe[i].x - 3 - wl : pe[i].x + 3;
+		label_box(&b, lx, ly, wl, FONT_SMALL);
+		text_at(&b, lx, ly, "start", FONT_SMALL, event_style[k].color, e->label);
 	}
 	sb_raw(&b, "</g>\n");
 	if (unlabelled) {

@@ -56,6 +56,15 @@ after=$(awk -v d="${on_dips[0]}" '$1 == d { print $2 }' "$T_TMP/on")
 cm_le_ratio "$after" "$before" 0.75 "rate at the dip vs the step before it"
 t_ge "$(cm_stat cost_bursts)" 1 "bursts charged"
 
+# The sweep as a chart (lib/svg through build/tests/tools/svg_sample); CM_CHART_DIR keeps it.
+chart=${CM_CHART_DIR:-$T_TMP}/chipmodel-burst-sweep.svg
+"$TOP/build/tests/tools/svg_sample" sweep "$T_TMP/on" "$chart" >/dev/null
+if command -v xmllint >/dev/null && command -v rsvg-convert >/dev/null; then
+	xmllint --noout "$chart" || t_fail "$chart: not well-formed"
+	rsvg-convert -o "${chart%.svg}.png" "$chart" || t_fail "$chart: rsvg-convert failed"
+	t_log "chart: $chart and ${chart%.svg}.png"
+fi
+
 cm_burst_cost 0 0
 sweep "$T_TMP/off"
 show "burst cost off (MTU:Gbit/s)" "$T_TMP/off"
