@@ -236,7 +236,7 @@ int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out, st
 		max += pad;
 	}
 	/* Of the 1/2/5 x 10^n steps near the rough one, the one whose tick count (after
-	 * rounding the ends out) is closest to the target; a tie takes the larger step. */
+	 * rounding the ends out) is closest to the target; a tie takes the smaller step. */
 	rough = (max - min) / (target - 1);
 	mag = pow(10, floor(log10(rough)));
 	step = 0;
@@ -250,7 +250,7 @@ int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out, st
 		n = i1 - i0 + 1;
 		if (n > SVG_MAX_TICKS)
 			continue;
-		if (step == 0 || llabs(n - target) <= llabs(best_n - target)) {
+		if (step == 0 || llabs(n - target) < llabs(best_n - target)) {
 			step = s;
 			best_n = n;
 		}

@@ -542,6 +542,10 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 		range_add(&rx, c->marks[i].x);
 		range_add(&ry, c->marks[i].y);
 	}
+	/* Headroom over the highest value, so a mark there has its label above it instead of
+	 * over the data below. */
+	if (c->n_marks && ry.any && ry.max > ry.min)
+		range_add(&ry, ry.max + (ry.max - (c->y.from_zero && ry.min > 0 ? 0 : ry.min)) * 0.08);
 	/* The legend's height decides where the plot starts: lay it out without drawing. */
 	lg = (struct legend){.b = &b, .x = MARGIN_L, .x0 = MARGIN_L, .x_max = w - MARGIN_R,
 			     .y = TITLE_BASE + 22};

@@ -58,6 +58,7 @@ t_ge "$(cm_stat cost_bursts)" 1 "bursts charged"
 
 # The sweep as a chart (lib/svg through build/tests/tools/svg_sample); CM_CHART_DIR keeps it.
 chart=${CM_CHART_DIR:-$T_TMP}/chipmodel-burst-sweep.svg
+cp "$T_TMP/on" "${chart%.svg}.txt" 2>/dev/null || true
 "$TOP/build/tests/tools/svg_sample" sweep "$T_TMP/on" "$chart" >/dev/null
 if command -v xmllint >/dev/null && command -v rsvg-convert >/dev/null; then
 	xmllint --noout "$chart" || t_fail "$chart: not well-formed"
