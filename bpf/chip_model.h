@@ -55,21 +55,21 @@ struct chipmodel_ring {
 
 /* Value of the per-CPU rtl_cm_stats[0]. "frames" are wire frames: gso_segs of a GSO skb. */
 struct chipmodel_stats {
-	__u64 skbs;		 /* every skb at ingress */
-	__u64 frames;		 /* wire frames they stand for */
-	__u64 gso_skbs;		 /* skbs with gso_segs > 1 */
-	__u64 bytes;		 /* skb->len: MAC header included */
-	__u64 tso_drop_skbs;	 /* model 4 losses */
+	__u64 skbs;	     /* every skb at ingress */
+	__u64 frames;	     /* wire frames they stand for */
+	__u64 gso_skbs;	     /* skbs with gso_segs > 1 */
+	__u64 bytes;	     /* skb->len: MAC header included */
+	__u64 tso_drop_skbs; /* model 4 losses */
 	__u64 tso_drop_frames;
-	__u64 ring_drop_skbs;	 /* model 3: skbs lost whole */
-	__u64 ring_cut_skbs;	 /* model 3: GSO skbs that kept only their head */
-	__u64 ring_drop_frames;	 /* model 3: frames lost, whole or cut */
-	__u64 ring_max_frames;	 /* highest ring occupancy seen after an accepted skb */
-	__u64 cost_frames;	 /* frames charged the per-frame cost */
-	__u64 cost_bursts;	 /* bursts charged the per-burst cost */
-	__u64 cost_ns;		 /* CPU time asked for, frame and burst costs together */
-	__u64 spun_ns;		 /* CPU time actually spun */
-	__u64 spin_capped;	 /* skbs whose cost hit CHIPMODEL_MAX_SKB_SPIN_NS */
+	__u64 ring_drop_skbs;	/* model 3: skbs lost whole */
+	__u64 ring_cut_skbs;	/* model 3: GSO skbs that kept only their head */
+	__u64 ring_drop_frames; /* model 3: frames lost, whole or cut */
+	__u64 ring_max_frames;	/* highest ring occupancy seen after an accepted skb */
+	__u64 cost_frames;	/* frames charged the per-frame cost */
+	__u64 cost_bursts;	/* bursts charged the per-burst cost */
+	__u64 cost_ns;		/* CPU time asked for, frame and burst costs together */
+	__u64 spun_ns;		/* CPU time actually spun */
+	__u64 spin_capped;	/* skbs whose cost hit CHIPMODEL_MAX_SKB_SPIN_NS */
 };
 
 #endif

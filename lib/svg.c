@@ -161,11 +161,21 @@ size_t svg_escape(const char *text, char *out, size_t len)
 	while (*s) {
 		n = 1;
 		switch (*s) {
-		case '&': rep = "&amp;"; break;
-		case '<': rep = "&lt;"; break;
-		case '>': rep = "&gt;"; break;
-		case '"': rep = "&quot;"; break;
-		case '\'': rep = "&apos;"; break;
+		case '&':
+			rep = "&amp;";
+			break;
+		case '<':
+			rep = "&lt;";
+			break;
+		case '>':
+			rep = "&gt;";
+			break;
+		case '"':
+			rep = "&quot;";
+			break;
+		case '\'':
+			rep = "&apos;";
+			break;
 		default:
 			n = utf8_ok(s);
 			if (n) {
@@ -286,7 +296,7 @@ const char *svg_si_prefix(double max_abs, double *divisor)
 	static const struct {
 		double div;
 		const char *prefix;
-	} si[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"},
+	} si[] = {{1e12, "T"}, {1e9, "G"},  {1e6, "M"},	       {1e3, "k"},
 		  {1, ""},     {1e-3, "m"}, {1e-6, "\xc2\xb5"}};
 	size_t i;
 

@@ -15,21 +15,21 @@
 
 #include "svg_priv.h"
 
-#define FONT	     12.0
-#define FONT_SMALL   10.0
-#define FONT_TITLE   16.0
-#define LANE_H	     15.0
-#define TICK_LEN     5.0
-#define MARGIN_L     78.0
-#define MARGIN_R     24.0
-#define MARGIN_R_Y2  78.0
-#define MARGIN_B     56.0
-#define LEGEND_ROW   18.0
-#define TITLE_BASE   26.0
-#define MAX_MARKS    16
+#define FONT	    12.0
+#define FONT_SMALL  10.0
+#define FONT_TITLE  16.0
+#define LANE_H	    15.0
+#define TICK_LEN    5.0
+#define MARGIN_L    78.0
+#define MARGIN_R    24.0
+#define MARGIN_R_Y2 78.0
+#define MARGIN_B    56.0
+#define LEGEND_ROW  18.0
+#define TITLE_BASE  26.0
+#define MAX_MARKS   16
 
 static const char *const palette[SVG_MAX_SERIES] = {"#1f77b4", "#d62728", "#2ca02c",
-						     "#9467bd", "#8c564b", "#e377c2"};
+						    "#9467bd", "#8c564b", "#e377c2"};
 
 static const struct {
 	const char *name, *color, *dash;
@@ -125,9 +125,9 @@ static int scale_values(struct scale *s, const struct svg_axis *a, struct range 
 static int scale_time(struct scale *s, struct range r, bool absolute, double width_px,
 		      struct rterr *err)
 {
-	static const double steps[] = {1,    2,	   5,	  10,	 15,	30,    60,    120,
-				       300,  600,  900,	  1800,	 3600,	7200,  10800, 21600,
-				       43200, 86400, 172800, 604800};
+	static const double steps[] = {1,     2,     5,	    10,	   15,	   30,	  60,
+				       120,   300,   600,   900,   1800,   3600,  7200,
+				       10800, 21600, 43200, 86400, 172800, 604800};
 	struct svg_ticks t;
 	double span, step = 0, first;
 	int target, rc;
@@ -180,7 +180,9 @@ static int scale_time(struct scale *s, struct range r, bool absolute, double wid
 			s->v[s->n++] = t.v[k];
 	s->decimals = t.decimals;
 	snprintf(s->title, sizeof(s->title), "time (%s)",
-		 s->div == 1 ? "s" : s->div == 60 ? "min" : "h");
+		 s->div == 1	? "s"
+		 : s->div == 60 ? "min"
+				: "h");
 	return 0;
 }
 
@@ -221,8 +223,10 @@ static void doc_open(struct svg_buf *b, int w, int h, const char *title)
 	sb_text(b, title);
 	sb_raw(b, "</title>\n");
 	sb_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
-	sb_printf(b, "<text class=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-		     "font-size=\"16\" font-weight=\"bold\">", w / 2, (int)TITLE_BASE);
+	sb_printf(b,
+		  "<text class=\"title\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+		  "font-size=\"16\" font-weight=\"bold\">",
+		  w / 2, (int)TITLE_BASE);
 	sb_text(b, title);
 	sb_raw(b, "</text>\n");
 }
@@ -247,8 +251,8 @@ static void text_at(struct svg_buf *b, double x, double y, const char *anchor, d
 	sb_raw(b, "</text>\n");
 }
 
-static void line(struct svg_buf *b, double x1, double y1, double x2, double y2,
-		 const char *stroke, double width, const char *dash)
+static void line(struct svg_buf *b, double x1, double y1, double x2, double y2, const char *stroke,
+		 double width, const char *dash)
 {
 	sb_raw(b, "<line x1=\"");
 	sb_num(b, x1, 1);
@@ -381,14 +385,14 @@ static void legend_item(struct legend *l, enum legend_swatch sw, const char *col
 
 /* ---- checks shared by both charts ------------------------------------------------------ */
 
-static int check_common(const char *what, const struct svg_series *series, size_t n_series,
-			int *w, int *h, struct rterr *err)
+static int check_common(const char *what, const struct svg_series *series, size_t n_series, int *w,
+			int *h, struct rterr *err)
 {
 	size_t i;
 
 	if (!series || n_series == 0 || n_series > SVG_MAX_SERIES)
-		return rterr_input(err, "%s: expected 1 to %d series, got %zu", what, SVG_MAX_SERIES,
-				   series ? n_series : 0);
+		return rterr_input(err, "%s: expected 1 to %d series, got %zu", what,
+				   SVG_MAX_SERIES, series ? n_series : 0);
 	for (i = 0; i < n_series; i++)
 		if (series[i].n && !series[i].points)
 			return rterr_input(err, "%s: series %zu has %zu points but no array", what,
@@ -419,8 +423,10 @@ static void series_path(struct svg_buf *b, const struct svg_series *s, const str
 			continue;
 		}
 		if (!open) {
-			sb_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
-				     "stroke-linejoin=\"round\" points=\"", color);
+			sb_printf(b,
+				  "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" "
+				  "stroke-linejoin=\"round\" points=\"",
+				  color);
 			open = true;
 		} else {
 			sb_raw(b, " ");
@@ -545,12 +551,17 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 	/* Headroom over the highest value, so a mark there has its label above it instead of
 	 * over the data below. */
 	if (c->n_marks && ry.any && ry.max > ry.min)
-		range_add(&ry, ry.max + (ry.max - (c->y.from_zero && ry.min > 0 ? 0 : ry.min)) * 0.08);
+		range_add(&ry,
+			  ry.max + (ry.max - (c->y.from_zero && ry.min > 0 ? 0 : ry.min)) * 0.08);
 	/* The legend's height decides where the plot starts: lay it out without drawing. */
-	lg = (struct legend){.b = &b, .x = MARGIN_L, .x0 = MARGIN_L, .x_max = w - MARGIN_R,
+	lg = (struct legend){.b = &b,
+			     .x = MARGIN_L,
+			     .x0 = MARGIN_L,
+			     .x_max = w - MARGIN_R,
 			     .y = TITLE_BASE + 22};
 	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL, c->series[i].name ? c->series[i].name : "");
+		legend_item(&lg, SW_SERIES, palette[i], NULL,
+			    c->series[i].name ? c->series[i].name : "");
 	if (spread)
 		legend_item(&lg, SW_SPREAD, "#555555", NULL,
 			    c->spread_note ? c->spread_note : "bars: spread of the samples");
@@ -570,7 +581,8 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 	lg.y = TITLE_BASE + 22;
 	sb_raw(&b, "<g class=\"legend\">\n");
 	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL, c->series[i].name ? c->series[i].name : "");
+		legend_item(&lg, SW_SERIES, palette[i], NULL,
+			    c->series[i].name ? c->series[i].name : "");
 	if (spread)
 		legend_item(&lg, SW_SPREAD, "#555555", NULL,
 			    c->spread_note ? c->spread_note : "bars: spread of the samples");
@@ -589,10 +601,10 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 			x = px_x(&sx, &f, p->x);
 			line(&b, x, px_y(&sy, &f, p->lo), x, px_y(&sy, &f, p->hi), palette[i], 1.2,
 			     NULL);
-			line(&b, x - 3, px_y(&sy, &f, p->lo), x + 3, px_y(&sy, &f, p->lo), palette[i],
-			     1.2, NULL);
-			line(&b, x - 3, px_y(&sy, &f, p->hi), x + 3, px_y(&sy, &f, p->hi), palette[i],
-			     1.2, NULL);
+			line(&b, x - 3, px_y(&sy, &f, p->lo), x + 3, px_y(&sy, &f, p->lo),
+			     palette[i], 1.2, NULL);
+			line(&b, x - 3, px_y(&sy, &f, p->hi), x + 3, px_y(&sy, &f, p->hi),
+			     palette[i], 1.2, NULL);
 		}
 		series_path(&b, s, &sx, &sy, &f, palette[i]);
 		for (j = 0; j < s->n; j++) {
@@ -616,14 +628,14 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 
 struct placed_event {
 	double x;
-	int lane; /* -1: no label */
+	int lane;  /* -1: no label */
 	bool left; /* label to the left of the marker */
 };
 
 /* Greedy lanes: each label takes the first lane where it clears the previous label by 6 px,
  * to the right of its marker, or to the left when the right runs out of plot. */
-static int place_events(const struct svg_timeline *c, const struct scale *sx,
-			const struct frame *f, struct placed_event *pe, size_t *unlabelled)
+static int place_events(const struct svg_timeline *c, const struct scale *sx, const struct frame *f,
+			struct placed_event *pe, size_t *unlabelled)
 {
 	double lane_end[SVG_EVENT_LANES];
 	size_t i, *order;
@@ -710,10 +722,14 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 		else
 			kinds[SVG_EV_OTHER] = true;
 	}
-	lg = (struct legend){.b = &b, .x = MARGIN_L, .x0 = MARGIN_L,
-			     .x_max = w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R), .y = TITLE_BASE + 22};
+	lg = (struct legend){.b = &b,
+			     .x = MARGIN_L,
+			     .x0 = MARGIN_L,
+			     .x_max = w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R),
+			     .y = TITLE_BASE + 22};
 	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL, c->series[i].name ? c->series[i].name : "");
+		legend_item(&lg, SW_SERIES, palette[i], NULL,
+			    c->series[i].name ? c->series[i].name : "");
 	for (i = 0; i < SVG_EV__COUNT; i++)
 		if (kinds[i])
 			legend_item(&lg, SW_EVENT, event_style[i].color, event_style[i].dash,
@@ -763,7 +779,8 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	lg.y = TITLE_BASE + 22;
 	sb_raw(&b, "<g class=\"legend\">\n");
 	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL, c->series[i].name ? c->series[i].name : "");
+		legend_item(&lg, SW_SERIES, palette[i], NULL,
+			    c->series[i].name ? c->series[i].name : "");
 	for (i = 0; i < SVG_EV__COUNT; i++)
 		if (kinds[i])
 			legend_item(&lg, SW_EVENT, event_style[i].color, event_style[i].dash,
@@ -798,7 +815,8 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 			sb_text(&b, e->label);
 		}
 		sb_raw(&b, "</title>\n");
-		line(&b, pe[i].x, f.y0, pe[i].x, f.y1, event_style[k].color, 1.5, event_style[k].dash);
+		line(&b, pe[i].x, f.y0, pe[i].x, f.y1, event_style[k].color, 1.5,
+		     event_style[k].dash);
 		sb_raw(&b, "</g>\n");
 	}
 	sb_raw(&b, "</g>\n<g class=\"event-labels\">\n");
@@ -818,7 +836,8 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	sb_raw(&b, "</g>\n");
 	if (unlabelled) {
 		snprintf(note, sizeof(note),
-			 "%zu event label%s left out where markers crowd (hover a marker to read it)",
+			 "%zu event label%s left out where markers crowd (hover a marker to read "
+			 "it)",
 			 unlabelled, unlabelled == 1 ? "" : "s");
 		text_at(&b, f.x0, h - 8, "start", FONT_SMALL, "#555555", note);
 	}

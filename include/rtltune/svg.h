@@ -23,11 +23,11 @@
 
 #include "rtltune/err.h"
 
-#define SVG_MAX_TICKS	 24
-#define SVG_MAX_SERIES	 6
-#define SVG_DEFAULT_W	 800
-#define SVG_DEFAULT_H	 480
-#define SVG_EVENT_LANES	 4 /* rows of event labels on a timeline before labels are left out */
+#define SVG_MAX_TICKS	24
+#define SVG_MAX_SERIES	6
+#define SVG_DEFAULT_W	800
+#define SVG_DEFAULT_H	480
+#define SVG_EVENT_LANES 4 /* rows of event labels on a timeline before labels are left out */
 
 /* Tick values at 1, 2 or 5 x 10^n covering [lo, hi]: v[0] <= min, v[n-1] >= max. */
 struct svg_ticks {
@@ -38,8 +38,7 @@ struct svg_ticks {
 };
 
 /* About `target` ticks (2..SVG_MAX_TICKS-1) spanning min..max; min == max is widened. */
-int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out,
-		   struct rterr *err);
+int svg_nice_ticks(double min, double max, int target, struct svg_ticks *out, struct rterr *err);
 
 /* The SI prefix ("", "k", "M", "G", "T", "m", "µ") that puts max_abs in [1, 1000), and
  * the divisor that goes with it. 0 gives "" and 1. */

@@ -42,6 +42,8 @@
 #define SERVER_TIMEOUT_S 30
 
 static const char *prog = "tcpstream";
+/* One process, one flow at a time: one buffer serves both ends. */
+static char buf[BUF_SIZE];
 
 /* The server's answer, network byte order on the wire (both ends are this tool). */
 struct answer {
@@ -106,7 +108,7 @@ static uint64_t hton64(uint64_t v)
 	return ((uint64_t)htonl((uint32_t)v) << 32) | htonl((uint32_t)(v >> 32));
 }
 
-static void serve_one(int c, char *buf)
+static void serve_one(int c)
 {
 	uint64_t bytes = 0, first = 0, last = 0;
 	struct answer a;
@@ -131,7 +133,6 @@ static void serve_one(int c, char *buf)
 static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile)
 {
 	int one = 1, fd, c, devnull;
-	char *buf;
 	FILE *pf;
 	pid_t pid;
 
@@ -143,9 +144,6 @@ static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile)
 		return fail(3, "bind: %s", strerror(errno));
 	if (listen(fd, 4) < 0)
 		return fail(3, "listen: %s", strerror(errno));
-	buf = malloc(BUF_SIZE);
-	if (!buf)
-		return fail(3, "out of memory");
 	pid = fork();
 	if (pid < 0)
 		return fail(3, "fork: %s", strerror(errno));
@@ -175,7 +173,7 @@ static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile)
 				continue;
 			_exit(3);
 		}
-		serve_one(c, buf);
+		serve_one(c);
 		close(c);
 	}
 }
@@ -188,13 +186,9 @@ static int cmd_send(const struct sockaddr_in *sa, double seconds)
 	double secs, gbit;
 	size_t got = 0;
 	struct answer a;
-	char *buf;
 	ssize_t n;
 	int fd;
 
-	buf = calloc(1, BUF_SIZE);
-	if (!buf)
-		return fail(3, "out of memory");
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(3, "socket: %s", strerror(errno));
@@ -243,7 +237,6 @@ static int cmd_send(const struct sockaddr_in *sa, double seconds)
 					  ti.tcpi_segs_out
 				: 0ull,
 	       ti.tcpi_snd_mss);
-	free(buf);
 	return 0;
 }
 

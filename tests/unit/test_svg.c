@@ -59,7 +59,8 @@ static void test_nice_ticks(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(svg_nice_ticks(cases[i].min, cases[i].max, cases[i].target, &t, &err), 0);
+		assert_int_equal(
+			svg_nice_ticks(cases[i].min, cases[i].max, cases[i].target, &t, &err), 0);
 		assert_double_equal(t.step, cases[i].step, 1e-12);
 		assert_double_equal(t.lo, cases[i].lo, 1e-9);
 		assert_double_equal(t.hi, cases[i].hi, 1e-9);
@@ -78,7 +79,8 @@ static void test_nice_ticks(void **state)
 
 		assert_int_equal(svg_nice_ticks(0, span, 7, &t, &err), 0);
 		mant = t.step / pow(10, floor(log10(t.step) + 1e-12));
-		assert_true(fabs(mant - 1) < 1e-9 || fabs(mant - 2) < 1e-9 || fabs(mant - 5) < 1e-9);
+		assert_true(fabs(mant - 1) < 1e-9 || fabs(mant - 2) < 1e-9 ||
+			    fabs(mant - 5) < 1e-9);
 		assert_true(t.n >= 2 && t.n <= SVG_MAX_TICKS);
 	}
 	assert_int_equal(svg_nice_ticks(NAN, 1, 5, &t, &err), -EINVAL);
@@ -203,7 +205,7 @@ static void test_xy_elements(void **state)
 	assert_non_null(strstr(svg, ">1600</text>"));
 	assert_int_equal(count(svg, "<polyline"), 1);
 	assert_int_equal(count(svg, "r=\"3\" fill=\"#1f77b4\""), 4 + 1); /* points + legend */
-	assert_int_equal(count(svg, "r=\"7\""), 2);			  /* marks */
+	assert_int_equal(count(svg, "r=\"7\""), 2);			 /* marks */
 	assert_int_equal(count(svg, "</svg>"), 1);
 	/* The point at 1072 / 3.3 Gbit/s: x and y from the layout (plot 78..776 x 68..424). */
 	assert_non_null(strstr(svg, "<circle cx=\"161.8\" cy=\"130.3\" r=\"3\""));
@@ -220,9 +222,13 @@ static void test_deterministic(void **state)
 	struct svg_series ts[2] = {{.name = "throughput", .points = pts, .n = 3},
 				   {.name = "retransmits", .points = rt, .n = 3, .y2 = true}};
 	struct svg_event ev[1] = {{60, SVG_EV_KEPT, "kept"}};
-	struct svg_timeline tl = {.title = "t", .y = {.label = "throughput", .unit = "bit/s", .si = true},
-				  .y2 = {.label = "retransmits", .unit = "%"}, .series = ts,
-				  .n_series = 2, .events = ev, .n_events = 1};
+	struct svg_timeline tl = {.title = "t",
+				  .y = {.label = "throughput", .unit = "bit/s", .si = true},
+				  .y2 = {.label = "retransmits", .unit = "%"},
+				  .series = ts,
+				  .n_series = 2,
+				  .events = ev,
+				  .n_events = 1};
 	struct rterr err = {0};
 	char *a = NULL, *b = NULL;
 	size_t la, lb;
@@ -287,7 +293,8 @@ static void test_timeline_elements(void **state)
 	for (i = 0; i < SVG_EV__COUNT; i++) { /* every kind in the legend once */
 		char want[64];
 
-		snprintf(want, sizeof(want), ">%s</text>", svg_event_kind_name((enum svg_event_kind)i));
+		snprintf(want, sizeof(want), ">%s</text>",
+			 svg_event_kind_name((enum svg_event_kind)i));
 		assert_int_equal(count(svg, want), 1);
 	}
 	assert_null(strstr(svg, "left out"));
@@ -312,15 +319,20 @@ static void test_crowded_events(void **state)
 	struct svg_point p[2] = {{0, 1, 0, 0, 0}, {100, 2, 0, 0, 0}};
 	struct svg_series s = {.name = "x", .points = p, .n = 2};
 	struct svg_event ev[40];
-	struct svg_timeline c = {.title = "crowd", .y = {.label = "y"}, .series = &s,
-				 .n_series = 1, .events = ev, .n_events = 40};
+	struct svg_timeline c = {.title = "crowd",
+				 .y = {.label = "y"},
+				 .series = &s,
+				 .n_series = 1,
+				 .events = ev,
+				 .n_events = 40};
 	struct rterr err = {0};
 	char *svg = NULL, want[96];
 	size_t len, i, labelled;
 
 	(void)state;
 	for (i = 0; i < 40; i++)
-		ev[i] = (struct svg_event){50 + (double)i * 0.1, SVG_EV_TRIAL, "trial gso_max_size"};
+		ev[i] = (struct svg_event){50 + (double)i * 0.1, SVG_EV_TRIAL,
+					   "trial gso_max_size"};
 	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
 	labelled = count(svg, ">trial gso_max_size</text>");
 	assert_int_equal(labelled, SVG_EVENT_LANES);
@@ -361,9 +373,9 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nice_ticks),   cmocka_unit_test(test_si_prefix),
-		cmocka_unit_test(test_format_number), cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_xy_elements),  cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_nice_ticks),	  cmocka_unit_test(test_si_prefix),
+		cmocka_unit_test(test_format_number),	  cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_xy_elements),	  cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_timeline_elements), cmocka_unit_test(test_crowded_events),
 		cmocka_unit_test(test_bad_input),
 	};
