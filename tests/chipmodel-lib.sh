@@ -121,6 +121,8 @@ cm_chip_dir() {
 	[ -f "$TOP/tests/chips/$1.conf" ] || t_fail "no test chip file tests/chips/$1.conf"
 	mkdir -p "$dir"
 	cp "$TOP/tests/chips/$1.conf" "$dir/00-test-$1.conf"
+	# Readable for the CLI run as nobody too: T_TMP is mode 0700.
+	chmod 0711 "$T_TMP"
 	chmod -R a+rX "$dir"
 	export RTLTUNE_CHIP_PATH=$dir
 }

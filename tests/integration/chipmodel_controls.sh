@@ -75,5 +75,10 @@ for f in "$TOP"/tests/chips/*.conf; do
 	echo "ok: $seed quirks ${want[$seed]}"
 	t_eq "$(t_rtl "$CM_NSB" chips vb --json | jq -r .chip.id)" "test-$seed" "chip entry of vb"
 done
+# The CLI as an unprivileged user sees the same entry (cm_chip_dir keeps the directory readable).
+if command -v setpriv >/dev/null; then
+	t_eq "$(t_in "$CM_NSA" setpriv --reuid=nobody --regid=nogroup --clear-groups "$RTLTUNE" chips va --json | jq -r .chip.id)" \
+		"test-$seed" "chip entry of va for nobody"
+fi
 unset RTLTUNE_CHIP_PATH
 t_eq "$(t_rtl "$CM_NSA" chips va --json | jq -r .chip.id)" veth "chip entry of va without a test chip file"
