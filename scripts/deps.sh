@@ -23,6 +23,7 @@ tests=(
 	debhelper dpkg-dev build-essential lintian adduser # build-deb.sh, install_deb test
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
+	libxml2-utils librsvg2-bin              # xmllint and rsvg-convert: every chart rtltune draws is checked
 )
 usage() { echo "usage: scripts/deps.sh [--missing] [build|demo|all]" >&2; exit 2; }
 list_only=

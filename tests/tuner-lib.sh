@@ -46,9 +46,9 @@ tn_conf() {
 
 # tn_loop_start [IPERF-ARGS...]: bulk TCP from A to B in the background: two loops of
 # 1-second iperf3 runs, staggered by half a second so that one's gaps (connection setup,
-# teardown) fall into the other's transfer. New connections all the time: a socket takes
-# gso_max_size when it connects (sk_setup_caps), so only traffic whose connections come and
-# go can show what a gso_max_size change does.
+# teardown) fall into the other's transfer. New connections all the time, the traffic of
+# web and RPC servers (tuner_longlived covers connections that stay open: the actuator
+# re-routes them after a change, docs/stack.md).
 tn_loop_start() {
 	local args="$*" port
 	for port in 5201 5202; do
