@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "outside.h"
 #include "recommend.h"
+#include "rtltune/actuate.h"
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
@@ -123,6 +124,9 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
 	json_object_object_add(d, "source",
 			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	/* How rings, coalescing, channels, pause and features are read and set. */
+	json_object_object_add(d, "ethtool_path",
+			       json_object_new_string(nic_io_path(actuator_io(rtd.act))));
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));

@@ -364,9 +364,9 @@ static int run(void)
 	if (r < 0)
 		goto out;
 	iface_reselect_all(false);
-	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, profile %s", rtd.cfg.socket,
-	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
-	     bpf_active() ? "BPF probes" : "link counters",
+	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, ethtool via %s, profile %s",
+	     rtd.cfg.socket, rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
+	     bpf_active() ? "BPF probes" : "link counters", nic_io_path(actuator_io(rtd.act)),
 	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none");
 	notify_ready();
 	tell_parent_ready();

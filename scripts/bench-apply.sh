@@ -1,14 +1,22 @@
 #!/bin/bash
 # 64 veth interfaces in a namespace: `rtltune show` (one netlink dump) and applying a
 # profile with `rtltune apply`, side by side with the same changes made by ip + ethtool
-# commands. Prints wall times and the ratio.
+# commands. Then the ethtool netlink knobs (issue 13): channels and features on 64 veths
+# with 4 queues, coalescing (and the same features, which tun fixes) on 64 taps, `rtltune
+# apply` against the same changes made with ethtool -L/-K/-C. Prints wall times and the
+# ratios; target for the second: rtltune at least as fast as the commands.
 set -eu
 cd "$(dirname "$0")/.."
 RTLTUNE=$PWD/build/rtltune
 N=${N:-64}
 ns=rtlbench$$
 tmp=$(mktemp -d)
-cleanup() { ip netns del $ns 2>/dev/null; ip netns del ${ns}p 2>/dev/null; rm -rf "$tmp"; }
+cleanup() {
+	ip netns del $ns 2>/dev/null
+	ip netns del ${ns}p 2>/dev/null
+	ip netns del ${ns}e 2>/dev/null
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
 ip netns add $ns
 ip netns add ${ns}p
@@ -48,3 +56,53 @@ cmds=$(ms "$t0" "$t1")
 ip netns exec $ns "$RTLTUNE" verify b0 $ifs >/dev/null
 echo "apply to $N interfaces ($changes changes): rtltune $rt ms, ip+ethtool commands $cmds ms," \
 	"ratio $(echo "scale=2; $cmds / $rt" | bc)x"
+
+# ---- the ethtool netlink knobs -------------------------------------------------------
+ip netns add ${ns}e
+ip -n ${ns}e link set lo up
+for i in $(seq 0 $((N - 1))); do
+	echo "link add e$i numtxqueues 4 numrxqueues 4 type veth peer name f$i numtxqueues 4 numrxqueues 4"
+	echo "tuntap add dev t$i mode tap"
+done | ip -n ${ns}e -batch -
+[ "$(ip -n ${ns}e -o link show type veth | wc -l)" -eq $((2 * N)) ] || { echo "bench-apply: veths not created" >&2; exit 1; }
+cat >"$tmp/profiles/e1.conf" <<'EOF'
+[knobs]
+channels_rx = 2
+channels_tx = 2
+coalesce_rx_frames = 32
+feature.rx-gro-list = on
+feature.rx-udp-gro-forwarding = on
+EOF
+cat >"$tmp/profiles/e0.conf" <<'EOF'
+[knobs]
+channels_rx = 4
+channels_tx = 4
+coalesce_rx_frames = 0
+feature.rx-gro-list = off
+feature.rx-udp-gro-forwarding = off
+EOF
+eifs=$(seq -f 'e%g' 0 $((N - 1)); seq -f 't%g' 0 $((N - 1)))
+# shellcheck disable=SC2086
+{
+t0=$(now); ip netns exec ${ns}e "$RTLTUNE" apply e1 $eifs >"$tmp/eapply.out"; t1=$(now)
+ert=$(ms "$t0" "$t1")
+echanges=$(grep -c -- '->' "$tmp/eapply.out")
+ip netns exec ${ns}e "$RTLTUNE" verify e1 $eifs >/dev/null
+}
+t0=$(now)
+for i in $(seq 0 $((N - 1))); do
+	ip netns exec ${ns}e ethtool -L e$i rx 4 tx 4
+	ip netns exec ${ns}e ethtool -K e$i rx-gro-list off rx-udp-gro-forwarding off
+	ip netns exec ${ns}e ethtool -C t$i rx-frames 0
+done
+t1=$(now)
+ecmds=$(ms "$t0" "$t1")
+# shellcheck disable=SC2086
+ip netns exec ${ns}e "$RTLTUNE" verify e0 $eifs >/dev/null
+eratio=$(echo "scale=2; $ecmds / $ert" | bc)
+echo "apply channels + coalescing + features to $((2 * N)) interfaces ($N veth, $N tap;" \
+	"$echanges changes): rtltune $ert ms, ethtool commands $ecmds ms, ratio ${eratio}x"
+ok=$(echo "$eratio >= 1" | bc)
+echo "  target: rtltune at least as fast as the ethtool commands (ratio >= 1):" \
+	"$([ "$ok" = 1 ] && echo met || echo MISSED)"
+[ "$ok" = 1 ]

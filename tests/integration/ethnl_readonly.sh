@@ -131,5 +131,29 @@ t_ge "$n" 40 "feature lines compared"
 out=$("$DUMP" --compare-ioctl "$nic") || t_fail "netlink and ioctl features differ: $out"
 echo "ok: $out"
 
+t_log "rtltune show --json: the same values as the knobs users see"
+# show only reads (RTM_GETLINK, ETHTOOL_MSG_*_GET); every group knob and every feature knob
+# must equal what the module read above, which ethtool agreed with.
+shown=$("$RTLTUNE" --json show "$nic")
+t_eq "$(echo "$shown" | jq -r '.[0].ethtool_path')" netlink "show's path"
+n=0
+while read -r knob group attr; do
+	prefix=$(case $group in rings) echo ring_ ;; *) echo "${group}_" ;; esac)
+	row=${knob#"$prefix"}
+	want=$(ours "$group" "$row")
+	got=$(echo "$shown" | jq -r --arg k "$knob" '.[0][$k] | if . == null then "null" elif . == true then "1" elif . == false then "0" else tostring end')
+	t_eq "$got" "$want" "show $knob"
+	n=$((n + 1))
+done < <("$RTLTUNE" --json knobs | jq -r '.knobs[] | select(.set_by == "ethtool netlink") | "\(.name) \(.group) \(.attribute)"')
+t_ge "$n" 40 "group knobs compared with show"
+n=0
+while read -r knob name; do
+	want=$(echo "$js" | jq -r --arg n "$name" '.[0].features[$n] | if . == null then "null" elif .active then "1" else "0" end')
+	got=$(echo "$shown" | jq -r --arg k "$knob" '.[0][$k] | if . == null then "null" elif . then "1" else "0" end')
+	t_eq "$got" "$want" "show $knob"
+	n=$((n + 1))
+done < <("$RTLTUNE" --json knobs | jq -r '.knobs[] | select(.name | startswith("feature.")) | "\(.name) \(.features[0])"')
+t_ge "$n" 50 "feature knobs compared with show"
+
 [ "$(snapshot)" = "$before" ] || t_fail "ethtool's view of $nic changed during the test"
 echo "ok: ethtool -g/-c/-l/-a/-k of $nic unchanged by the test"
