@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
+#include "pmqos.h"
 #include "recommend.h"
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
@@ -124,6 +125,7 @@ static json_object *daemon_json(void)
 			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
+	json_object_object_add(d, "pm_qos", pmqos_status_json());
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
 	json_object_object_add(d, "sample_cost_seconds",
 			       json_object_new_double((double)sampler_cost_us() / 1e6));

@@ -39,8 +39,9 @@ enum chip_quirk {
 	CHIP_Q_MTU_CHANGE_MAY_FAIL = 1u << 13, /* MTU change reallocates (ENOMEM) */
 	CHIP_Q_GRO_OFF_BY_DEFAULT = 1u << 14,
 	CHIP_Q_JUDGE_SLOWLY = 1u << 15, /* throughput noisy: long windows */
+	CHIP_Q_SHALLOW_IDLE = 1u << 16, /* IRQs miss deep-idle CPUs: rtltuned holds PM QoS */
 };
-#define CHIP_QUIRK_COUNT 16
+#define CHIP_QUIRK_COUNT 17
 
 const char *chip_quirk_name(enum chip_quirk q);	       /* "jumbo-disables-tso" */
 const char *chip_quirk_description(enum chip_quirk q); /* one line, for docs and `chips` */
@@ -95,6 +96,7 @@ struct chip_entry {
 	int64_t limits[CHIP_LIMIT__COUNT]; /* LINK_UNSET (-1) when not declared */
 	int big_tcp;			   /* 1 yes, 0 no, -1 not declared */
 	uint32_t quirks;		   /* enum chip_quirk bits */
+	int32_t cpu_dma_latency_us;	   /* shallow-idle's PM QoS value; -1 not declared */
 	struct chip_hint *hints;
 	unsigned int n_hints;
 	char note[1024];
