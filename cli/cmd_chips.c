@@ -51,6 +51,8 @@ static json_object *entry_json(const struct chip_entry *e)
 			json_object_array_add(q, json_object_new_string(chip_quirk_name(
 							 (enum chip_quirk)(1u << i))));
 	json_object_object_add(o, "quirks", q);
+	/* -1 (not declared) is LINK_UNSET: null. */
+	json_object_object_add(o, "cpu_dma_latency_us", cli_json_i64(e->cpu_dma_latency_us));
 	for (i = 0; i < e->n_hints; i++) {
 		json_object *h = json_object_new_object();
 
@@ -317,6 +319,9 @@ static void render_iface(json_object *doc)
 			printf("    %-20s %s: %s\n", i ? "" : "quirks", name,
 			       bit < 0 ? "" : chip_quirk_description((enum chip_quirk)bit));
 		}
+		if (get(chip, "cpu_dma_latency_us"))
+			printf("    %-20s %s us\n", "cpu_dma_latency",
+			       str(chip, "cpu_dma_latency_us", a, sizeof(a)));
 		if (get(chip, "note"))
 			print_wrapped("note", json_object_get_string(get(chip, "note")));
 	}

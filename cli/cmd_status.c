@@ -29,6 +29,38 @@ static void uptime(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lds", t);
 }
 
+/* "pm qos: cpu_dma_latency held at 10 us for fec0", or why it is not. */
+static void render_pm_qos(json_object *q)
+{
+	json_object *who = json_object_object_get(q, "for"), *sys;
+	char names[256] = "";
+	size_t i, off = 0;
+
+	if (!q)
+		return;
+	for (i = 0; i < json_object_array_length(who) && off < sizeof(names); i++)
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? ", " : "",
+					json_object_get_string(json_object_array_get_idx(who, i)));
+	printf("  pm qos:    ");
+	if (json_object_get_boolean(json_object_object_get(q, "held"))) {
+		printf("cpu_dma_latency held at %s us for %s", str(q, "cpu_dma_latency_us"), names);
+		sys = json_object_object_get(q, "system_us");
+		if (sys && json_object_get_int(sys) < json_object_get_int(json_object_object_get(
+							      q, "cpu_dma_latency_us")))
+			printf(" (system-wide %s us: another request is lower)",
+			       str(q, "system_us"));
+	} else if (strcmp(str(q, "error"), "-") != 0) {
+		printf("not held: %s (wanted %s us for %s)", str(q, "error"), str(q, "wanted_us"),
+		       names);
+	} else if (strcmp(str(q, "setting"), "off") == 0) {
+		printf("not held (cpu_dma_latency = off)%s%s", names[0] ? "; shallow-idle: " : "",
+		       names);
+	} else {
+		printf("not held (no managed interface needs shallow idle)");
+	}
+	printf("\n");
+}
+
 static void render_status(json_object *doc)
 {
 	json_object *d = json_object_object_get(doc, "daemon");
@@ -64,6 +96,7 @@ static void render_status(json_object *doc)
 	printf("  config:    %s\n", str(d, "config"));
 	printf("  socket:    %s (group %s)\n", str(d, "socket"), str(d, "socket_group"));
 	printf("  metrics:   %s\n", str(d, "metrics"));
+	render_pm_qos(json_object_object_get(d, "pm_qos"));
 	if (strcmp(str(d, "last_reload_error"), "-") != 0)
 		printf("  reload:    FAILED: %s\n", str(d, "last_reload_error"));
 

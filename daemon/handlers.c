@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "metrics.h"
 #include "outside.h"
+#include "pmqos.h"
 #include "recommend.h"
 #include "rtltune/actuate.h"
 #include "rtltune/link.h"
@@ -129,6 +130,7 @@ static json_object *daemon_json(void)
 			       json_object_new_string(nic_io_path(actuator_io(rtd.act))));
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
+	json_object_object_add(d, "pm_qos", pmqos_status_json());
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
 	json_object_object_add(d, "sample_cost_seconds",
 			       json_object_new_double((double)sampler_cost_us() / 1e6));

@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "outside.h"
+#include "pmqos.h"
 #include "rtltune/actuate.h"
 #include "sampler.h"
 #include "state.h"
@@ -71,9 +72,11 @@ static void log_setup(int level)
 		dlog_init(DLOG_SYSLOG, level);
 }
 
-/* After every sample: the textfile and the one-line status follow it. */
+/* After every sample: PM QoS (a refresh can change a chip), the textfile and the one-line
+ * status follow it. */
 static void sample_done(void)
 {
+	pmqos_update(false);
 	metrics_textfile_write();
 	notify_status();
 }
@@ -81,7 +84,7 @@ static void sample_done(void)
 /*
  * The interface table's observers, in the order they act on an event: the probes count
  * a managed interface first, the tuner follows it, the applier gives it the profile, the
- * sampler hands memory back after removals.
+ * sampler hands memory back after removals, PM QoS follows the managed shallow-idle chips.
  */
 static void subscribe_observers(void)
 {
@@ -89,6 +92,7 @@ static void subscribe_observers(void)
 	iface_subscribe(tune_iface_event);
 	iface_subscribe(applier_iface_event);
 	iface_subscribe(sampler_iface_event);
+	iface_subscribe(pmqos_iface_event);
 }
 
 /* SIGHUP: read everything anew; anything bad keeps the running state whole. */
@@ -135,6 +139,9 @@ static void reload(void)
 	log_setup(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
+	/* cpu_dma_latency may have changed with no interface event; a refused request gets
+	 * another try. */
+	pmqos_update(true);
 	config_free(&old);
 	rtd.reloads++;
 	rtd.last_reload_error[0] = '\0';
@@ -401,6 +408,9 @@ out:
 	tune_stop("rtltuned stopping");
 	if (rtd.stopping && rtd.cfg.restore_on_exit)
 		applier_restore_all();
+	/* Released with its own reason in the log; the gone events of iface_remove_all()
+	 * below find it stopped. */
+	pmqos_stop();
 	/* Settings stay as they are (unless restore_on_exit): the probes go, the NICs keep
 	 * their tuning. */
 	bpf_stop();

@@ -12,6 +12,7 @@
 #include "bpf.h"
 #include "iface.h"
 #include "metrics.h"
+#include "pmqos.h"
 #include "rtltune/link.h"
 #include "sampler.h"
 
@@ -298,6 +299,8 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 static void render_tail(struct sbuf *b)
 {
 	unsigned int f, i;
+	int32_t us = 0;
+	bool held;
 
 	if (bpf_probe_count()) {
 		static const char *const fams[] = {"rtltune_probe_attached",
@@ -335,6 +338,21 @@ static void render_tail(struct sbuf *b)
 	sb_str(b, "rtltune_samples_total ");
 	sb_u64(b, sampler_samples());
 	sb_mem(b, "\n", 1);
+
+	/* The value only while held: a latency of 0 is a real request, so no sentinel. */
+	held = pmqos_held(&us);
+	family(b, "rtltune_pm_qos_held", "gauge",
+	       "1 while rtltuned holds a cpu_dma_latency PM QoS request for a shallow-idle chip, "
+	       "0 when not (none managed, cpu_dma_latency = off, or refused: see rtltune "
+	       "status).");
+	sb_str(b, held ? "rtltune_pm_qos_held 1\n" : "rtltune_pm_qos_held 0\n");
+	if (held) {
+		family(b, "rtltune_pm_qos_cpu_dma_latency_seconds", "gauge",
+		       "CPU wake-up latency rtltuned's PM QoS request allows (cpu_dma_latency).");
+		sb_str(b, "rtltune_pm_qos_cpu_dma_latency_seconds ");
+		sb_double(b, (double)us / 1e6);
+		sb_mem(b, "\n", 1);
+	}
 }
 
 /* The family line(s) of a section; false when the section has no interface part. */

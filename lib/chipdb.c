@@ -18,6 +18,7 @@
 #include "rtltune/link.h"
 #include "rtltune/nic.h"
 #include "rtltune/paths.h"
+#include "rtltune/pmqos.h"
 
 static const struct {
 	const char *name;
@@ -48,6 +49,7 @@ static const struct {
 	 "a ring or channel change rebuilds the queues: traffic stops for a moment"},
 	{"tx-coalesce-follows-rx",
 	 "TX and RX share interrupt vectors: tx-usecs must stay 0, rx-usecs moderates both"},
+	{"shallow-idle", "needs shallow CPU idle: rtltuned holds PM QoS cpu_dma_latency"},
 };
 
 static const char *const limit_names[CHIP_LIMIT__COUNT] = {
@@ -189,12 +191,14 @@ enum chip_key {
 	KEY_FIRMWARE,
 	KEY_LIMIT0, /* + enum chip_limit */
 	KEY_BIG_TCP = KEY_LIMIT0 + CHIP_LIMIT__COUNT,
+	KEY_CPU_DMA_LATENCY,
 	KEY__COUNT
 };
 
 #define KNOWN_KEYS                                                                                 \
 	"name, driver, pci, revision, firmware, max_mtu, tso_max_size, tso_max_segs, "             \
-	"gso_max_size, gro_max_size, big_tcp, quirks, note, hint.PROFILE.KNOB, max.KNOB"
+	"gso_max_size, gro_max_size, big_tcp, quirks, cpu_dma_latency_us, note, "                  \
+	"hint.PROFILE.KNOB, max.KNOB"
 
 struct parser {
 	struct chipdb *db;
@@ -262,6 +266,16 @@ static int entry_finish(struct parser *p)
 	else if (gso != LINK_UNSET && e->big_tcp == 0 && gso > GSO_LEGACY_MAX_SIZE)
 		r = parse_fail(p, "gso_max_size %lld contradicts big_tcp = no: expected at most %d",
 			       (long long)gso, GSO_LEGACY_MAX_SIZE);
+	if (r < 0)
+		goto out;
+	/* The value only means something to rtltuned's PM QoS request, which the quirk asks
+	 * for: without it the number would silently do nothing. */
+	p->line = p->key_line[KEY_CPU_DMA_LATENCY];
+	if (e->cpu_dma_latency_us >= 0 && !chip_has_quirk(e, CHIP_Q_SHALLOW_IDLE))
+		r = parse_fail(p,
+			       "cpu_dma_latency_us without quirk shallow-idle: expected 'quirks = "
+			       "shallow-idle' in [%s] (the value is what that quirk holds)",
+			       e->id);
 	if (r < 0)
 		goto out;
 	if (!e->name[0])
@@ -340,6 +354,7 @@ static int section_begin(struct parser *p, char *s)
 	snprintf(e->file, sizeof(e->file), "%s", p->path);
 	e->line = p->line;
 	e->big_tcp = -1;
+	e->cpu_dma_latency_us = -1;
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++)
 		e->limits[i] = LINK_UNSET;
 	p->cur = (int)p->db->n++;
@@ -672,6 +687,16 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 	}
 	if (strcmp(key, "big_tcp") == 0)
 		return key_once(p, KEY_BIG_TCP, key) ?: set_bool(p, &e->big_tcp, key, v);
+	if (strcmp(key, "cpu_dma_latency_us") == 0) {
+		if (key_once(p, KEY_CPU_DMA_LATENCY, key) < 0)
+			return -EINVAL;
+		if (pmqos_parse_us(v, &e->cpu_dma_latency_us) < 0)
+			return parse_fail(p,
+					  "cpu_dma_latency_us: expected microseconds from 0 to %d, "
+					  "got '%s'",
+					  PMQOS_MAX_US, v);
+		return 0;
+	}
 	/* Like note, quirks accumulate over repeated or indented continuation lines. */
 	if (strcmp(key, "quirks") == 0)
 		return set_quirks(p, e, v);

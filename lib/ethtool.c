@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rtltune/ethtool.h"
+#include "ethtool_priv.h"
 
 /* Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. */
 static int ethtool_socket(void)
@@ -50,23 +50,7 @@ static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
 	return 0;
 }
 
-/*
- * The device an ethtool call is for. SIOCETHTOOL knows devices only by name, and a name
- * moves with a rename; the ifindex does not. By index, the name is looked up right before
- * each ioctl and again right after it: the kernel resolves the name under RTNL, so when
- * both lookups agree the call reached the device (short of a rename away and back within
- * those microseconds). When they differ the call is made again under the new name, which
- * is safe because every call made here is a read or an SFEATURES that states each bit
- * it sets. A rename storm gets ETHTOOL_RENAME_TRIES attempts per call, then -EAGAIN.
- */
-struct eth_dev {
-	const char *ifname; /* by name: the name used; by index: the caller's, for messages */
-	int ifindex;	    /* > 0: address by index */
-	bool gone;	    /* by index: the ifindex no longer exists */
-	int renames;	    /* by index: retries spent on renames */
-};
-
-static int dev_ioctl(struct eth_dev *d, void *cmd)
+int ethtool_dev_ioctl(struct eth_dev *d, void *cmd)
 {
 	char name[IF_NAMESIZE], again[IF_NAMESIZE];
 	int fd, r, tries;
@@ -122,7 +106,7 @@ static int ethtool_ioctl(const char *ifname, void *cmd)
 {
 	struct eth_dev d = {.ifname = ifname};
 
-	return dev_ioctl(&d, cmd);
+	return ethtool_dev_ioctl(&d, cmd);
 }
 
 int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err)
@@ -195,7 +179,7 @@ static int features_count(struct eth_dev *d, unsigned int *count)
 		struct ethtool_sset_info hdr;
 		uint32_t len;
 	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES}};
-	int r = dev_ioctl(d, &sset);
+	int r = ethtool_dev_ioctl(d, &sset);
 
 	if (r < 0)
 		return r;
@@ -232,14 +216,14 @@ static int features_get(struct eth_dev *d, struct eth_features *f, struct rterr 
 	strs->cmd = ETHTOOL_GSTRINGS;
 	strs->string_set = ETH_SS_FEATURES;
 	strs->len = count;
-	r = dev_ioctl(d, strs);
+	r = ethtool_dev_ioctl(d, strs);
 	if (r < 0) {
 		r = dev_err(d, r, "ethtool feature names", err);
 		goto fail;
 	}
 	gf->cmd = ETHTOOL_GFEATURES;
 	gf->size = words;
-	r = dev_ioctl(d, gf);
+	r = ethtool_dev_ioctl(d, gf);
 	if (r < 0) {
 		r = dev_err(d, r, "ethtool features", err);
 		goto fail;
@@ -329,7 +313,7 @@ static int features_set(struct eth_dev *d, const struct eth_features *cur, const
 		free(sf);
 		return 0;
 	}
-	r = dev_ioctl(d, sf);
+	r = ethtool_dev_ioctl(d, sf);
 	free(sf);
 	if (r < 0) {
 		char what[96];

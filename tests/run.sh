@@ -2,13 +2,20 @@
 # Test runner for `make check`: every cmocka unit binary given on the command line, then
 # every tests/integration/*.sh (each in its own process, with a time limit). Ends with the
 # summary line "N passed, N failed, N skipped". Exit status 1 when anything failed.
-# Run a subset: TESTS='show_*' tests/run.sh
+# Run a subset: TESTS='show_*' tests/run.sh; several patterns: TESTS='show_* ethnl_*'
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0 failed=()
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
-pattern=${TESTS:-*}
+# read, unlike an unquoted expansion, leaves the globs unexpanded against the cwd.
+read -r -a patterns <<<"${TESTS:-*}"
+selected() {
+	local p
+	# shellcheck disable=SC2053
+	for p in "${patterns[@]}"; do [[ $1 == $p ]] && return 0; done
+	return 1
+}
 
 run_one() { # name, command...
 	local name=$1 rc start
@@ -30,8 +37,7 @@ run_one() { # name, command...
 
 for bin in "$@"; do
 	name=unit/$(basename "$bin")
-	# shellcheck disable=SC2053
-	[[ $(basename "$bin") == $pattern ]] || continue
+	selected "$(basename "$bin")" || continue
 	run_one "$name" "$bin"
 done
 
@@ -42,7 +48,7 @@ refused=unchecked
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	base=$(basename "$t" .sh)
-	[[ $base == $pattern ]] || continue
+	selected "$base" || continue
 	if [ "$refused" = unchecked ]; then
 		preflight=(scripts/preflight.sh)
 		[ -x "${RTLTUNE:-build/rtltune}" ] && preflight+=(--rtltune "${RTLTUNE:-build/rtltune}")

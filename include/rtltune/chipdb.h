@@ -47,8 +47,9 @@ enum chip_quirk {
 	CHIP_Q_USECS_NEED_ADAPTIVE_OFF = 1u << 17,
 	CHIP_Q_QUEUE_CHANGE_RESETS_LINK = 1u << 18, /* ring/channel change rebuilds queues */
 	CHIP_Q_TX_COALESCE_FOLLOWS_RX = 1u << 19,   /* shared vectors: tx-usecs must stay 0 */
+	CHIP_Q_SHALLOW_IDLE = 1u << 20, /* IRQs miss deep-idle CPUs: rtltuned holds PM QoS */
 };
-#define CHIP_QUIRK_COUNT 20
+#define CHIP_QUIRK_COUNT 21
 
 const char *chip_quirk_name(enum chip_quirk q);	       /* "jumbo-disables-tso" */
 const char *chip_quirk_description(enum chip_quirk q); /* one line, for docs and `chips` */
@@ -110,6 +111,7 @@ struct chip_entry {
 	int64_t limits[CHIP_LIMIT__COUNT]; /* LINK_UNSET (-1) when not declared */
 	int big_tcp;			   /* 1 yes, 0 no, -1 not declared */
 	uint32_t quirks;		   /* enum chip_quirk bits */
+	int32_t cpu_dma_latency_us;	   /* shallow-idle's PM QoS value; -1 not declared */
 	struct chip_hint *hints;
 	unsigned int n_hints;
 	struct chip_knob_max *maxes;

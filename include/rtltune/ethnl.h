@@ -78,7 +78,8 @@ struct ethnl;
 /*
  * One genl socket with NETLINK_EXT_ACK, the family id and the "monitor" group id resolved
  * once. No ethtool family (kernel < 5.6, CONFIG_ETHTOOL_NETLINK=n): -EOPNOTSUPP with a
- * message saying so; the caller falls back to the SIOCETHTOOL ioctl (rtltune/ethtool.h).
+ * message saying so; the caller falls back to the SIOCETHTOOL ioctl (rtltune/ethtool.h for
+ * features, rtltune/ethtool_groups.h for rings, coalescing, channels and pause).
  * The 5.6 family lacks the commands used here (5.7 added them): there every GET answers
  * -EOPNOTSUPP, and ethnl_features_get()'s message says to use the ioctl. A handle serves
  * one thread at a time and the network namespace it was opened in.
