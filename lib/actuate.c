@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rtltune/actuate.h"
+#include "rtltune/ethtool_groups.h"
 #include "rtltune/route.h"
 #include "rtltune/testhook.h"
 
@@ -122,11 +123,9 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 			if (j == k || mask[j])
 				want.val[knob_desc((enum knob_id)j)->ethnl_attr] = values[j];
 		*next = j;
-		if (!nic_io_ethnl(a->io))
-			return rterr_sys(err, EOPNOTSUPP, "%s: set %s: %s", ifname,
-					 ethnl_group_name(d->ethnl_group),
-					 nic_io_fallback_reason(a->io));
-		r = ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
+		r = nic_io_groups_by_ioctl(a->io)
+			    ? ethtool_group_set(ifindex, ifname, d->ethnl_group, &want, err)
+			    : ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
 		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);

@@ -4,16 +4,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
+#include "rtltune/ethtool_groups.h"
 #include "rtltune/nic.h"
 #include "rtltune/testhook.h"
 
 struct nic_io {
 	struct link_sock *ls;
 	struct ethnl *en;
+	/* The family of 5.6 lacks the group commands (5.7 added them), answering every GET
+	 * with EOPNOTSUPP like a driver without the operation: there the ioctl serves them. */
+	bool groups_ioctl;
 	char sysfs_root[256];
 	char why[200];
 };
+
+/* Whether the running kernel is older than major.minor (uname(2)). */
+static bool kernel_before(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma < major || (ma == major && mi < minor);
+}
 
 int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 {
@@ -39,6 +55,11 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 	if (r < 0) {
 		io->en = NULL;
 		snprintf(io->why, sizeof(io->why), "%s", e.msg);
+	} else if (kernel_before(5, 7)) {
+		io->groups_ioctl = true;
+		snprintf(io->why, sizeof(io->why),
+			 "the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
+			 "channel or pause commands");
 	}
 	*out = io;
 	return 0;
@@ -70,7 +91,23 @@ const char *nic_io_sysfs_root(const struct nic_io *io)
 
 const char *nic_io_path(const struct nic_io *io)
 {
-	return io->en ? "netlink" : "ioctl";
+	return io->en && !io->groups_ioctl ? "netlink" : "ioctl";
+}
+
+bool nic_io_groups_by_ioctl(const struct nic_io *io)
+{
+	return !io->en || io->groups_ioctl;
+}
+
+/* One group's values through the family, or the ioctl where it lacks the commands. */
+static int group_get(struct nic_io *io, int ifindex, const char *ifname, enum ethnl_group g,
+		     struct ethnl_values *v)
+{
+	struct rterr ignored;
+
+	if (nic_io_groups_by_ioctl(io))
+		return ethtool_group_get(ifindex, ifname, g, v, &ignored);
+	return ethnl_get(io->en, ifindex, g, v, &ignored);
 }
 
 const char *nic_io_fallback_reason(const struct nic_io *io)
@@ -100,16 +137,12 @@ static void feature_knob(const struct eth_features *f, const struct knob_desc *d
 void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic)
 {
 	struct ethnl_values v;
-	struct rterr ignored;
 	const struct ethnl_attr *a;
 	size_t i, n;
 
 	ethnl_values_init(&v);
 	a = ethnl_attrs(g, &n);
-	if (io->en)
-		nic->group_err[g] = ethnl_get(io->en, nic->link.ifindex, g, &v, &ignored);
-	else
-		nic->group_err[g] = -EOPNOTSUPP;
+	nic->group_err[g] = group_get(io, nic->link.ifindex, nic->link.ifname, g, &v);
 	for (i = 0; i < n; i++) {
 		nic->val[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.val[a[i].attr];
 		nic->max[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.max[a[i].attr];
@@ -136,6 +169,7 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
 	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
 		nic_read_group(io, (enum ethnl_group)g, nic);
+	nic->ethtool_path = nic_io_path(io);
 	r = io->en ? ethnl_features_get(io->en, li->ifindex, &f, &ignored)
 		   : ethtool_features_get_index(li->ifindex, li->ifname, &f, &ignored);
 	if (r < 0)

@@ -25,6 +25,9 @@ void nic_io_close(struct nic_io *io); /* NULL is fine */
 struct link_sock *nic_io_links(struct nic_io *io);
 struct ethnl *nic_io_ethnl(struct nic_io *io); /* NULL: the ioctl path */
 const char *nic_io_sysfs_root(const struct nic_io *io);
+/* Whether rings, coalescing, channels and pause go through SIOCETHTOOL (no family, or one
+ * without the group commands). */
+bool nic_io_groups_by_ioctl(const struct nic_io *io);
 /* "netlink" or "ioctl"; why the family is not used ("" when it is). */
 const char *nic_io_path(const struct nic_io *io);
 const char *nic_io_fallback_reason(const struct nic_io *io);

@@ -142,7 +142,8 @@ t_eq "$(t_ip_attr "$TN_A" ta gso_max_size)" 24000 "gso_max_size left as set by h
 tn_loop_stop
 
 # 5. An explicit apply takes channels_rx back.
-d_rtl apply hands ta >/dev/null
+out=$(RTLTUNE_SOCKET=$D_SOCK t_rtl "$TN_A" apply hands ta 2>&1) || t_fail "rtltune apply hands ta: $out"
+grep -q "ta: channels_rx 3 -> 2 (profile hands, requested by uid 0)" "$D_LOG" || t_fail "the apply did not go through rtltuned"
 t_eq "$(t_in "$TN_A" ethtool -l ta | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2 }')" 2 \
 	"channels_rx after rtltune apply"
 t_eq "$(metric 'rtltune_knob_drift{device="ta",knob="channels_rx"}')" 0 "drift of channels_rx after apply"
