@@ -57,9 +57,10 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 		snprintf(io->why, sizeof(io->why), "%s", e.msg);
 	} else if (kernel_before(5, 7)) {
 		io->groups_ioctl = true;
-		snprintf(io->why, sizeof(io->why),
-			 "the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
-			 "channel or pause commands");
+		snprintf(
+			io->why, sizeof(io->why),
+			"the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
+			"channel or pause commands");
 	}
 	*out = io;
 	return 0;
