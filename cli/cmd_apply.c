@@ -138,8 +138,8 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (rc == 0)
 		rc = actuator_new(run->ctx->sysfs_root, &run->act, err);
 	if (rc == 0)
-		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false,
-				&run->links, &run->n_links, &run->nics, &run->n_nics, err);
+		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false, &run->links,
+				&run->n_links, &run->nics, &run->n_nics, err);
 	if (rc < 0)
 		return rc;
 	run->sets = calloc((size_t)run->n_nics + 1, sizeof(*run->sets));
@@ -278,6 +278,8 @@ static json_object *names_json(char **names, int n)
 
 static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
+	struct act_item *items = NULL;
 	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
 	struct journal *j = NULL;
@@ -339,22 +341,38 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
 	if (!dry)
 		forget_gone(doc, j, run.links, run.n_links);
+	/* Every interface in one run: two journal writes in all (actuate_run()). */
+	items = calloc((size_t)run.n_nics + 1, sizeof(*items));
+	if (!items) {
+		rterr_sys(&err, ENOMEM, "apply");
+		code = cli_fail(ctx, &err);
+		goto out;
+	}
+	for (i = 0; i < run.n_nics; i++)
+		items[i] = (struct act_item){.plans = run.sets[i], .n = run.n_set[i]};
+	if (!dry && actuate_run(run.act, j, items, (unsigned int)run.n_nics, &opts, &err) < 0 &&
+	    err.kind) {
+		code = cli_fail(ctx, &err);
+		goto out;
+	}
 	for (i = 0; i < run.n_nics; i++) {
-		struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
-		struct rterr e = {0};
-
-		if (!dry && actuate_set(run.act, j, run.sets[i], run.n_set[i], &opts, &e) < 0) {
-			add_set_json(ifaces, run.sets[i], run.n_set[i], true, e.msg);
-			code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+		if (!dry && items[i].rc < 0) {
+			add_set_json(ifaces, run.sets[i], run.n_set[i], true, items[i].err.msg);
+			code = items[i].err.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
 		} else {
 			add_set_json(ifaces, run.sets[i], run.n_set[i], !dry, NULL);
 		}
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
+	code = cli_emit(ctx, doc, render_plans, code);
+	doc = NULL;
+out:
+	json_object_put(doc);
+	free(items);
 	journal_close(j);
 	profile_free(prof);
 	run_free(&run);
-	return cli_emit(ctx, doc, render_plans, code);
+	return code;
 }
 
 static void render_verify(json_object *doc)

@@ -311,38 +311,6 @@ static unsigned int reroute_of(const struct dev_run *run, unsigned int nd)
 	return f;
 }
 
-/*
- * Established connections take the change only once their cached routes are stale. A
- * failure here does not undo the change (the device has it; new connections get it): it is
- * said in plans[0].rerouted and the log.
- */
-static void reroute(struct journal *j, struct dev_run *run, unsigned int nd, const char *actor)
-{
-	struct plan *p = run[0].plan;
-	unsigned int f = reroute_of(run, nd);
-	struct journal_event ev = {
-		.ifname = p->ifname,
-		.knob = -1,
-		.old_value = JOURNAL_NO_VALUE,
-		.new_value = JOURNAL_NO_VALUE,
-		.actor = actor,
-	};
-	struct rterr e = {0}, ignored;
-
-	if (!f)
-		return;
-	if (route_invalidate(f, p->rerouted, sizeof(p->rerouted), &e) < 0) {
-		snprintf(p->rerouted, sizeof(p->rerouted),
-			 "established connections keep their old sizes: %s", e.msg);
-		ev.outcome = "not_rerouted";
-		p->reroute_failed = true;
-	} else {
-		ev.outcome = "rerouted";
-	}
-	ev.reason = p->rerouted;
-	journal_log_append(j, &ev, &ignored);
-}
-
 /* The order the devices change in: by level, up for a raise and down for a decrease. */
 static void stack_order(const struct dev_run *run, unsigned int nd, bool up, unsigned int *order)
 {
@@ -435,19 +403,27 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 		snprintf(undone, len, "nothing had changed");
 }
 
-int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsigned int n,
-		const struct act_opts *o, struct rterr *err)
-{
-	const char *outcome = o->outcome ? o->outcome : "applied";
+/* One interface's part of a run: the device and the uppers planned with it. */
+struct run_item {
+	struct act_item *it;
 	struct dev_run run[PLAN_SET_MAX];
-	unsigned int order[PLAN_SET_MAX], nd = 0, done = 0, i;
-	char failure[1024] = "", undone[1024];
-	bool bad = false, gone = false;
-	int k, r = 0;
+	unsigned int nd;
+	bool begun;	       /* its records are journaled */
+	unsigned int families; /* the cached routes its changes (or their undo) make stale */
+};
 
-	memset(run, 0, sizeof(run));
-	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
-		struct plan *p = &plans[i];
+/* The devices of an item that change, with what they had before. */
+static void item_prepare(struct run_item *ri)
+{
+	struct act_item *it = ri->it;
+	unsigned int i;
+	int k;
+
+	memset(ri->run, 0, sizeof(ri->run));
+	ri->nd = 0;
+	for (i = 0; i < it->n && i < PLAN_SET_MAX; i++) {
+		struct plan *p = &it->plans[i];
+		struct dev_run *d = &ri->run[ri->nd];
 
 		p->ifname_now[0] = '\0';
 		p->rerouted[0] = '\0';
@@ -455,22 +431,46 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 		p->after_valid = false;
 		if (!p->n_changes)
 			continue;
-		run[nd].plan = p;
+		d->plan = p;
 		for (k = 0; k < KNOB__COUNT; k++) {
-			run[nd].pre[k] = p->items[k].cur;
-			run[nd].which[k] = p->items[k].action == PLAN_CHANGE;
+			d->pre[k] = p->items[k].cur;
+			d->which[k] = p->items[k].action == PLAN_CHANGE;
 		}
-		plan_side_effects(run[nd].which, run[nd].touched);
-		nd++;
+		plan_side_effects(d->which, d->touched);
+		ri->nd++;
 	}
-	if (!nd)
-		return 0;
-	r = begin_all(j, run, nd, o, err);
-	if (r < 0)
-		return r;
+}
+
+/* The error of an item whose run failed: what failed and what was undone. */
+static void item_fail(struct run_item *ri, const char *failure, const char *undone, bool bad,
+		      bool gone)
+{
+	struct rterr *err = &ri->it->err;
+
+	err->kind = RTERR_SYSTEM;
+	if (gone && ri->nd == 1)
+		err->errnum = ENODEV;
+	else if (!err->errnum)
+		err->errnum = EIO;
+	snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", ri->it->plans[0].ifname,
+		 failure, undone, bad ? " (interface left changed: run rtltune restore)" : "");
+	ri->it->rc = -err->errnum;
+}
+
+/* Change, read back, and on failure undo, one item; its records end in the batch. */
+static void item_execute(struct actuator *a, struct journal *j, struct run_item *ri,
+			 const struct act_opts *o)
+{
+	const char *outcome = o->outcome ? o->outcome : "applied";
+	struct dev_run *run = ri->run;
+	unsigned int order[PLAN_SET_MAX], nd = ri->nd, done = 0, i;
+	char failure[1024] = "", undone[1024];
+	bool bad = false, gone = false;
+	int k, r = 0;
+
 	/* A raise goes up the stack from the lowest device, a decrease down from the top: no
 	 * upper is ever above a lower (docs/stack.md). */
-	stack_order(run, nd, raising(plans, n), order);
+	stack_order(run, nd, raising(ri->it->plans, ri->it->n), order);
 	for (i = 0; i < nd && !failure[0]; i++) {
 		struct dev_run *d = &run[order[i]];
 
@@ -490,10 +490,9 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 			run[i].gone = link_index_gone(run[i].plan->ifindex);
 	for (i = 0; i < nd; i++)
 		note_rename(run[i].plan);
+	ri->families = reroute_of(run, nd);
 	if (failure[0]) {
 		undo_all(a, run, nd, order, done, undone, sizeof(undone));
-		/* The undo changed sizes back: connections must take those again. */
-		reroute(j, run, nd, o->actor);
 		for (i = 0; i < nd; i++) {
 			struct dev_run *d = &run[i];
 
@@ -510,30 +509,130 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 			bad |= d->bad;
 			gone |= d->gone;
 		}
-		err->kind = RTERR_SYSTEM;
-		if (gone && nd == 1)
-			err->errnum = ENODEV;
-		else if (!err->errnum)
-			err->errnum = EIO;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plans[0].ifname,
-			 failure, undone,
-			 bad ? " (interface left changed: run rtltune restore)" : "");
-		return -err->errnum;
+		item_fail(ri, failure, undone, bad, gone);
+		return;
 	}
-	reroute(j, run, nd, o->actor);
 	for (i = 0; i < nd; i++) {
 		struct dev_run *d = &run[i];
-		int e = o->keep_inflight ? 0 : journal_inflight_end(j, &d->id, err);
+		int e = o->keep_inflight ? 0 : journal_inflight_end(j, &d->id, &ri->it->err);
 
-		if (e < 0 && r == 0)
-			r = e;
+		if (e < 0 && ri->it->rc == 0)
+			ri->it->rc = e;
 		for (k = 0; k < KNOB__COUNT; k++)
 			if (d->plan->items[k].changed)
 				log_event(j, d->plan, (enum knob_id)k, d->pre[k],
 					  d->plan->items[k].after, outcome,
 					  o->reason ? o->reason : d->plan->items[k].src, o->actor);
 	}
-	return r < 0 ? r : 0;
+}
+
+/*
+ * Established connections take the change only once their cached routes are stale: once
+ * per run, for every family a change (or its undo) touched, after the last device. A
+ * failure does not undo anything (the devices have the change; new connections get it):
+ * it is said in each item's plans[0].rerouted and the log.
+ */
+static void reroute(struct journal *j, struct run_item *ris, unsigned int n, const char *actor)
+{
+	unsigned int f = 0, i;
+	char how[256];
+	struct rterr e = {0}, ignored;
+	bool failed;
+
+	for (i = 0; i < n; i++)
+		f |= ris[i].families;
+	if (!f)
+		return;
+	failed = route_invalidate(f, how, sizeof(how), &e) < 0;
+	if (failed)
+		snprintf(how, sizeof(how), "established connections keep their old sizes: %s",
+			 e.msg);
+	for (i = 0; i < n; i++) {
+		struct plan *p = &ris[i].it->plans[0];
+		struct journal_event ev = {
+			.ifname = p->ifname,
+			.knob = -1,
+			.old_value = JOURNAL_NO_VALUE,
+			.new_value = JOURNAL_NO_VALUE,
+			.actor = actor,
+			.outcome = failed ? "not_rerouted" : "rerouted",
+			.reason = how,
+		};
+
+		if (!ris[i].families)
+			continue;
+		snprintf(p->rerouted, sizeof(p->rerouted), "%s", how);
+		p->reroute_failed = failed;
+		journal_log_append(j, &ev, &ignored);
+	}
+}
+
+int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, unsigned int n,
+		const struct act_opts *o, struct rterr *err)
+{
+	struct run_item *ris = calloc(n ? n : 1, sizeof(*ris));
+	struct rterr e = {0};
+	unsigned int i, failed = 0;
+	int r;
+
+	if (!ris)
+		return rterr_sys(err, ENOMEM, "actuate");
+	for (i = 0; i < n; i++) {
+		ris[i].it = &items[i];
+		items[i].rc = 0;
+		memset(&items[i].err, 0, sizeof(items[i].err));
+		item_prepare(&ris[i]);
+	}
+	/* Every record of the run, originals and operations, in one durable write before the
+	 * first change. */
+	r = journal_batch_begin(j, err);
+	if (r < 0) {
+		free(ris);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		if (!ris[i].nd)
+			continue;
+		items[i].rc = begin_all(j, ris[i].run, ris[i].nd, o, &items[i].err);
+		ris[i].begun = items[i].rc == 0;
+	}
+	r = journal_batch_flush(j, false, &e);
+	for (i = 0; i < n && r < 0; i++)
+		if (ris[i].begun) {
+			items[i].err = e;
+			rterr_prefix(&items[i].err,
+				     "%s: nothing changed: ", items[i].plans[0].ifname);
+			items[i].rc = r;
+			ris[i].begun = false;
+		}
+	for (i = 0; i < n; i++)
+		if (ris[i].begun)
+			item_execute(a, j, &ris[i], o);
+	reroute(j, ris, n, o->actor);
+	/* The records end in one more write. */
+	r = journal_batch_flush(j, true, &e);
+	for (i = 0; i < n; i++) {
+		if (r < 0 && ris[i].begun && items[i].rc == 0) {
+			items[i].err = e;
+			items[i].rc = r;
+		}
+		failed += items[i].rc < 0;
+	}
+	free(ris);
+	return failed ? -(int)failed : 0;
+}
+
+int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsigned int n,
+		const struct act_opts *o, struct rterr *err)
+{
+	struct act_item it = {.plans = plans, .n = n};
+	int r = actuate_run(a, j, &it, 1, o, err);
+
+	if (r < 0 && it.rc < 0) {
+		*err = it.err;
+		return it.rc;
+	}
+	return r;
 }
 
 int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,

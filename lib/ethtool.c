@@ -18,12 +18,45 @@
 
 #include "ethtool_priv.h"
 
-/* Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. */
-static int ethtool_socket(void)
+/*
+ * Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. One for the
+ * whole process, opened at first use: an apply of 64 interfaces makes thousands of these
+ * calls. It belongs to the network namespace the process was in then, which is the only
+ * one rtltune works in (it never calls setns()).
+ */
+int ethtool_ctl_fd(void)
 {
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	static int fd = -1;
 
+	if (fd < 0)
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
+}
+
+int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE])
+{
+	struct ifreq ifr = {.ifr_ifindex = ifindex};
+	int fd = ethtool_ctl_fd();
+
+	if (fd < 0)
+		return fd;
+	if (ifindex <= 0)
+		return -ENODEV;
+	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
+		return errno == ENXIO ? -ENODEV : -errno;
+	snprintf(name, IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, ifr.ifr_name);
+	return 0;
+}
+
+int ethtool_name_to_index(const char *ifname)
+{
+	struct ifreq ifr = {0};
+	int fd = ethtool_ctl_fd();
+
+	if (fd < 0 || strlen(ifname) >= sizeof(ifr.ifr_name))
+		return 0;
+	memcpy(ifr.ifr_name, ifname, strlen(ifname));
+	return ioctl(fd, SIOCGIFINDEX, &ifr) < 0 ? 0 : ifr.ifr_ifindex;
 }
 
 static int ioctl_by_name(int fd, const char *ifname, void *cmd)
@@ -39,40 +72,25 @@ static int ioctl_by_name(int fd, const char *ifname, void *cmd)
 	return r < 0 ? -errno : r; /* SFEATURES: a positive ETHTOOL_F_* mask */
 }
 
-/* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
-static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
-{
-	struct ifreq ifr = {.ifr_ifindex = ifindex};
-
-	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
-		return -errno;
-	snprintf(name, IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, ifr.ifr_name);
-	return 0;
-}
-
 int ethtool_dev_ioctl(struct eth_dev *d, void *cmd)
 {
 	char name[IF_NAMESIZE], again[IF_NAMESIZE];
 	int fd, r, tries;
 
-	fd = ethtool_socket();
+	fd = ethtool_ctl_fd();
 	if (fd < 0)
 		return fd;
-	if (d->ifindex <= 0) {
-		r = ioctl_by_name(fd, d->ifname, cmd);
-		close(fd);
-		return r;
-	}
+	if (d->ifindex <= 0)
+		return ioctl_by_name(fd, d->ifname, cmd);
 	for (tries = 0; tries < ETHTOOL_RENAME_TRIES; tries++) {
-		r = index_to_name(fd, d->ifindex, name);
+		/* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
+		r = ethtool_index_to_name(d->ifindex, name);
 		if (r == 0) {
 			int rc = ioctl_by_name(fd, name, cmd);
 
-			r = index_to_name(fd, d->ifindex, again);
-			if (r == 0 && strcmp(name, again) == 0) {
-				close(fd);
+			r = ethtool_index_to_name(d->ifindex, again);
+			if (r == 0 && strcmp(name, again) == 0)
 				return rc;
-			}
 		}
 		if (r == -ENODEV) {
 			d->gone = true;
@@ -82,7 +100,6 @@ int ethtool_dev_ioctl(struct eth_dev *d, void *cmd)
 			break;
 		d->renames++;
 	}
-	close(fd);
 	return r < 0 ? r : -EAGAIN;
 }
 

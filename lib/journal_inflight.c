@@ -81,8 +81,16 @@ static int commit_inflight(struct journal *j, struct jr_snapshot *s, bool may_sk
 			   struct rterr *err)
 {
 	struct rterr e = {0};
-	int r = jr_commit_or_undo(j, s, &e);
+	int r;
 
+	if (j->batch) {
+		/* journal_batch_flush() writes it; only new originals make that write a must. */
+		jr_snapshot_drop(s);
+		j->batch_dirty = true;
+		j->batch_needs_disk |= !may_skip;
+		return 0;
+	}
+	r = jr_commit_or_undo(j, s, &e);
 	if (!r)
 		return 0;
 	if (may_skip && j->inflight_optional &&

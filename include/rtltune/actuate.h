@@ -72,6 +72,28 @@ int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsig
 		const struct act_opts *o, struct rterr *err);
 
 /*
+ * One interface's part of a run of many (an `rtltune apply` of a profile to every NIC): its
+ * plans (plan_stack()) in, its outcome out.
+ */
+struct act_item {
+	struct plan *plans;
+	unsigned int n;
+	int rc;		  /* 0, or the negative errno of its failure */
+	struct rterr err; /* what failed and what was undone */
+};
+/*
+ * Execute items[0..n) as actuate_set() does each, with the journal written twice for the
+ * whole run whatever n is (journal_batch_begin()): every original and in-flight record of
+ * every item in one durable write before the first change, every record ended in one write
+ * after the last. Each item stays all-or-nothing on its own: a failure undoes that item only,
+ * and its error is in items[i].err. The cached routes are invalidated once, after the last
+ * change. Returns 0, minus the number of failed items, or a negative errno (err) when nothing
+ * could start.
+ */
+int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, unsigned int n,
+		const struct act_opts *o, struct rterr *err);
+
+/*
  * Put nic back to its journaled originals, with the uppers of st (may be NULL) that have
  * originals journaled (a change of nic reached them: plan_stack()), as one operation: the
  * plans (kernel limits only: the originals were the kernel's own values) through
