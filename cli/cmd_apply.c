@@ -443,7 +443,8 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 						       knob_value_json((enum knob_id)k, it->cur));
 				json_object_object_add(
 					d, "wanted", knob_value_json((enum knob_id)k, it->target));
-				json_object_object_add(d, "source", cli_json_str(it->src));
+				json_object_object_add(d, "source",
+						       cli_json_str(plan_src(pl, (enum knob_id)k)));
 				json_object_array_add(diffs, d);
 				ndiff++;
 			}

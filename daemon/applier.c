@@ -93,10 +93,9 @@ static void hands_off(struct iface *ifc, struct plan *base, bool configured, boo
 		}
 		if (!explicit_apply && ifc->m->manual[k] && it->action == PLAN_CHANGE) {
 			it->action = PLAN_SKIP;
-			snprintf(
-				it->note, sizeof(it->note),
-				"changed outside rtltune: left alone (rtltune apply or autotune on "
-				"takes it back)");
+			plan_set_note(base, (enum knob_id)k,
+				      "changed outside rtltune: left alone (rtltune apply or "
+				      "autotune on takes it back)");
 			base->n_changes--;
 		}
 	}

@@ -138,7 +138,7 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
 	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
 		if (which[k] && base.items[k].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name, base.items[k].note);
+			r = rterr_input(&err, "%s: %s", ifc->name, plan_note(&base, (enum knob_id)k));
 	if (r == 0)
 		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
 			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),

@@ -74,21 +74,38 @@ static int gone_or(int r, const char *ifname, int ifindex, const char *what, str
 	return r;
 }
 
+/* A device's feature bits, read once for the knobs of one run over it: what the setters
+ * need of them (names to bit numbers, what may change) does not move with a change. */
+struct feat_cache {
+	struct eth_features f;
+	bool have;
+};
+
+static void feat_cache_free(struct feat_cache *fc)
+{
+	if (fc->have)
+		ethtool_features_free(&fc->f);
+	fc->have = false;
+}
+
 static int features_set(struct actuator *a, const char *ifname, int ifindex,
-			const struct knob_desc *d, bool on, struct rterr *err)
+			const struct knob_desc *d, bool on, struct feat_cache *fc,
+			struct rterr *err)
 {
 	struct ethnl *en = nic_io_ethnl(a->io);
-	struct eth_features f;
 	int r;
 
-	r = en ? ethnl_features_get(en, ifindex, &f, err)
-	       : ethtool_features_get_index(ifindex, ifname, &f, err);
-	if (r < 0)
-		return gone_or(r, ifname, ifindex, d->name, err);
-	r = en ? ethnl_features_set(en, ifindex, &f, d->features, d->n_features, on, NULL, err)
-	       : ethtool_features_set_index(ifindex, ifname, &f, d->features, d->n_features, on,
-					    err);
-	ethtool_features_free(&f);
+	if (!fc->have) {
+		r = en ? ethnl_features_get(en, ifindex, &fc->f, err)
+		       : ethtool_features_get_index(ifindex, ifname, &fc->f, err);
+		if (r < 0)
+			return gone_or(r, ifname, ifindex, d->name, err);
+		fc->have = true;
+	}
+	r = en ? ethnl_features_set(en, ifindex, &fc->f, d->features, d->n_features, on, NULL,
+				    err)
+	       : ethtool_features_set_index(ifindex, ifname, &fc->f, d->features, d->n_features,
+					    on, err);
 	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
 	return r < 0 ? gone_or(r, ifname, ifindex, d->name, err) : 0;
 }
@@ -100,7 +117,7 @@ static int features_set(struct actuator *a, const char *ifname, int ifindex,
  * the knob after those handled.
  */
 static int knob_set(struct actuator *a, const char *ifname, int ifindex, const int64_t *values,
-		    const bool *mask, int k, int *next, struct rterr *err)
+		    const bool *mask, int k, int *next, struct feat_cache *fc, struct rterr *err)
 {
 	const struct knob_desc *d = knob_desc((enum knob_id)k);
 	struct ethnl_values want;
@@ -113,7 +130,7 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 				 (uint32_t)values[k], err);
 		return gone_or(r, ifname, ifindex, d->name, err);
 	case KNOB_B_FEATURES:
-		return features_set(a, ifname, ifindex, d, values[k] != 0, err);
+		return features_set(a, ifname, ifindex, d, values[k] != 0, fc, err);
 	case KNOB_B_ETHNL:
 		ethnl_values_init(&want);
 		for (j = k;
@@ -155,6 +172,7 @@ static void log_event(struct journal *j, const struct plan *plan, enum knob_id k
 static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__COUNT],
 		const bool which[KNOB__COUNT], char *undone, size_t len)
 {
+	struct feat_cache fc = {.have = false};
 	bool mask[KNOB__COUNT];
 	struct rterr e;
 	size_t used = 0;
@@ -168,7 +186,7 @@ static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__C
 		next = k + 1;
 		if (!mask[k])
 			continue;
-		if (knob_set(a, plan->ifname, plan->ifindex, pre, mask, k, &next, &e) < 0) {
+		if (knob_set(a, plan->ifname, plan->ifindex, pre, mask, k, &next, &fc, &e) < 0) {
 			failed++;
 			used += (size_t)snprintf(undone + used, used < len ? len - used : 0,
 						 "%s%s NOT undone (%s)", used ? ", " : "",
@@ -187,6 +205,7 @@ static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__C
 					knob_value_str((enum knob_id)j, pre[j], num, sizeof(num)));
 		}
 	}
+	feat_cache_free(&fc);
 	if (!undone[0])
 		snprintf(undone, len, "nothing had changed");
 	return failed;
@@ -210,6 +229,7 @@ static void note_rename(struct plan *plan)
 /* The knobs in order, a group's in one request; the first failure's message in failure. */
 static int change_all(struct actuator *a, struct plan *plan, char *failure, size_t len)
 {
+	struct feat_cache fc = {.have = false};
 	int64_t target[KNOB__COUNT];
 	bool mask[KNOB__COUNT];
 	int k, j, next, r, nth = 0;
@@ -233,14 +253,17 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 			rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
 				  knob_name((enum knob_id)k), target[k], point);
 		else
-			r = knob_set(a, plan->ifname, plan->ifindex, target, mask, k, &next, &e);
+			r = knob_set(a, plan->ifname, plan->ifindex, target, mask, k, &next, &fc,
+				     &e);
 		if (r < 0) {
 			snprintf(failure, len, "%s", e.msg);
+			feat_cache_free(&fc);
 			return r;
 		}
 		for (j = k; j < next; j++)
 			plan->items[j].changed = mask[j];
 	}
+	feat_cache_free(&fc);
 	return 0;
 }
 
@@ -250,8 +273,14 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	struct rterr e = {0};
 	int k, r;
 
-	r = plan->ifindex > 0 ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
-			      : nic_snapshot(a->io, plan->ifname, &plan->after, &e);
+	/* Only the knobs, where the plan holds the snapshot it was made from (identity kept). */
+	if (plan->ifindex > 0 && plan->after.link.ifindex == plan->ifindex &&
+	    plan->after.have_drvinfo)
+		r = nic_reread(a->io, &plan->after, &e);
+	else if (plan->ifindex > 0)
+		r = actuator_snapshot(a, plan->ifindex, &plan->after, &e);
+	else
+		r = nic_snapshot(a->io, plan->ifname, &plan->after, &e);
 	if (r < 0) {
 		snprintf(failure, len, "read back: %s", e.msg);
 		return r;
@@ -522,7 +551,8 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 			if (d->plan->items[k].changed)
 				log_event(j, d->plan, (enum knob_id)k, d->pre[k],
 					  d->plan->items[k].after, outcome,
-					  o->reason ? o->reason : d->plan->items[k].src, o->actor);
+					  o->reason ? o->reason : plan_src(d->plan, (enum knob_id)k),
+					  o->actor);
 	}
 }
 
@@ -648,6 +678,7 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->after = *nic;
 }
 
 /* The journaled originals of a device: 1 with the plan back to them, 0 none, or -errno. */

@@ -150,29 +150,20 @@ void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic)
 	}
 }
 
-void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *nic)
+/* The knobs ethtool reads: every group (but one the driver has no operation for, when
+ * skip_unsupported) and the feature bits. */
+static void read_ethtool(struct nic_io *io, struct nic *nic, bool skip_unsupported)
 {
 	struct eth_features f;
 	struct rterr ignored;
 	int k, g, r;
 
-	memset(nic, 0, sizeof(*nic));
-	nic->link = *li;
-	memcpy(nic->val, li->knob, sizeof(nic->val));
-	for (k = 0; k < KNOB__COUNT; k++)
-		nic->max[k] = LINK_UNSET;
-	nic->speed_mbps = -1;
-	nic->ethtool_path = nic_io_path(io);
-	/* Identity and speed by name: read-only, and a rename in between only leaves them
-	 * unknown. Errors leave fields unknown. */
-	nic->have_drvinfo = ethtool_drvinfo(li->ifname, &nic->drv, &ignored) == 0;
-	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
-	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
 	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
-		nic_read_group(io, (enum ethnl_group)g, nic);
+		if (!skip_unsupported || nic->group_err[g] != -EOPNOTSUPP)
+			nic_read_group(io, (enum ethnl_group)g, nic);
 	nic->ethtool_path = nic_io_path(io);
-	r = io->en ? ethnl_features_get(io->en, li->ifindex, &f, &ignored)
-		   : ethtool_features_get_index(li->ifindex, li->ifname, &f, &ignored);
+	r = io->en ? ethnl_features_get(io->en, nic->link.ifindex, &f, &ignored)
+		   : ethtool_features_get_index(nic->link.ifindex, nic->link.ifname, &f, &ignored);
 	if (r < 0)
 		return;
 	for (k = 0; k < KNOB__COUNT; k++) {
@@ -182,6 +173,38 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 			feature_knob(&f, d, (enum knob_id)k, nic);
 	}
 	ethtool_features_free(&f);
+}
+
+void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *nic)
+{
+	struct rterr ignored;
+	int k;
+
+	memset(nic, 0, sizeof(*nic));
+	nic->link = *li;
+	memcpy(nic->val, li->knob, sizeof(nic->val));
+	for (k = 0; k < KNOB__COUNT; k++)
+		nic->max[k] = LINK_UNSET;
+	nic->speed_mbps = -1;
+	/* Identity and speed by name: read-only, and a rename in between only leaves them
+	 * unknown. Errors leave fields unknown. */
+	nic->have_drvinfo = ethtool_drvinfo(li->ifname, &nic->drv, &ignored) == 0;
+	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
+	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
+	read_ethtool(io, nic, false);
+}
+
+int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
+{
+	struct link_info li;
+	int r = link_get_index(io->ls, nic->link.ifindex, &li, err);
+
+	if (r < 0)
+		return r;
+	nic->link = li;
+	memcpy(nic->val, li.knob, sizeof(nic->val));
+	read_ethtool(io, nic, true);
+	return 0;
 }
 
 int nic_snapshot_index(struct nic_io *io, int ifindex, struct nic *out, struct rterr *err)

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,52 @@ const char *plan_action_name(enum plan_action a)
 	static const char *const names[] = {"keep", "same", "change", "skip"};
 
 	return (unsigned int)a < 4 ? names[a] : "?";
+}
+
+const char *plan_src(const struct plan *plan, enum knob_id k)
+{
+	return plan->text + plan->items[k].src;
+}
+
+const char *plan_note(const struct plan *plan, enum knob_id k)
+{
+	return plan->text + plan->items[k].note;
+}
+
+/* Append a string to the plan's text; its offset, or 0 ("") when nothing is left. */
+static uint16_t text_add(struct plan *plan, const char *fmt, va_list ap)
+{
+	size_t room;
+	int n;
+
+	if (!plan->text_used)
+		plan->text_used = 1; /* text[0] stays the empty string */
+	room = sizeof(plan->text) - plan->text_used;
+	if (room < 2)
+		return 0;
+	n = vsnprintf(plan->text + plan->text_used, room, fmt, ap);
+	if (n < 0)
+		return 0;
+	plan->text_used += (uint16_t)((size_t)n < room ? (size_t)n + 1 : room);
+	return (uint16_t)(plan->text_used - ((size_t)n < room ? (size_t)n + 1 : room));
+}
+
+void plan_set_src(struct plan *plan, enum knob_id k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan->items[k].src = text_add(plan, fmt, ap);
+	va_end(ap);
+}
+
+void plan_set_note(struct plan *plan, enum knob_id k, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan->items[k].note = text_add(plan, fmt, ap);
+	va_end(ap);
 }
 
 void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT])
@@ -60,8 +107,10 @@ static int64_t knob_max(enum knob_id k, const struct nic *nic, const struct chip
 }
 
 /* Why k cannot be set on this device at all (cur unknown), for the plan's note. */
-static void unsupported_note(const struct nic *nic, enum knob_id k, char *note, size_t len)
+static void unsupported_note(const struct nic *nic, enum knob_id k, struct plan *plan)
 {
+	char note[200];
+	size_t len = sizeof(note);
 	const struct knob_desc *d = knob_desc(k);
 	int e = d->backend == KNOB_B_ETHNL ? nic->group_err[d->ethnl_group] : 0;
 
@@ -78,6 +127,7 @@ static void unsupported_note(const struct nic *nic, enum knob_id k, char *note, 
 			 knob_feature_name(k));
 	else
 		snprintf(note, len, "%s not reported by this kernel/driver", d->name);
+	plan_set_note(plan, k, "%s", note);
 }
 
 static void plan_init(struct plan *plan, const struct nic *nic, const struct chip_entry *chip)
@@ -87,6 +137,8 @@ static void plan_init(struct plan *plan, const struct nic *nic, const struct chi
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	/* The read-back starts from the snapshot: its identity stays, its knobs are read. */
+	plan->after = *nic;
 	if (chip)
 		snprintf(plan->chip_id, sizeof(plan->chip_id), "%s", chip->id);
 	for (k = 0; k < KNOB__COUNT; k++) {
@@ -110,16 +162,16 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 	const char *from;
 	int64_t max;
 
-	snprintf(it->src, sizeof(it->src), "%s", src);
+	plan_set_src(plan, k, "%s", src);
 	if (it->cur == LINK_UNSET) {
 		it->action = PLAN_SKIP;
-		unsupported_note(nic, k, it->note, sizeof(it->note));
+		unsupported_note(nic, k, plan);
 		return 0;
 	}
 	if (d->type == KNOB_T_BOOL) {
 		if (nic->fixed[k] && target != it->cur) {
 			it->action = PLAN_SKIP;
-			snprintf(it->note, sizeof(it->note), "%s is fixed by the driver", d->name);
+			plan_set_note(plan, k, "%s is fixed by the driver", d->name);
 			return 0;
 		}
 	} else {
@@ -185,7 +237,7 @@ static int plan_coalesce_quirks(struct plan *plan, const struct chip_entry *chip
 					   "%s: %s: %s cannot change while %s stays on: chip %s "
 					   "takes usecs only with adaptive moderation off "
 					   "(usecs-need-adaptive-off, %s); set %s = off too",
-					   it->src, plan->ifname, knob_name(usecs[i]),
+					   plan_src(plan, usecs[i]), plan->ifname, knob_name(usecs[i]),
 					   knob_name(adaptive[i]), chip->id, where,
 					   knob_name(adaptive[i]));
 	}
@@ -195,7 +247,8 @@ static int plan_coalesce_quirks(struct plan *plan, const struct chip_entry *chip
 				   "%s: %s: coalesce_tx_usecs %" PRId64
 				   " is refused by chip %s: TX shares the RX interrupt vectors, "
 				   "coalesce_rx_usecs moderates both (tx-coalesce-follows-rx, %s)",
-				   tx->src, plan->ifname, tx->target, chip->id, where);
+				   plan_src(plan, KNOB_COALESCE_TX_USECS), plan->ifname, tx->target,
+				   chip->id, where);
 	if (!chip_has_quirk(chip, CHIP_Q_QUEUE_CHANGE_RESETS_LINK))
 		return 0;
 	for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++) {
@@ -230,7 +283,7 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 				err,
 				"%s: %s: tso on is impossible with mtu %" PRId64
 				": chip %s turns TSO off above 1500 (jumbo-disables-tso, %s)",
-				tso->src, plan->ifname, mtu_after, chip->id, where);
+				plan_src(plan, KNOB_TSO), plan->ifname, mtu_after, chip->id, where);
 		plan_warn(plan, "%s%s: MTU above 1500 turns TSO and TX checksumming off (%s)",
 			  chip->id, where);
 	}
@@ -246,7 +299,8 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 						   "%s: %s: %s on is impossible with mtu %" PRId64
 						   ": chip %s stops pause frames above 1500 "
 						   "(jumbo-disables-pause, %s)",
-						   it->src, plan->ifname, knob_name(pause[i]),
+						   plan_src(plan, pause[i]), plan->ifname,
+						   knob_name(pause[i]),
 						   mtu_after, chip->id, where);
 		}
 		plan_warn(plan, "%s%s: MTU above 1500 stops pause frames (%s)", chip->id, where);
@@ -291,8 +345,9 @@ static int plan_overlap(const struct plan *plan, struct rterr *err)
 					return rterr_input(
 						err,
 						"%s: %s: %s and %s (%s) both set: %s includes %s",
-						plan->items[f].src, plan->ifname, d->name,
-						knob_name((enum knob_id)f), plan->items[k].src,
+						plan_src(plan, (enum knob_id)f), plan->ifname,
+						d->name, knob_name((enum knob_id)f),
+						plan_src(plan, (enum knob_id)k),
 						d->name, d->features[i]);
 	}
 	return 0;
@@ -309,28 +364,26 @@ static int plan_max(struct plan *plan, const struct nic *nic, const struct chip_
 	int64_t target = knob_max(k, nic, chip, eff, &from);
 	int r;
 
-	snprintf(it->src, sizeof(it->src), "%s", src);
+	plan_set_src(plan, k, "%s", src);
 	if (it->cur == LINK_UNSET || target == LINK_UNSET) {
 		it->action = PLAN_SKIP;
 		if (it->cur == LINK_UNSET)
-			unsupported_note(nic, k, it->note, sizeof(it->note));
+			unsupported_note(nic, k, plan);
 		else
-			snprintf(it->note, sizeof(it->note), "max: no limit known for %s",
-				 knob_name(k));
+			plan_set_note(plan, k, "max: no limit known for %s", knob_name(k));
 		return 0;
 	}
 	/* TSO "max" on a chip that drops TSO at jumbo MTU: the chip decides. */
 	if (k == KNOB_TSO && chip_has_quirk(chip, CHIP_Q_JUMBO_DISABLES_TSO) &&
 	    (set[KNOB_MTU].value.kind == KV_MAX ||
 	     (set[KNOB_MTU].value.kind == KV_NUMBER && set[KNOB_MTU].value.num > 1500))) {
-		snprintf(it->note, sizeof(it->note), "max: kept, jumbo MTU turns TSO off on %s",
-			 chip->id);
+		plan_set_note(plan, k, "max: kept, jumbo MTU turns TSO off on %s", chip->id);
 		return 0;
 	}
 	r = plan_target(plan, nic, chip, eff, k, target, src, err);
 	if (r == 0 && knob_type(k) == KNOB_T_NUMBER)
-		snprintf(it->note, sizeof(it->note), "max = %" PRId64 " (%s)", target,
-			 *from ? from : "legacy ceiling");
+		plan_set_note(plan, k, "max = %" PRId64 " (%s)", target,
+			      *from ? from : "legacy ceiling");
 	return r;
 }
 
@@ -350,8 +403,7 @@ int plan_profile(const struct profile *p, const struct nic *nic, const struct ch
 
 		if (s->value.kind == KV_UNSET || s->value.kind == KV_KEEP) {
 			if (s->file)
-				snprintf(plan->items[k].src, sizeof(plan->items[k].src), "%s:%u",
-					 s->file, s->line);
+				plan_set_src(plan, (enum knob_id)k, "%s:%u", s->file, s->line);
 			continue;
 		}
 		snprintf(src, sizeof(src), "%s:%u", s->file, s->line);
@@ -453,9 +505,9 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 		if (want == LINK_UNSET || want <= it->cur)
 			continue;
 		cap = k == KNOB_GSO_MAX_SEGS ? d->li.tso_max_segs : d->li.tso_max_size;
-		snprintf(it->src, sizeof(it->src), "lower of %s (tuned with it)", base->ifname);
+		plan_set_src(p, (enum knob_id)k, "lower of %s (tuned with it)", base->ifname);
 		if (cap != LINK_UNSET && cap < want) {
-			snprintf(it->note, sizeof(it->note), "%s raised to %lld only: its own %s",
+			plan_set_note(p, (enum knob_id)k, "%s raised to %lld only: its own %s",
 				 knob_name((enum knob_id)k),
 				 (long long)(cap > it->cur ? cap : it->cur),
 				 k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
@@ -501,15 +553,15 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 				want = want_all[k];
 			if (want == LINK_UNSET || want == it->cur)
 				continue;
-			snprintf(it->src, sizeof(it->src), "upper of %s", base->ifname);
+			plan_set_src(p, (enum knob_id)k, "upper of %s", base->ifname);
 			if (want > it->cur) {
 				/* A raise: as far as the upper and its other lowers take it. */
 				cap = stack_upper_cap(links, n, &d->li, d->below, (enum knob_id)k,
 						      why, sizeof(why));
 				t = cap != LINK_UNSET && cap < want ? cap : want;
 				if (t < want)
-					snprintf(it->note, sizeof(it->note),
-						 "%s raised to %" PRId64 " only: %s",
+					plan_set_note(p, (enum knob_id)k,
+						      "%s raised to %" PRId64 " only: %s",
 						 knob_name((enum knob_id)k),
 						 t > it->cur ? t : it->cur,
 						 why[0] ? why : "its own tso_max_size");
@@ -546,7 +598,7 @@ json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed
 		bool says = u == 0 || set[u].n_changes;
 
 		for (k = 0; k < KNOB__COUNT && !says; k++)
-			says = set[u].items[k].note[0] != '\0';
+			says = plan_note(&set[u], (enum knob_id)k)[0] != '\0';
 		if (!says)
 			continue;
 		last = plan_json(&set[u], executed);
@@ -574,7 +626,7 @@ json_object *plan_json(const struct plan *plan, bool executed)
 		const struct plan_item *it = &plan->items[k];
 		json_object *i;
 
-		if (it->action == PLAN_KEEP && !it->note[0])
+		if (it->action == PLAN_KEEP && !plan_note(plan, (enum knob_id)k)[0])
 			continue;
 		i = json_object_new_object();
 		json_object_object_add(i, "knob",
@@ -583,8 +635,8 @@ json_object *plan_json(const struct plan *plan, bool executed)
 				       json_object_new_string(plan_action_name(it->action)));
 		json_object_object_add(i, "old", knob_value_json((enum knob_id)k, it->cur));
 		json_object_object_add(i, "new", knob_value_json((enum knob_id)k, it->target));
-		json_object_object_add(i, "source", str_or_null(it->src));
-		json_object_object_add(i, "note", str_or_null(it->note));
+		json_object_object_add(i, "source", str_or_null(plan_src(plan, (enum knob_id)k)));
+		json_object_object_add(i, "note", str_or_null(plan_note(plan, (enum knob_id)k)));
 		if (executed && it->action == PLAN_CHANGE) {
 			json_object_object_add(i, "applied",
 					       json_object_new_boolean(it->changed && !it->undone));

@@ -62,6 +62,12 @@ struct nic {
 void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *out);
 /* One interface by ifindex (a targeted RTM_GETLINK); -ENODEV "interface N disappeared". */
 int nic_snapshot_index(struct nic_io *io, int ifindex, struct nic *out, struct rterr *err);
+/*
+ * The knobs of a snapshot read again (by its ifindex: link, ethtool groups, features), its
+ * identity kept: the read-back after a change, which moves no driver, chip or PCI id. A
+ * group the driver had no operation for is not asked again.
+ */
+int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err);
 /* One interface by name; -ENODEV "no such interface: NAME". */
 int nic_snapshot(struct nic_io *io, const char *ifname, struct nic *out, struct rterr *err);
 /* Every link in the current netns (one netlink dump), sorted by ifindex. */

@@ -34,13 +34,18 @@ struct plan_item {
 	enum plan_action action;
 	int64_t cur;	/* current value, LINK_UNSET when unknown */
 	int64_t target; /* value to set (PLAN_CHANGE/PLAN_SAME) */
-	char src[320];	/* "file:line" of the profile line, or "restore" / "tuner" */
-	char note[256]; /* why skipped, how "max" resolved, quirks weighed */
+	/* Offsets into the plan's text (plan_src(), plan_note()): "file:line" of the profile
+	 * line or "restore" / "tuner"; why skipped, how "max" resolved, quirks weighed. */
+	uint16_t src, note;
 	/* Filled by actuate(): */
 	int64_t after; /* value read back after the run */
 	bool changed;  /* the kernel call was made and succeeded */
 	bool undone;   /* changed, then undone because the run failed */
 };
+
+/* Room for the sources and notes of one plan's items (a plan is copied and kept by the
+ * dozen: its 115 items hold offsets, not buffers). */
+#define PLAN_TEXT 6144
 
 struct plan {
 	char ifname[IF_NAMESIZE];   /* as asked for; reports keep it across a rename */
@@ -50,6 +55,8 @@ struct plan {
 	char chip_id[48]; /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
 	char warnings[512]; /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
+	char text[PLAN_TEXT]; /* the items' sources and notes; text[0] is "" */
+	uint16_t text_used;
 	unsigned int n_changes;
 	/* Filled by actuate(): the name the device has now when renamed meanwhile (also
 	 * noted in warnings), else ""; and the device as read back (when after_valid), so
@@ -102,6 +109,15 @@ void nic_from_link_only(const struct link_info *li, struct nic *out);
 void plan_side_effects(const bool which[KNOB__COUNT], bool out[KNOB__COUNT]);
 
 const char *plan_action_name(enum plan_action a); /* "keep", "same", "change", "skip" */
+
+/* Knob k's source and note in plan ("" when none), and setting them (printf-style; a text
+ * that no longer fits the plan's room is cut). */
+const char *plan_src(const struct plan *plan, enum knob_id k);
+const char *plan_note(const struct plan *plan, enum knob_id k);
+void plan_set_src(struct plan *plan, enum knob_id k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void plan_set_note(struct plan *plan, enum knob_id k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /*
  * The plan as `rtltune apply/restore --json` prints it for one interface (the CLI and

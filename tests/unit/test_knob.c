@@ -215,7 +215,7 @@ static void test_txqueuelen_plans(void **state)
 	assert_int_equal(profile_load(path, &p, &err), 0);
 	assert_int_equal(plan_profile(p, &nic, NULL, &plan, &err), 0);
 	assert_int_equal(plan.items[KNOB_TXQUEUELEN].action, PLAN_SKIP);
-	assert_string_equal(plan.items[KNOB_TXQUEUELEN].note, "max: no limit known for txqueuelen");
+	assert_string_equal(plan_note(&plan, KNOB_TXQUEUELEN), "max: no limit known for txqueuelen");
 	assert_int_equal(plan.n_changes, 0);
 	profile_free(p);
 	unlink(path);

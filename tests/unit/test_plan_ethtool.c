@@ -107,7 +107,7 @@ static void test_max_device_and_chip(void **state)
 				   NULL, &nic, &plan, &err),
 			 0);
 	assert_int_equal(plan.items[KNOB_RING_RX].target, 4096);
-	assert_non_null(strstr(plan.items[KNOB_RING_RX].note, "(device)"));
+	assert_non_null(strstr(plan_note(&plan, KNOB_RING_RX), "(device)"));
 	assert_int_equal(plan.items[KNOB_CHANNELS_COMBINED].target, 8);
 	/* The chip's max.KNOB cuts the device's. */
 	assert_int_equal(plan_text("[knobs]\n# a\nring_rx = max\n",
@@ -115,7 +115,7 @@ static void test_max_device_and_chip(void **state)
 				   &err),
 			 0);
 	assert_int_equal(plan.items[KNOB_RING_RX].target, 2048);
-	assert_non_null(strstr(plan.items[KNOB_RING_RX].note, "(chip)"));
+	assert_non_null(strstr(plan_note(&plan, KNOB_RING_RX), "(chip)"));
 	/* A number above either is refused, naming the limit. */
 	assert_int_equal(plan_text("[knobs]\n# a\nring_rx = 3000\n",
 				   "[x]\ndriver = fakedrv\nmax.ring_rx = 2048\n", &nic, &plan,
@@ -129,7 +129,7 @@ static void test_max_device_and_chip(void **state)
 	assert_int_equal(
 		plan_text("[knobs]\n# a\ncoalesce_rx_usecs = max\n", NULL, &nic, &plan, &err), 0);
 	assert_int_equal(plan.items[KNOB_COALESCE_RX_USECS].action, PLAN_SKIP);
-	assert_non_null(strstr(plan.items[KNOB_COALESCE_RX_USECS].note, "no limit known"));
+	assert_non_null(strstr(plan_note(&plan, KNOB_COALESCE_RX_USECS), "no limit known"));
 }
 
 static void test_unsupported_skipped(void **state)
@@ -146,13 +146,13 @@ static void test_unsupported_skipped(void **state)
 				   NULL, &nic, &plan, &err),
 			 0);
 	assert_int_equal(plan.items[KNOB_RING_RX_MINI].action, PLAN_SKIP);
-	assert_string_equal(plan.items[KNOB_RING_RX_MINI].note,
+	assert_string_equal(plan_note(&plan, KNOB_RING_RX_MINI),
 			    "ring_rx_mini unsupported: the driver does not report it");
 	assert_int_equal(plan.items[KNOB_PAUSE_RX].action, PLAN_SKIP);
-	assert_string_equal(plan.items[KNOB_PAUSE_RX].note,
+	assert_string_equal(plan_note(&plan, KNOB_PAUSE_RX),
 			    "pause_rx unsupported: the driver has no pause settings");
 	assert_int_equal(plan.items[KNOB_FEAT_RX_GRO_LIST].action, PLAN_SKIP);
-	assert_non_null(strstr(plan.items[KNOB_FEAT_RX_GRO_LIST].note,
+	assert_non_null(strstr(plan_note(&plan, KNOB_FEAT_RX_GRO_LIST),
 			       "the kernel has no feature rx-gro-list"));
 	/* The rest still applies. */
 	assert_int_equal(plan.items[KNOB_RING_RX].action, PLAN_CHANGE);

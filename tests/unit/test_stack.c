@@ -177,7 +177,7 @@ static void test_plan_through_bridge(void **state)
 	assert_int_equal(set[1].items[KNOB_GSO_MAX_SIZE].action, PLAN_CHANGE);
 	assert_int_equal(set[1].items[KNOB_GSO_MAX_SIZE].target, 524280);
 	assert_int_equal(set[1].items[KNOB_GSO_IPV4_MAX_SIZE].target, 524280);
-	assert_string_equal(set[1].items[KNOB_GSO_MAX_SIZE].src, "upper of v1");
+	assert_string_equal(plan_src(&set[1], KNOB_GSO_MAX_SIZE), "upper of v1");
 
 	/* Another port that cannot take more stops the bridge there, and says so. */
 	link_of(&l[2], 9, "p0", "veth", 4, 10, 32768, 524280);
@@ -185,7 +185,7 @@ static void test_plan_through_bridge(void **state)
 	assert_int_equal(plan_stack(&base, NULL, &st, l, 3, false, set, &n, &err), 0);
 	assert_int_equal(set[1].items[KNOB_GSO_MAX_SIZE].target, 32768);
 	assert_string_equal(
-		set[1].items[KNOB_GSO_MAX_SIZE].note,
+		plan_note(&set[1], KNOB_GSO_MAX_SIZE),
 		"gso_max_size raised to 32768 only: its port p0 has gso_max_size 32768");
 
 	/* A decrease brings the bridge down with the port (no upper above its lower). */
@@ -277,7 +277,7 @@ static void test_netvsc_and_mana(void **state)
 	base_plan(&l[1], 524280, &base);
 	assert_int_equal(plan_stack(&base, NULL, &st, l, 2, true, set, &n, &err), 0);
 	assert_int_equal(set[1].items[KNOB_GSO_MAX_SIZE].action, PLAN_KEEP);
-	assert_string_equal(set[1].items[KNOB_GSO_MAX_SIZE].note,
+	assert_string_equal(plan_note(&set[1], KNOB_GSO_MAX_SIZE),
 			    "gso_max_size raised to 62780 only: its own tso_max_size");
 	chipdb_free(db);
 }
