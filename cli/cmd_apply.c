@@ -126,8 +126,24 @@ static void run_free(struct run *r)
 	free(r->n_set);
 }
 
+/* The ethtool groups whose knobs any section of the profile sets: all a plan reads. */
+static unsigned int profile_groups(const struct profile *prof)
+{
+	unsigned int s, k, mask = 0;
+
+	for (s = 0; s < prof->n_sections; s++)
+		for (k = 0; k < KNOB__COUNT; k++) {
+			const struct knob_desc *d = knob_desc((enum knob_id)k);
+			enum knob_value_kind v = prof->sections[s].knobs[k].value.kind;
+
+			if (d->backend == KNOB_B_ETHNL && v != KV_UNSET && v != KV_KEEP)
+				mask |= NIC_GROUP_BIT(d->ethnl_group);
+		}
+	return mask;
+}
+
 /* Plan every interface, and the uppers its changes reach, before touching any: bad input
- * changes nothing. */
+ * changes nothing. Only the groups the profile touches are read. */
 static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
 		    struct rterr *err)
 {
@@ -137,6 +153,8 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	rc = chipdb_load_default(&run->db, err);
 	if (rc == 0)
 		rc = actuator_new(run->ctx->sysfs_root, &run->act, err);
+	if (rc == 0)
+		nic_io_read_groups(actuator_io(run->act), profile_groups(prof));
 	if (rc == 0)
 		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false, &run->links,
 				&run->n_links, &run->nics, &run->n_nics, err);

@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -274,13 +275,31 @@ int ethtool_features_get_index(int ifindex, const char *was, struct eth_features
 	return features_get(&d, f, err);
 }
 
+/*
+ * The kernel's feature strings (netdev_features_strings) are the same list for every
+ * device, and the names asked for are the knob table's own strings: a hint per name
+ * pointer, checked by one strcmp, turns the per-snapshot lookups of some 60 feature knobs
+ * from a scan of the list each into one compare each.
+ */
+#define FEATURE_HINTS 256
+static _Thread_local struct {
+	const char *name;
+	unsigned int idx;
+} feature_hint[FEATURE_HINTS];
+
 int ethtool_feature_index(const struct eth_features *f, const char *name)
 {
-	unsigned int i;
+	unsigned int slot = (unsigned int)(((uintptr_t)name >> 4) % FEATURE_HINTS), i;
 
+	i = feature_hint[slot].idx;
+	if (feature_hint[slot].name == name && i < f->count && strcmp(f->names[i], name) == 0)
+		return (int)i;
 	for (i = 0; i < f->count; i++)
-		if (strcmp(f->names[i], name) == 0)
+		if (strcmp(f->names[i], name) == 0) {
+			feature_hint[slot].name = name;
+			feature_hint[slot].idx = i;
 			return (int)i;
+		}
 	return -1;
 }
 

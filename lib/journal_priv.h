@@ -54,6 +54,9 @@ struct journal {
 	 * they were at the last durable point, to go back to when a flush fails; whether
 	 * anything is pending, and whether any of it may not be skipped (new originals). */
 	bool batch, batch_dirty, batch_needs_disk;
+	/* Within a batch (the lock held throughout, so no other writer) the log's end was
+	 * checked once: its next records append without another fstat and pread. */
+	bool log_checked;
 	struct jr_snapshot batch_snap;
 };
 

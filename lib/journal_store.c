@@ -268,6 +268,7 @@ int journal_batch_flush(struct journal *j, bool last, struct rterr *err)
 	if (last) {
 		jr_snapshot_drop(&j->batch_snap);
 		j->batch = false;
+		j->log_checked = false;
 	}
 	return r;
 }

@@ -16,6 +16,7 @@ struct nic_io {
 	/* The family of 5.6 lacks the group commands (5.7 added them), answering every GET
 	 * with EOPNOTSUPP like a driver without the operation: there the ioctl serves them. */
 	bool groups_ioctl;
+	unsigned int groups; /* which ethtool groups a snapshot reads (bit per group) */
 	char sysfs_root[256];
 	char why[200];
 };
@@ -41,6 +42,7 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 	if (!io)
 		return rterr_sys(err, ENOMEM, "device sockets");
 	snprintf(io->sysfs_root, sizeof(io->sysfs_root), "%s", sysfs_root ? sysfs_root : "/sys");
+	io->groups = NIC_GROUPS_ALL;
 	r = link_sock_open(&io->ls, err);
 	if (r < 0) {
 		free(io);
@@ -111,6 +113,11 @@ static int group_get(struct nic_io *io, int ifindex, const char *ifname, enum et
 	return ethnl_get(io->en, ifindex, g, v, &ignored);
 }
 
+void nic_io_read_groups(struct nic_io *io, unsigned int groups)
+{
+	io->groups = groups;
+}
+
 const char *nic_io_fallback_reason(const struct nic_io *io)
 {
 	return io->why;
@@ -150,17 +157,20 @@ void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic)
 	}
 }
 
-/* The knobs ethtool reads: every group (but one the driver has no operation for, when
- * skip_unsupported) and the feature bits. */
-static void read_ethtool(struct nic_io *io, struct nic *nic, bool skip_unsupported)
+/* The knobs ethtool reads: the groups io reads (on a read-back, not one the driver had no
+ * operation for nor one the first read skipped) and the feature bits. */
+static void read_ethtool(struct nic_io *io, struct nic *nic, bool reread)
 {
 	struct eth_features f;
 	struct rterr ignored;
 	int k, g, r;
 
-	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
-		if (!skip_unsupported || nic->group_err[g] != -EOPNOTSUPP)
-			nic_read_group(io, (enum ethnl_group)g, nic);
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++) {
+		if (reread ? nic->group_err[g] == -EOPNOTSUPP || nic->group_err[g] == -ENODATA
+			   : !(io->groups & NIC_GROUP_BIT(g)))
+			continue;
+		nic_read_group(io, (enum ethnl_group)g, nic);
+	}
 	nic->ethtool_path = nic_io_path(io);
 	r = io->en ? ethnl_features_get(io->en, nic->link.ifindex, &f, &ignored)
 		   : ethtool_features_get_index(nic->link.ifindex, nic->link.ifname, &f, &ignored);
@@ -185,6 +195,8 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	memcpy(nic->val, li->knob, sizeof(nic->val));
 	for (k = 0; k < KNOB__COUNT; k++)
 		nic->max[k] = LINK_UNSET;
+	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
+		nic->group_err[k] = -ENODATA; /* not read (yet) */
 	nic->speed_mbps = -1;
 	/* Identity and speed by name: read-only, and a rename in between only leaves them
 	 * unknown. Errors leave fields unknown. */

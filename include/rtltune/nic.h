@@ -56,6 +56,15 @@ struct nic {
 };
 
 /*
+ * Which ethtool groups (rings, coalescing, channels, pause) a snapshot through io reads:
+ * NIC_GROUPS_ALL (the default), or the bits of the groups a command's knobs are in (an
+ * apply of size and offload knobs reads none). A group not read has group_err -ENODATA
+ * and its knobs LINK_UNSET; a read-back does not read it either. Features are always read.
+ */
+#define NIC_GROUP_BIT(g) (1u << (unsigned int)(g))
+#define NIC_GROUPS_ALL	 ((1u << ETHNL_GROUP_COUNT) - 1)
+void nic_io_read_groups(struct nic_io *io, unsigned int groups);
+/*
  * A snapshot from a link already read (a dump, a targeted get, a link event): the ethtool
  * and PCI parts are read now through io, groups and features by ifindex.
  */
