@@ -87,7 +87,10 @@ struct knob_row {
 	unsigned long max;
 };
 
-#define ROW(n, field, m) {n, offsetof(struct chipmodel_cfg, field), m}
+#define ROW(n, field, m)                                                                           \
+	{                                                                                          \
+		n, offsetof(struct chipmodel_cfg, field), m                                        \
+	}
 static const struct knob_row knob_rows[] = {
 	ROW("frame-ns", frame_ns, CHIPMODEL_MAX_COST_NS),
 	ROW("burst-bytes", burst_bytes, 65536),
@@ -141,7 +144,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->tso_drop = strtod(optarg, &end);
 			if (errno || *end || end == optarg ||
 			    !(o->tso_drop >= 0 && o->tso_drop <= 1))
-				return fail(2, "--tso-drop: expected a fraction from 0 to 1, got '%s'",
+				return fail(2,
+					    "--tso-drop: expected a fraction from 0 to 1, got '%s'",
 					    optarg);
 			o->have_tso_drop = true;
 		} else if (c == OPT_ON || c == OPT_OFF) {
@@ -171,9 +175,11 @@ static void cfg_from_opts(const struct opts *o, struct chipmodel_cfg *cfg)
 static int cfg_check(const struct chipmodel_cfg *cfg)
 {
 	if (!!cfg->burst_bytes != !!cfg->burst_ns)
-		return fail(2, "the burst model needs both --burst-bytes and --burst-ns (0 for off)");
+		return fail(2,
+			    "the burst model needs both --burst-bytes and --burst-ns (0 for off)");
 	if (!!cfg->ring_frames != !!cfg->drain_ns)
-		return fail(2, "the ring model needs both --ring-frames and --drain-ns (0 for off)");
+		return fail(2,
+			    "the ring model needs both --ring-frames and --drain-ns (0 for off)");
 	return 0;
 }
 
@@ -183,7 +189,8 @@ static void print_cfg(const char *verb, const char *ifname, const struct chipmod
 
 	printf("%s %s enabled %u", verb, ifname, cfg->enabled);
 	for (i = 0; i < N_ROWS; i++)
-		printf(" %s %u", knob_rows[i].name, *(const __u32 *)((const char *)cfg + knob_rows[i].off));
+		printf(" %s %u", knob_rows[i].name,
+		       *(const __u32 *)((const char *)cfg + knob_rows[i].off));
 	printf(" tso-drop %.6f\n", (double)cfg->tso_drop_threshold / 4294967296.0);
 }
 
@@ -267,10 +274,13 @@ static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 	return 0;
 }
 
-#define STAT_FIELDS(X)                                                                          \
-	X(skbs) X(frames) X(gso_skbs) X(bytes) X(tso_drop_skbs) X(tso_drop_frames)              \
-	X(ring_drop_skbs) X(ring_cut_skbs) X(ring_drop_frames) X(cost_frames) X(cost_bursts) X(cost_ns)          \
-	X(spun_ns) X(spin_capped)
+/* The counters summed over the CPUs: all but ring_max_frames, a maximum. */
+/* clang-format off */
+#define STAT_FIELDS(X)                                                                             \
+	X(skbs) X(frames) X(gso_skbs) X(bytes) X(tso_drop_skbs) X(tso_drop_frames)                 \
+	X(ring_drop_skbs) X(ring_cut_skbs) X(ring_drop_frames)                                     \
+	X(cost_frames) X(cost_bursts) X(cost_ns) X(spun_ns) X(spin_capped)
+/* clang-format on */
 
 static int cmd_stats(const char *ifname, int ifindex)
 {

@@ -181,8 +181,7 @@ static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 		goto out;
 	}
 	printf("attached %s ifindex %d prog_id %u fraction %.6f min_len %u gso_only %u\n", ifname,
-	       ifindex, prog_id, (double)cfg.threshold / 4294967296.0, cfg.min_len,
-	       cfg.gso_only);
+	       ifindex, prog_id, (double)cfg.threshold / 4294967296.0, cfg.min_len, cfg.gso_only);
 	r = 0;
 out:
 	/* The filter keeps the program (and its maps) alive after this. */

@@ -60,8 +60,8 @@ static inline void tcprog_found_close(struct tcprog_found *f)
 
 /* Our program on the hook and its maps named map_names[0..n-1]; -ENOENT when the hook has
  * no filter at our handle, someone else's program sits there, or a map is missing. */
-static inline int tcprog_find(const struct tcprog_hook *h, const char *const *map_names,
-			      int n_maps, struct tcprog_found *f)
+static inline int tcprog_find(const struct tcprog_hook *h, const char *const *map_names, int n_maps,
+			      struct tcprog_found *f)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = h->ifindex, .attach_point = h->point);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = h->handle, .priority = h->priority);
@@ -165,7 +165,8 @@ static inline int tcprog_check_test_veth(const char *ifname, const char **why)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		named = stat(path, &st) == 0 && st.st_ino == self.st_ino && st.st_dev == self.st_dev;
+		named = stat(path, &st) == 0 && st.st_ino == self.st_ino &&
+			st.st_dev == self.st_dev;
 	}
 	if (d)
 		closedir(d);
@@ -184,7 +185,7 @@ static inline int tcprog_check_test_veth(const char *ifname, const char **why)
 	close(fd);
 	if (r < 0 || strcmp(di.driver, "veth") != 0) {
 		*why = r < 0 ? "no driver reported (ETHTOOL_GDRVINFO failed): not a veth"
-			   : "driver is not veth";
+			     : "driver is not veth";
 		return -EPERM;
 	}
 	return 0;

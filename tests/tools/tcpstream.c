@@ -233,9 +233,9 @@ static int cmd_send(const struct sockaddr_in *sa, double seconds)
 	printf("bytes %llu seconds %.6f gbit_s %.4f retrans %u segs_out %u retrans_ppm %llu "
 	       "mss %u\n",
 	       (unsigned long long)a.bytes, secs, gbit, ti.tcpi_total_retrans, ti.tcpi_segs_out,
-	       ti.tcpi_segs_out ? (unsigned long long)ti.tcpi_total_retrans * 1000000ull /
-					  ti.tcpi_segs_out
-				: 0ull,
+	       ti.tcpi_segs_out
+		       ? (unsigned long long)ti.tcpi_total_retrans * 1000000ull / ti.tcpi_segs_out
+		       : 0ull,
 	       ti.tcpi_snd_mss);
 	return 0;
 }
