@@ -12,10 +12,7 @@ command -v ethtool >/dev/null || t_skip "ethtool(8) not installed"
 # way (channels to change) and a tap tap0 (coalescing to change), all up but the tap.
 en_netns() {
 	ns=$(t_netns "$1")
-	ip -n "$ns" link add v0 numtxqueues 4 numrxqueues 4 type veth peer name v1 \
-		numtxqueues 4 numrxqueues 4
-	ip -n "$ns" link set v0 up
-	ip -n "$ns" link set v1 up
+	t_veth_pair "$ns" v0 "$ns" v1 numtxqueues 4 numrxqueues 4
 	ip -n "$ns" tuntap add dev tap0 mode tap
 }
 inns() { ip netns exec "$ns" "$@"; }
