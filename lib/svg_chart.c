@@ -46,6 +46,12 @@ const char *svg_event_kind_name(enum svg_event_kind kind)
 	return kind >= 0 && kind < SVG_EV__COUNT ? event_style[kind].name : "other";
 }
 
+/* The style row an event is drawn with: a kind outside the enum is drawn as "other". */
+static int event_kind(const struct svg_event *e)
+{
+	return e->kind >= 0 && e->kind < SVG_EV__COUNT ? (int)e->kind : SVG_EV_OTHER;
+}
+
 /* The plot area in pixels: x0..x1 left to right, y0 (top) .. y1 (bottom). */
 struct frame {
 	double x0, x1, y0, y1;
@@ -75,6 +81,15 @@ static void range_add(struct range *r, double v)
 	if (!r->any || v > r->max)
 		r->max = v;
 	r->any = true;
+}
+
+/* The ticks that fall inside the axis' lo..hi (rounding aside), and their decimals. */
+static void scale_take_ticks(struct scale *s, const struct svg_ticks *t)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i] >= s->lo - t->step * 1e-6 && t->v[i] <= s->hi + t->step * 1e-6)
+			s->v[s->n++] = t->v[i];
+	s->decimals = t->decimals;
 }
 
 /* A value axis: SI prefix, nice ticks rounded out to cover the data (or the fixed range). */
@@ -112,10 +127,7 @@ static int scale_values(struct scale *s, const struct svg_axis *a, struct range 
 		s->lo = t.lo;
 		s->hi = t.hi;
 	}
-	for (int i = 0; i < t.n; i++)
-		if (t.v[i] >= s->lo - t.step * 1e-6 && t.v[i] <= s->hi + t.step * 1e-6)
-			s->v[s->n++] = t.v[i];
-	s->decimals = t.decimals;
+	scale_take_ticks(s, &t);
 	svg_axis_title(a, s->prefix, s->title, sizeof(s->title));
 	return 0;
 }
@@ -175,10 +187,7 @@ static int scale_time(struct scale *s, struct range r, bool absolute, double wid
 	rc = svg_nice_ticks(s->lo, s->hi, target, &t, err);
 	if (rc < 0)
 		return rc;
-	for (int k = 0; k < t.n; k++)
-		if (t.v[k] >= s->lo - t.step * 1e-6 && t.v[k] <= s->hi + t.step * 1e-6)
-			s->v[s->n++] = t.v[k];
-	s->decimals = t.decimals;
+	scale_take_ticks(s, &t);
 	snprintf(s->title, sizeof(s->title), "time (%s)",
 		 s->div == 1	? "s"
 		 : s->div == 60 ? "min"
@@ -231,14 +240,29 @@ static void doc_open(struct svg_buf *b, int w, int h, const char *title)
 	sb_raw(b, "</text>\n");
 }
 
-static void text_at(struct svg_buf *b, double x, double y, const char *anchor, double size,
-		    const char *fill, const char *s)
+/* ` name="v"` for a coordinate or length in px, with one decimal. */
+static void px_attr(struct svg_buf *b, const char *name, double v)
 {
-	sb_raw(b, "<text x=\"");
-	sb_num(b, x, 1);
-	sb_raw(b, "\" y=\"");
-	sb_num(b, y, 1);
-	sb_printf(b, "\" text-anchor=\"%s\"", anchor);
+	sb_printf(b, " %s=\"", name);
+	sb_num(b, v, 1);
+	sb_raw(b, "\"");
+}
+
+/* A label at x, y; a vertical one (an axis title) reads bottom to top, turned about x, y. */
+static void text_el(struct svg_buf *b, double x, double y, const char *anchor, double size,
+		    const char *fill, bool vertical, const char *s)
+{
+	sb_raw(b, "<text");
+	px_attr(b, "x", x);
+	px_attr(b, "y", y);
+	sb_printf(b, " text-anchor=\"%s\"", anchor);
+	if (vertical) {
+		sb_raw(b, " transform=\"rotate(-90 ");
+		sb_num(b, x, 1);
+		sb_raw(b, " ");
+		sb_num(b, y, 1);
+		sb_raw(b, ")\"");
+	}
 	if (size != FONT) {
 		sb_raw(b, " font-size=\"");
 		sb_num(b, size, 0);
@@ -251,20 +275,22 @@ static void text_at(struct svg_buf *b, double x, double y, const char *anchor, d
 	sb_raw(b, "</text>\n");
 }
 
+static void text_at(struct svg_buf *b, double x, double y, const char *anchor, double size,
+		    const char *fill, const char *s)
+{
+	text_el(b, x, y, anchor, size, fill, false, s);
+}
+
 static void line(struct svg_buf *b, double x1, double y1, double x2, double y2, const char *stroke,
 		 double width, const char *dash)
 {
-	sb_raw(b, "<line x1=\"");
-	sb_num(b, x1, 1);
-	sb_raw(b, "\" y1=\"");
-	sb_num(b, y1, 1);
-	sb_raw(b, "\" x2=\"");
-	sb_num(b, x2, 1);
-	sb_raw(b, "\" y2=\"");
-	sb_num(b, y2, 1);
-	sb_printf(b, "\" stroke=\"%s\" stroke-width=\"", stroke);
-	sb_num(b, width, 1);
-	sb_raw(b, "\"");
+	sb_raw(b, "<line");
+	px_attr(b, "x1", x1);
+	px_attr(b, "y1", y1);
+	px_attr(b, "x2", x2);
+	px_attr(b, "y2", y2);
+	sb_printf(b, " stroke=\"%s\"", stroke);
+	px_attr(b, "stroke-width", width);
 	if (dash)
 		sb_printf(b, " stroke-dasharray=\"%s\"", dash);
 	sb_raw(b, "/>\n");
@@ -273,15 +299,30 @@ static void line(struct svg_buf *b, double x1, double y1, double x2, double y2, 
 /* White box behind a label so lines under it do not cut through the letters. */
 static void label_box(struct svg_buf *b, double x, double y_base, double w, double size)
 {
-	sb_raw(b, "<rect x=\"");
-	sb_num(b, x - 2, 1);
-	sb_raw(b, "\" y=\"");
-	sb_num(b, y_base - size, 1);
-	sb_raw(b, "\" width=\"");
-	sb_num(b, w + 4, 1);
-	sb_raw(b, "\" height=\"");
-	sb_num(b, size + 4, 1);
-	sb_raw(b, "\" fill=\"#ffffff\" fill-opacity=\"0.9\"/>\n");
+	sb_raw(b, "<rect");
+	px_attr(b, "x", x - 2);
+	px_attr(b, "y", y_base - size);
+	px_attr(b, "width", w + 4);
+	px_attr(b, "height", size + 4);
+	sb_raw(b, " fill=\"#ffffff\" fill-opacity=\"0.9\"/>\n");
+}
+
+/* A series' point: a filled dot, in the chart and beside its name in the legend. */
+static void dot(struct svg_buf *b, double x, double y, const char *color)
+{
+	sb_raw(b, "<circle");
+	px_attr(b, "cx", x);
+	px_attr(b, "cy", y);
+	sb_printf(b, " r=\"3\" fill=\"%s\"/>\n", color);
+}
+
+/* A spread bar: a vertical line from y_a to y_b with a cap of 2 * half px at each end. */
+static void spread_bar(struct svg_buf *b, double x, double y_a, double y_b, double half,
+		       const char *color, double width)
+{
+	line(b, x, y_a, x, y_b, color, width, NULL);
+	line(b, x - half, y_a, x + half, y_a, color, width, NULL);
+	line(b, x - half, y_b, x + half, y_b, color, width, NULL);
 }
 
 /* Gridlines and tick labels of the bottom axis and a left or right one. */
@@ -324,30 +365,17 @@ static void y_axis(struct svg_buf *b, const struct scale *s, const struct frame 
 	/* The title runs along the axis, outside the tick labels. */
 	ty = (top + f->y1) / 2;
 	cx = right ? f->x1 + MARGIN_R_Y2 - 14 : 18;
-	sb_raw(b, "<text x=\"");
-	sb_num(b, cx, 1);
-	sb_raw(b, "\" y=\"");
-	sb_num(b, ty, 1);
-	sb_raw(b, "\" text-anchor=\"middle\" transform=\"rotate(-90 ");
-	sb_num(b, cx, 1);
-	sb_raw(b, " ");
-	sb_num(b, ty, 1);
-	sb_raw(b, ")\"");
-	if (color)
-		sb_printf(b, " fill=\"%s\"", color);
-	sb_raw(b, ">");
-	sb_text(b, s->title);
-	sb_raw(b, "</text>\n</g>\n");
+	text_el(b, cx, ty, "middle", FONT, color, true, s->title);
+	sb_raw(b, "</g>\n");
 }
 
-/* ---- the legend: items laid left to right, wrapping; returns the rows used --------------- */
+/* ---- the legend: items laid left to right, wrapping ------------------------------------ */
 
 enum legend_swatch { SW_SERIES, SW_SPREAD, SW_EVENT };
 
 struct legend {
 	struct svg_buf *b;
 	double x, x0, x_max, y;
-	int rows;
 	bool draw;
 };
 
@@ -359,28 +387,50 @@ static void legend_item(struct legend *l, enum legend_swatch sw, const char *col
 	if (l->x > l->x0 && l->x + w > l->x_max) {
 		l->x = l->x0;
 		l->y += LEGEND_ROW;
-		l->rows++;
 	}
 	if (l->draw) {
 		double cy = l->y - 4;
 
 		if (sw == SW_SERIES) {
 			line(l->b, l->x, cy, l->x + 20, cy, color, 2, NULL);
-			sb_raw(l->b, "<circle cx=\"");
-			sb_num(l->b, l->x + 10, 1);
-			sb_raw(l->b, "\" cy=\"");
-			sb_num(l->b, cy, 1);
-			sb_printf(l->b, "\" r=\"3\" fill=\"%s\"/>\n", color);
+			dot(l->b, l->x + 10, cy, color);
 		} else if (sw == SW_SPREAD) {
-			line(l->b, l->x + 10, cy - 6, l->x + 10, cy + 6, color, 1.5, NULL);
-			line(l->b, l->x + 6, cy - 6, l->x + 14, cy - 6, color, 1.5, NULL);
-			line(l->b, l->x + 6, cy + 6, l->x + 14, cy + 6, color, 1.5, NULL);
+			spread_bar(l->b, l->x + 10, cy - 6, cy + 6, 4, color, 1.5);
 		} else {
 			line(l->b, l->x + 10, cy - 7, l->x + 10, cy + 7, color, 2, dash);
 		}
 		text_at(l->b, l->x + 26, l->y, "start", FONT, NULL, text);
 	}
 	l->x += w;
+}
+
+/* A chart's legend under the title: its series, then the spread bars (spread_note, XY) or
+ * each event kind present (kinds, timeline). Laid out first without drawing, to learn where
+ * the plot can start, then drawn the same way; returns the baseline of the last row. */
+static double legend(struct svg_buf *b, double x_max, bool draw, const struct svg_series *series,
+		     size_t n_series, const char *spread_note, const bool *kinds)
+{
+	struct legend l = {.b = b,
+			   .x = MARGIN_L,
+			   .x0 = MARGIN_L,
+			   .x_max = x_max,
+			   .y = TITLE_BASE + 22,
+			   .draw = draw};
+	size_t i;
+
+	if (draw)
+		sb_raw(b, "<g class=\"legend\">\n");
+	for (i = 0; i < n_series; i++)
+		legend_item(&l, SW_SERIES, palette[i], NULL, series[i].name ? series[i].name : "");
+	if (spread_note)
+		legend_item(&l, SW_SPREAD, "#555555", NULL, spread_note);
+	for (i = 0; kinds && i < SVG_EV__COUNT; i++)
+		if (kinds[i])
+			legend_item(&l, SW_EVENT, event_style[i].color, event_style[i].dash,
+				    event_style[i].name);
+	if (draw)
+		sb_raw(b, "</g>\n");
+	return l.y;
 }
 
 /* ---- checks shared by both charts ------------------------------------------------------ */
@@ -482,11 +532,10 @@ static void draw_marks(struct svg_buf *b, const struct svg_xy_chart *c, const st
 			continue;
 		x = px_x(sx, f, m->x);
 		y = px_y(sy, f, m->y);
-		sb_raw(b, "<circle cx=\"");
-		sb_num(b, x, 1);
-		sb_raw(b, "\" cy=\"");
-		sb_num(b, y, 1);
-		sb_raw(b, "\" r=\"7\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1.5\"/>\n");
+		sb_raw(b, "<circle");
+		px_attr(b, "cx", x);
+		px_attr(b, "cy", y);
+		sb_raw(b, " r=\"7\" fill=\"none\" stroke=\"#000000\" stroke-width=\"1.5\"/>\n");
 		if (!m->label || !*m->label)
 			continue;
 		w = svg_text_width(m->label, FONT);
@@ -520,10 +569,10 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 	struct range rx = {0}, ry = {0};
 	struct svg_buf b = {0};
 	struct scale sx, sy;
-	struct legend lg;
 	struct frame f;
-	bool spread = false;
+	const char *spread_note = NULL;
 	int w = c->width, h = c->height, r, xt;
+	double legend_y;
 	size_t i, j;
 
 	*svg = NULL;
@@ -541,7 +590,8 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 			if (p->spread) {
 				range_add(&ry, p->lo);
 				range_add(&ry, p->hi);
-				spread = true;
+				spread_note = c->spread_note ? c->spread_note
+							     : "bars: spread of the samples";
 			}
 		}
 	for (i = 0; i < c->n_marks; i++) {
@@ -554,18 +604,8 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 		range_add(&ry,
 			  ry.max + (ry.max - (c->y.from_zero && ry.min > 0 ? 0 : ry.min)) * 0.08);
 	/* The legend's height decides where the plot starts: lay it out without drawing. */
-	lg = (struct legend){.b = &b,
-			     .x = MARGIN_L,
-			     .x0 = MARGIN_L,
-			     .x_max = w - MARGIN_R,
-			     .y = TITLE_BASE + 22};
-	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL,
-			    c->series[i].name ? c->series[i].name : "");
-	if (spread)
-		legend_item(&lg, SW_SPREAD, "#555555", NULL,
-			    c->spread_note ? c->spread_note : "bars: spread of the samples");
-	f = (struct frame){MARGIN_L, w - MARGIN_R, lg.y + 20, h - MARGIN_B};
+	legend_y = legend(&b, w - MARGIN_R, false, c->series, c->n_series, spread_note, NULL);
+	f = (struct frame){MARGIN_L, w - MARGIN_R, legend_y + 20, h - MARGIN_B};
 	xt = (int)((f.x1 - f.x0) / 70);
 	r = scale_values(&sx, &c->x, rx, xt < 3 ? 3 : xt, err);
 	if (r == 0)
@@ -576,17 +616,7 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 	doc_open(&b, w, h, c->title ? c->title : "");
 	y_axis(&b, &sy, &f, f.y0, false, NULL);
 	x_axis(&b, &sx, &f, f.y0);
-	lg.draw = true;
-	lg.x = MARGIN_L;
-	lg.y = TITLE_BASE + 22;
-	sb_raw(&b, "<g class=\"legend\">\n");
-	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL,
-			    c->series[i].name ? c->series[i].name : "");
-	if (spread)
-		legend_item(&lg, SW_SPREAD, "#555555", NULL,
-			    c->spread_note ? c->spread_note : "bars: spread of the samples");
-	sb_raw(&b, "</g>\n");
+	legend(&b, w - MARGIN_R, true, c->series, c->n_series, spread_note, NULL);
 
 	for (i = 0; i < c->n_series; i++) {
 		const struct svg_series *s = &c->series[i];
@@ -594,17 +624,11 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 		sb_printf(&b, "<g class=\"series\" id=\"series-%zu\">\n", i + 1);
 		for (j = 0; j < s->n; j++) {
 			const struct svg_point *p = &s->points[j];
-			double x;
 
 			if (!p->spread || !isfinite(p->x) || !isfinite(p->lo) || !isfinite(p->hi))
 				continue;
-			x = px_x(&sx, &f, p->x);
-			line(&b, x, px_y(&sy, &f, p->lo), x, px_y(&sy, &f, p->hi), palette[i], 1.2,
-			     NULL);
-			line(&b, x - 3, px_y(&sy, &f, p->lo), x + 3, px_y(&sy, &f, p->lo),
-			     palette[i], 1.2, NULL);
-			line(&b, x - 3, px_y(&sy, &f, p->hi), x + 3, px_y(&sy, &f, p->hi),
-			     palette[i], 1.2, NULL);
+			spread_bar(&b, px_x(&sx, &f, p->x), px_y(&sy, &f, p->lo),
+				   px_y(&sy, &f, p->hi), 3, palette[i], 1.2);
 		}
 		series_path(&b, s, &sx, &sy, &f, palette[i]);
 		for (j = 0; j < s->n; j++) {
@@ -612,11 +636,7 @@ int svg_render_xy(const struct svg_xy_chart *c, char **svg, size_t *len, struct 
 
 			if (!isfinite(p->x) || !isfinite(p->y))
 				continue;
-			sb_raw(&b, "<circle cx=\"");
-			sb_num(&b, px_x(&sx, &f, p->x), 1);
-			sb_raw(&b, "\" cy=\"");
-			sb_num(&b, px_y(&sy, &f, p->y), 1);
-			sb_printf(&b, "\" r=\"3\" fill=\"%s\"/>\n", palette[i]);
+			dot(&b, px_x(&sx, &f, p->x), px_y(&sy, &f, p->y), palette[i]);
 		}
 		sb_raw(&b, "</g>\n");
 	}
@@ -691,11 +711,11 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	struct placed_event *pe = NULL;
 	struct svg_buf b = {0};
 	struct scale sx, sy, sy2;
-	struct legend lg;
 	struct frame f, fd;
 	bool have_y2 = false, kinds[SVG_EV__COUNT] = {0};
 	int w = c->width, h = c->height, r, lanes;
 	size_t i, j, unlabelled = 0;
+	double right, legend_y;
 	char note[160];
 
 	*svg = NULL;
@@ -717,25 +737,11 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	}
 	for (i = 0; i < c->n_events; i++) {
 		range_add(&rx, c->events[i].t);
-		if (c->events[i].kind >= 0 && c->events[i].kind < SVG_EV__COUNT)
-			kinds[c->events[i].kind] = true;
-		else
-			kinds[SVG_EV_OTHER] = true;
+		kinds[event_kind(&c->events[i])] = true;
 	}
-	lg = (struct legend){.b = &b,
-			     .x = MARGIN_L,
-			     .x0 = MARGIN_L,
-			     .x_max = w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R),
-			     .y = TITLE_BASE + 22};
-	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL,
-			    c->series[i].name ? c->series[i].name : "");
-	for (i = 0; i < SVG_EV__COUNT; i++)
-		if (kinds[i])
-			legend_item(&lg, SW_EVENT, event_style[i].color, event_style[i].dash,
-				    event_style[i].name);
-	f = (struct frame){MARGIN_L, w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R), lg.y + 16,
-			   h - MARGIN_B};
+	right = w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R);
+	legend_y = legend(&b, right, false, c->series, c->n_series, NULL, kinds);
+	f = (struct frame){MARGIN_L, right, legend_y + 16, h - MARGIN_B};
 	r = scale_time(&sx, rx, c->absolute, f.x1 - f.x0, err);
 	if (r < 0)
 		return r;
@@ -774,18 +780,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 		y_axis(&b, &sy2, &fd, fd.y0, true, col);
 	}
 	x_axis(&b, &sx, &f, f.y0);
-	lg.draw = true;
-	lg.x = MARGIN_L;
-	lg.y = TITLE_BASE + 22;
-	sb_raw(&b, "<g class=\"legend\">\n");
-	for (i = 0; i < c->n_series; i++)
-		legend_item(&lg, SW_SERIES, palette[i], NULL,
-			    c->series[i].name ? c->series[i].name : "");
-	for (i = 0; i < SVG_EV__COUNT; i++)
-		if (kinds[i])
-			legend_item(&lg, SW_EVENT, event_style[i].color, event_style[i].dash,
-				    event_style[i].name);
-	sb_raw(&b, "</g>\n");
+	legend(&b, right, true, c->series, c->n_series, NULL, kinds);
 
 	for (i = 0; i < c->n_series; i++) {
 		sb_printf(&b, "<g class=\"series\" id=\"series-%zu\">\n", i + 1);
@@ -797,7 +792,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	sb_raw(&b, "<g class=\"events\">\n");
 	for (i = 0; i < c->n_events; i++) {
 		const struct svg_event *e = &c->events[i];
-		int k = e->kind >= 0 && e->kind < SVG_EV__COUNT ? (int)e->kind : SVG_EV_OTHER;
+		int k = event_kind(e);
 		char tl[64];
 
 		sb_raw(&b, "<g class=\"event\">");
@@ -822,7 +817,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	sb_raw(&b, "</g>\n<g class=\"event-labels\">\n");
 	for (i = 0; i < c->n_events; i++) {
 		const struct svg_event *e = &c->events[i];
-		int k = e->kind >= 0 && e->kind < SVG_EV__COUNT ? (int)e->kind : SVG_EV_OTHER;
+		int k = event_kind(e);
 		double wl, ly, lx;
 
 		if (pe[i].lane < 0)

@@ -11,10 +11,7 @@ command -v ethtool >/dev/null || t_skip "ethtool not installed"
 
 ns=$(t_netns a)
 nsb=$(t_netns b)
-ip link add c0 netns "$ns" numtxqueues 4 numrxqueues 4 type veth peer name c1 netns "$nsb" \
-	numtxqueues 4 numrxqueues 4
-ip -n "$ns" link set c0 up
-ip -n "$nsb" link set c1 up
+t_veth_pair "$ns" c0 "$nsb" c1 numtxqueues 4 numrxqueues 4
 export RTLTUNE_PROFILE_PATH=$T_TMP/profiles
 mkdir -p "$RTLTUNE_PROFILE_PATH"
 cat >"$RTLTUNE_PROFILE_PATH/chan.conf" <<'EOF'

@@ -18,25 +18,7 @@
 . "$TOP/tests/tuner-lib.sh"
 command -v ethtool >/dev/null || t_skip "ethtool not installed"
 
-TN_A=$(t_netns a)
-TN_B=$(t_netns b)
-ip link add ta netns "$TN_A" numtxqueues 4 numrxqueues 4 type veth peer name tb netns "$TN_B" \
-	numtxqueues 4 numrxqueues 4
-for ns in "$TN_A" "$TN_B"; do ip -n "$ns" link set lo up; done
-ip -n "$TN_A" link set ta up
-ip -n "$TN_B" link set tb up
-t_silence "$TN_A" ta
-t_silence "$TN_B" tb
-ip -n "$TN_A" addr add 10.89.0.1/24 dev ta
-ip -n "$TN_B" addr add $TN_DST/24 dev tb
-for port in 5201 5202; do
-	t_in "$TN_B" iperf3 -s -B $TN_DST -p $port -D --pidfile "$T_TMP/iperf3-server.$port.pid"
-done
-t_defer "kill \$(cat $T_TMP/iperf3-server.*.pid 2>/dev/null) 2>/dev/null || true"
-for ((i = 0; i < 100; i++)); do
-	[ "$(t_in "$TN_B" ss -Htln '( sport = :5201 or sport = :5202 )' | wc -l)" -eq 2 ] && break
-	sleep 0.05
-done
+tn_setup numtxqueues 4 numrxqueues 4
 
 mkdir -p "$T_TMP/profiles"
 cat >"$T_TMP/profiles/hands.conf" <<'EOF'

@@ -30,12 +30,7 @@ before=$(t_link_state "$A" ta)
 export RTLTUNE_PROFILE_PATH=$T_TMP/profiles
 mkdir -p "$RTLTUNE_PROFILE_PATH"
 printf '[knobs]\ngso_max_size = 65536\ngso_ipv4_max_size = 65536\n' >"$RTLTUNE_PROFILE_PATH/bigger.conf"
-t_in "$B" iperf3 -s -p 5201 -D --pidfile "$T_TMP/iperf3.pid"
-t_defer "kill \$(cat $T_TMP/iperf3.pid) 2>/dev/null || true"
-for ((i = 0; i < 100; i++)); do
-	t_in "$B" ss -Htln '( sport = :5201 )' | grep -q . && break
-	sleep 0.05
-done
+t_iperf3_servers "$B" "" 5201
 
 # sizes: "PERCENT-ABOVE-16K MEAN-BYTES SKBS" of ta's TX skbs over 2 s.
 sizes() {

@@ -19,14 +19,7 @@ ip -n "$A" -6 addr add fd89::1/64 dev ta nodad
 ip -n "$B" -6 addr add fd89::2/64 dev tb nodad
 ip -n "$A" link set ta gso_max_size 16384
 t_eq "$(t_nl_attr "$A" ta gso_ipv4_max_size)" 16384 "gso_ipv4_max_size follows gso_max_size"
-for port in 5201 5202; do
-	t_in "$B" iperf3 -s -p $port -D --pidfile "$T_TMP/iperf3-server.$port.pid"
-done
-for ((i = 0; i < 100; i++)); do
-	[ "$(t_in "$B" ss -Htln '( sport = :5201 or sport = :5202 )' | wc -l)" -ge 2 ] && break
-	sleep 0.05
-done
-t_defer "kill \$(cat $T_TMP/iperf3-server.5201.pid $T_TMP/iperf3-server.5202.pid 2>/dev/null) 2>/dev/null || true"
+t_iperf3_servers "$B" "" 5201 5202
 # A trial the criterion rejects on a loaded machine is tried again after 10 s, not the
 # default 300 s: this tests that raises reach established connections, not the
 # criterion's power (tuner_raise does that).
@@ -45,14 +38,8 @@ wait $V4 || t_fail "the IPv4 connection failed: $(tail -c 300 "$T_TMP/v4.json")"
 wait $V6 || t_fail "the IPv6 connection failed: $(tail -c 300 "$T_TMP/v6.json")"
 tn_decisions | cut -c1-200 | sed 's/^/# /'
 
-# ratio FILE NAME: last 10 s over first 5 s of the connection's per-second throughput.
-ratio() {
-	jq -r '[.intervals[].sum.bits_per_second] as $v | ($v | length) as $n |
-		(($v[0:5] | add) / 5) as $first | (($v[$n - 10:$n] | add) / 10) as $last |
-		"\($first / 1e9 * 100 | floor / 100) \($last / 1e9 * 100 | floor / 100) \($last / $first * 100 | floor)"' "$1"
-}
-read -r f4 l4 r4 <<<"$(ratio "$T_TMP/v4.json")"
-read -r f6 l6 r6 <<<"$(ratio "$T_TMP/v6.json")"
+read -r f4 l4 r4 <<<"$(tn_ratio "$T_TMP/v4.json")"
+read -r f6 l6 r6 <<<"$(tn_ratio "$T_TMP/v6.json")"
 echo "# IPv4 connection: first 5 s $f4 Gbit/s, last 10 s $l4 Gbit/s ($r4%)"
 echo "# IPv6 connection: first 5 s $f6 Gbit/s, last 10 s $l6 Gbit/s ($r6%)"
 final=$(t_ip_attr "$A" ta gso_max_size)

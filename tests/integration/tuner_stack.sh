@@ -30,15 +30,8 @@ ip -n "$C" addr add 10.92.0.2/24 dev td
 ip -n "$A" link set br0 gso_max_size 16384
 ip -n "$A" link set mv0 gso_max_size 16384
 before=$(for d in ta br0 tc mv0; do t_link_state "$A" $d; done)
-t_in "$B" iperf3 -s -p 5201 -D --pidfile "$T_TMP/iperf3-b.pid"
-t_in "$C" iperf3 -s -p 5201 -D --pidfile "$T_TMP/iperf3-c.pid"
-t_defer "kill \$(cat $T_TMP/iperf3-b.pid $T_TMP/iperf3-c.pid 2>/dev/null) 2>/dev/null || true"
-for ns in "$B" "$C"; do
-	for ((i = 0; i < 100; i++)); do
-		t_in "$ns" ss -Htln '( sport = :5201 )' | grep -q . && break
-		sleep 0.05
-	done
-done
+t_iperf3_servers "$B" "" 5201
+t_iperf3_servers "$C" "" 5201
 # Two interfaces tuned at once, so that both stacks get their trials within the 90 s.
 # A trial the criterion rejects on a loaded machine (two flows, two cores, other tests)
 # is tried again after 10 s, not the default 300 s: this tests that a raise reaches the
@@ -63,13 +56,8 @@ wait $F2 || t_fail "the connection over mv0 failed: $(tail -c 300 "$T_TMP/mv.jso
 d_rtl --json log --lines 512 | jq -r '.entries[] | select(.message | test("^tuner |upper of")) |
 	"\(.iface): \(.message)"' | cut -c1-200 | sed 's/^/# /'
 
-ratio() {
-	jq -r '[.intervals[].sum.bits_per_second] as $v | ($v | length) as $n |
-		(($v[0:5] | add) / 5) as $first | (($v[$n - 10:$n] | add) / 10) as $last |
-		"\($first / 1e9 * 100 | floor / 100) \($last / 1e9 * 100 | floor / 100) \($last / $first * 100 | floor)"' "$1"
-}
-read -r fb lb rb <<<"$(ratio "$T_TMP/br.json")"
-read -r fm lm rm <<<"$(ratio "$T_TMP/mv.json")"
+read -r fb lb rb <<<"$(tn_ratio "$T_TMP/br.json")"
+read -r fm lm rm <<<"$(tn_ratio "$T_TMP/mv.json")"
 echo "# over br0: first 5 s $fb Gbit/s, last 10 s $lb Gbit/s ($rb%)"
 echo "# over mv0: first 5 s $fm Gbit/s, last 10 s $lm Gbit/s ($rm%)"
 t_ge "$(t_ip_attr "$A" br0 gso_max_size)" 32768 "br0 raised with its port ta"

@@ -24,7 +24,6 @@
 #include <getopt.h>
 #include <linux/types.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,28 +37,27 @@
 
 #include "../../bpf/chip_model.h"
 #include "chip_model.skel.h"
+#define TOOL_NAME "chipmodel"
 #include "tcprog.h"
 
 /* Our filter on the ingress hook: fixed, so any later run finds exactly it. */
 #define CM_HANDLE   0xc41b
 #define CM_PRIORITY 0xc41b
 
-static const char *prog = "chipmodel";
 static const char *const cm_maps[] = {CHIPMODEL_CFG_NAME, CHIPMODEL_RING_NAME,
 				      CHIPMODEL_STATS_NAME};
 enum { MAP_CFG, MAP_RING, MAP_STATS };
 
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
+static const struct tcprog_tool chip_model = {
+	.hook = {.point = BPF_TC_INGRESS,
+		 .handle = CM_HANDLE,
+		 .priority = CM_PRIORITY,
+		 .prog_name = CHIPMODEL_PROG_NAME},
+	.what = "chip model",
+	.maps = cm_maps,
+	.n_maps = 3,
+	.verbose_env = "CHIPMODEL_VERBOSE",
+};
 
 static int usage(void)
 {
@@ -69,15 +67,8 @@ static int usage(void)
 		"           [--off|--on]\n"
 		"       %s stats IFACE\n"
 		"       %s detach IFACE\n",
-		prog, prog, prog);
+		TOOL_NAME, TOOL_NAME, TOOL_NAME);
 	return 2;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!getenv("CHIPMODEL_VERBOSE"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
 }
 
 /* One row per numeric knob: where it lives in the config, its range, its option name. */
@@ -87,7 +78,10 @@ struct knob_row {
 	unsigned long max;
 };
 
-#define ROW(n, field, m) {n, offsetof(struct chipmodel_cfg, field), m}
+#define ROW(n, field, m)                                                                           \
+	{                                                                                          \
+		n, offsetof(struct chipmodel_cfg, field), m                                        \
+	}
 static const struct knob_row knob_rows[] = {
 	ROW("frame-ns", frame_ns, CHIPMODEL_MAX_COST_NS),
 	ROW("burst-bytes", burst_bytes, 65536),
@@ -141,7 +135,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->tso_drop = strtod(optarg, &end);
 			if (errno || *end || end == optarg ||
 			    !(o->tso_drop >= 0 && o->tso_drop <= 1))
-				return fail(2, "--tso-drop: expected a fraction from 0 to 1, got '%s'",
+				return fail(2,
+					    "--tso-drop: expected a fraction from 0 to 1, got '%s'",
 					    optarg);
 			o->have_tso_drop = true;
 		} else if (c == OPT_ON || c == OPT_OFF) {
@@ -162,7 +157,7 @@ static void cfg_from_opts(const struct opts *o, struct chipmodel_cfg *cfg)
 		if (o->have[i])
 			*(__u32 *)((char *)cfg + knob_rows[i].off) = o->val[i];
 	if (o->have_tso_drop)
-		cfg->tso_drop_threshold = (__u64)(o->tso_drop * 4294967296.0);
+		cfg->tso_drop_threshold = tcprog_threshold(o->tso_drop);
 	if (o->enabled >= 0)
 		cfg->enabled = (__u32)o->enabled;
 }
@@ -171,37 +166,37 @@ static void cfg_from_opts(const struct opts *o, struct chipmodel_cfg *cfg)
 static int cfg_check(const struct chipmodel_cfg *cfg)
 {
 	if (!!cfg->burst_bytes != !!cfg->burst_ns)
-		return fail(2, "the burst model needs both --burst-bytes and --burst-ns (0 for off)");
+		return fail(2,
+			    "the burst model needs both --burst-bytes and --burst-ns (0 for off)");
 	if (!!cfg->ring_frames != !!cfg->drain_ns)
-		return fail(2, "the ring model needs both --ring-frames and --drain-ns (0 for off)");
+		return fail(2,
+			    "the ring model needs both --ring-frames and --drain-ns (0 for off)");
 	return 0;
+}
+
+/* The settings as "NAME VALUE" pairs: on the line being printed, or one per line. */
+static void print_settings(const struct chipmodel_cfg *cfg, bool one_line)
+{
+	const char *before = one_line ? " " : "", *after = one_line ? "" : "\n";
+	unsigned int i;
+
+	for (i = 0; i < N_ROWS; i++)
+		printf("%s%s %u%s", before, knob_rows[i].name,
+		       *(const __u32 *)((const char *)cfg + knob_rows[i].off), after);
+	printf("%stso-drop %.6f\n", before, tcprog_fraction(cfg->tso_drop_threshold));
 }
 
 static void print_cfg(const char *verb, const char *ifname, const struct chipmodel_cfg *cfg)
 {
-	unsigned int i;
-
 	printf("%s %s enabled %u", verb, ifname, cfg->enabled);
-	for (i = 0; i < N_ROWS; i++)
-		printf(" %s %u", knob_rows[i].name, *(const __u32 *)((const char *)cfg + knob_rows[i].off));
-	printf(" tso-drop %.6f\n", (double)cfg->tso_drop_threshold / 4294967296.0);
-}
-
-static struct tcprog_hook hook_of(int ifindex)
-{
-	return (struct tcprog_hook){.ifindex = ifindex,
-				    .point = BPF_TC_INGRESS,
-				    .handle = CM_HANDLE,
-				    .priority = CM_PRIORITY,
-				    .prog_name = CHIPMODEL_PROG_NAME};
+	print_settings(cfg, true);
 }
 
 static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 {
-	struct tcprog_hook h = hook_of(ifindex);
 	struct chipmodel_cfg cfg = {.enabled = 1, .burst_offset = 52};
 	struct chip_model *skel;
-	__u32 zero = 0, prog_id = 0;
+	__u32 prog_id = 0;
 	int r;
 
 	cfg_from_opts(o, &cfg);
@@ -211,39 +206,25 @@ static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 	skel = chip_model__open_and_load();
 	if (!skel)
 		return fail(3, "load %s: %s", CHIPMODEL_PROG_NAME, strerror(errno));
-	/* Configured before it sees a packet. */
-	r = bpf_map_update_elem(bpf_map__fd(skel->maps.rtl_cm_cfg), &zero, &cfg, BPF_ANY);
-	if (r < 0) {
-		r = fail(3, "configure: %s", strerror(errno));
-		goto out;
-	}
-	r = tcprog_attach(&h, bpf_program__fd(skel->progs.rtl_chipmodel), &prog_id);
-	if (r < 0) {
-		r = fail(3, "%s: attach to tc ingress: %s", ifname, strerror(-r));
-		goto out;
-	}
-	print_cfg("attached", ifname, &cfg);
-	r = 0;
-out:
-	/* The filter keeps the program (and its maps) alive after this. */
+	r = tcprog_cmd_attach(&chip_model, ifname, ifindex, bpf_map__fd(skel->maps.rtl_cm_cfg),
+			      &cfg, bpf_program__fd(skel->progs.rtl_chipmodel), &prog_id);
+	if (r == 0)
+		print_cfg("attached", ifname, &cfg);
 	chip_model__destroy(skel);
 	return r;
 }
 
 static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 {
-	struct tcprog_hook h = hook_of(ifindex);
 	struct chipmodel_ring ring = {0};
 	struct chipmodel_cfg cfg, old;
 	struct tcprog_found f;
 	__u32 zero = 0;
 	int r;
 
-	r = tcprog_find(&h, cm_maps, 3, &f);
-	if (r < 0) {
-		tcprog_found_close(&f);
-		return fail(3, "%s: chip model not attached: %s", ifname, strerror(-r));
-	}
+	r = tcprog_cmd_find(&chip_model, ifname, ifindex, &f);
+	if (r)
+		return r;
 	r = bpf_map_lookup_elem(f.map_fd[MAP_CFG], &zero, &cfg);
 	if (r < 0) {
 		tcprog_found_close(&f);
@@ -267,40 +248,25 @@ static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 	return 0;
 }
 
-#define STAT_FIELDS(X)                                                                          \
-	X(skbs) X(frames) X(gso_skbs) X(bytes) X(tso_drop_skbs) X(tso_drop_frames)              \
-	X(ring_drop_skbs) X(ring_cut_skbs) X(ring_drop_frames) X(cost_frames) X(cost_bursts) X(cost_ns)          \
-	X(spun_ns) X(spin_capped)
+/* The counters summed over the CPUs: all but ring_max_frames, a maximum. */
+/* clang-format off */
+#define STAT_FIELDS(X)                                                                             \
+	X(skbs) X(frames) X(gso_skbs) X(bytes) X(tso_drop_skbs) X(tso_drop_frames)                 \
+	X(ring_drop_skbs) X(ring_cut_skbs) X(ring_drop_frames)                                     \
+	X(cost_frames) X(cost_bursts) X(cost_ns) X(spun_ns) X(spin_capped)
+/* clang-format on */
 
 static int cmd_stats(const char *ifname, int ifindex)
 {
-	struct tcprog_hook h = hook_of(ifindex);
 	struct chipmodel_stats sum = {0}, *percpu;
-	int ncpu = libbpf_num_possible_cpus(), i, r;
 	struct chipmodel_cfg cfg = {0};
 	struct tcprog_found f;
-	unsigned int k;
-	__u32 zero = 0;
+	int ncpu, i, r;
 
-	if (ncpu <= 0)
-		return fail(3, "possible CPUs: %s", strerror(-ncpu));
-	r = tcprog_find(&h, cm_maps, 3, &f);
-	if (r < 0) {
-		tcprog_found_close(&f);
-		return fail(3, "%s: chip model not attached: %s", ifname, strerror(-r));
-	}
-	percpu = calloc((size_t)ncpu, sizeof(*percpu));
-	if (!percpu) {
-		tcprog_found_close(&f);
-		return fail(3, "out of memory");
-	}
-	r = bpf_map_lookup_elem(f.map_fd[MAP_CFG], &zero, &cfg);
-	if (r == 0)
-		r = bpf_map_lookup_elem(f.map_fd[MAP_STATS], &zero, percpu);
-	if (r < 0) {
-		r = fail(3, "%s: read maps: %s", ifname, strerror(errno));
-		goto out;
-	}
+	percpu =
+		tcprog_cmd_read(&chip_model, ifname, ifindex, &f, &cfg, sizeof(*percpu), &ncpu, &r);
+	if (!percpu)
+		return r;
 	for (i = 0; i < ncpu; i++) {
 #define ADD(x) sum.x += percpu[i].x;
 		STAT_FIELDS(ADD)
@@ -311,31 +277,13 @@ static int cmd_stats(const char *ifname, int ifindex)
 	/* One "key value" per line: trivially read by shell tests. */
 	printf("ifname %s\nifindex %d\nprog_id %u\nenabled %u\n", ifname, ifindex, f.prog_id,
 	       cfg.enabled);
-	for (k = 0; k < N_ROWS; k++)
-		printf("%s %u\n", knob_rows[k].name,
-		       *(const __u32 *)((const char *)&cfg + knob_rows[k].off));
-	printf("tso-drop %.6f\n", (double)cfg.tso_drop_threshold / 4294967296.0);
+	print_settings(&cfg, false);
 #define PRINT(x) printf(#x " %llu\n", (unsigned long long)sum.x);
 	STAT_FIELDS(PRINT)
 #undef PRINT
 	printf("ring_max_frames %llu\n", (unsigned long long)sum.ring_max_frames);
-	r = 0;
-out:
 	free(percpu);
 	tcprog_found_close(&f);
-	return r;
-}
-
-static int cmd_detach(const char *ifname, int ifindex)
-{
-	struct tcprog_hook h = hook_of(ifindex);
-	int r = tcprog_detach(&h);
-
-	if (r == -ENOENT)
-		return fail(3, "%s: chip model not attached: %s", ifname, strerror(-r));
-	if (r < 0)
-		return fail(3, "%s: detach: %s", ifname, strerror(-r));
-	printf("detached %s\n", ifname);
 	return 0;
 }
 
@@ -353,7 +301,7 @@ int main(int argc, char **argv)
 	r = parse_opts(argc - 2, argv + 2, &o);
 	if (r)
 		return r;
-	libbpf_set_print(libbpf_quiet);
+	tcprog_quiet_libbpf(&chip_model);
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return fail(2, "no such interface: %s", ifname);
@@ -366,6 +314,6 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "stats") == 0 && !o.any)
 		return cmd_stats(ifname, (int)ifindex);
 	if (strcmp(cmd, "detach") == 0 && !o.any)
-		return cmd_detach(ifname, (int)ifindex);
+		return tcprog_cmd_detach(&chip_model, ifname, (int)ifindex);
 	return usage();
 }

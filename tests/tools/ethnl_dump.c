@@ -29,13 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rtltune/ethnl.h"
-#include "rtltune/ethtool_groups.h"
-
-static int bit(const uint32_t *w, unsigned int i)
-{
-	return (w[i / 32] >> (i % 32)) & 1;
-}
+#include "ethnl_tool.h"
 
 static json_object *num_or_null(int64_t v)
 {
@@ -78,13 +72,6 @@ static json_object *features_json(const struct eth_features *f)
 	return o;
 }
 
-/* e == NULL: through the ioctl. */
-static int get_group(struct ethnl *e, int ifindex, const char *ifname, enum ethnl_group g,
-		     struct ethnl_values *v, struct rterr *err)
-{
-	return e ? ethnl_get(e, ifindex, g, v, err) : ethtool_group_get(ifindex, ifname, g, v, err);
-}
-
 static int dump_one(struct ethnl *e, const char *arg, json_object *arr)
 {
 	json_object *o = json_object_new_object(), *errors = json_object_new_object();
@@ -108,7 +95,7 @@ static int dump_one(struct ethnl *e, const char *arg, json_object *arr)
 		char key[32];
 
 		snprintf(key, sizeof(key), "%s_max", ethnl_group_name(g));
-		r = get_group(e, ifindex, ifname, g, &v, &err);
+		r = group_get(e, ifindex, ifname, g, &v, &err);
 		if (r < 0) {
 			json_object_object_add(errors, ethnl_group_name(g),
 					       json_object_new_string(err.msg));
@@ -301,6 +288,20 @@ static int monitor(struct ethnl *e, int count, int seconds)
 	return got == count ? 0 : 1;
 }
 
+/* One JSON array, an object per interface named. */
+static int dump_all(struct ethnl *e, char **names, int n)
+{
+	json_object *arr = json_object_new_array();
+	int i, rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		rc = dump_one(e, names[i], arr);
+	if (!rc)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+	json_object_put(arr);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rterr err = {0};
@@ -312,17 +313,8 @@ int main(int argc, char **argv)
 				"--repeat N|--monitor N [S]] IFACE...\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "--ioctl") == 0) {
-		json_object *arr = json_object_new_array();
-
-		for (i = 2; i < argc && !rc; i++)
-			rc = dump_one(NULL, argv[i], arr);
-		if (!rc)
-			printf("%s\n",
-			       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
-		json_object_put(arr);
-		return rc;
-	}
+	if (strcmp(argv[1], "--ioctl") == 0)
+		return dump_all(NULL, argv + 2, argc - 2);
 	if (ethnl_open(&e, &err) < 0) {
 		fprintf(stderr, "ethnl_dump: %s\n", err.msg);
 		return err.errnum == EOPNOTSUPP ? 77 : 3;
@@ -338,14 +330,7 @@ int main(int argc, char **argv)
 		for (i = 2; i < argc; i++)
 			rc |= compare_ioctl(e, argv[i]);
 	} else {
-		json_object *arr = json_object_new_array();
-
-		for (i = 1; i < argc && !rc; i++)
-			rc = dump_one(e, argv[i], arr);
-		if (!rc)
-			printf("%s\n",
-			       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
-		json_object_put(arr);
+		rc = dump_all(e, argv + 1, argc - 1);
 	}
 	ethnl_close(e);
 	return rc;

@@ -19,13 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtltune/ethnl.h"
-#include "rtltune/ethtool_groups.h"
-
-static int bit(const uint32_t *w, unsigned int i)
-{
-	return (w[i / 32] >> (i % 32)) & 1;
-}
+#include "ethnl_tool.h"
 
 static int group_by_name(const char *name)
 {
@@ -66,13 +60,11 @@ static int set_group(struct ethnl *e, int ifindex, const char *ifname, enum ethn
 		}
 		want.val[a->attr] = v;
 	}
-	if ((e ? ethnl_set(e, ifindex, g, &want, &err)
-	       : ethtool_group_set(ifindex, ifname, g, &want, &err)) < 0) {
+	if (group_set(e, ifindex, ifname, g, &want, &err) < 0) {
 		fprintf(stderr, "ethnl_set: %s\n", err.msg);
 		return err.kind == RTERR_INPUT ? 2 : 3;
 	}
-	if ((e ? ethnl_get(e, ifindex, g, &now, &err)
-	       : ethtool_group_get(ifindex, ifname, g, &now, &err)) < 0) {
+	if (group_get(e, ifindex, ifname, g, &now, &err) < 0) {
 		fprintf(stderr, "ethnl_set: %s\n", err.msg);
 		return 3;
 	}

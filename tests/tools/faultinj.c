@@ -18,7 +18,6 @@
 #include <getopt.h>
 #include <linux/types.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,25 +30,26 @@
 
 #include "../../bpf/fault_inject.h"
 #include "fault_inject.skel.h"
+#define TOOL_NAME "faultinj"
 #include "tcprog.h"
 
 /* Our filter on the egress hook: fixed, so any later run finds exactly it. */
 #define FI_HANDLE   0xfa17
 #define FI_PRIORITY 0xfa17
 
-static const char *prog = "faultinj";
+static const char *const fi_maps[] = {FAULTINJ_CFG_NAME, FAULTINJ_STATS_NAME};
+enum { MAP_CFG, MAP_STATS };
 
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
+static const struct tcprog_tool injector = {
+	.hook = {.point = BPF_TC_EGRESS,
+		 .handle = FI_HANDLE,
+		 .priority = FI_PRIORITY,
+		 .prog_name = FAULTINJ_PROG_NAME},
+	.what = "injector",
+	.maps = fi_maps,
+	.n_maps = 2,
+	.verbose_env = "FAULTINJ_VERBOSE",
+};
 
 static int usage(void)
 {
@@ -59,27 +59,8 @@ static int usage(void)
 		"[--off|--on]\n"
 		"       %s stats IFACE\n"
 		"       %s detach IFACE\n",
-		prog, prog, prog, prog);
+		TOOL_NAME, TOOL_NAME, TOOL_NAME, TOOL_NAME);
 	return 2;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!getenv("FAULTINJ_VERBOSE"))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-static const char *const fi_maps[] = {FAULTINJ_CFG_NAME, FAULTINJ_STATS_NAME};
-enum { MAP_CFG, MAP_STATS };
-
-static struct tcprog_hook hook_of(int ifindex)
-{
-	return (struct tcprog_hook){.ifindex = ifindex,
-				    .point = BPF_TC_EGRESS,
-				    .handle = FI_HANDLE,
-				    .priority = FI_PRIORITY,
-				    .prog_name = FAULTINJ_PROG_NAME};
 }
 
 struct opts {
@@ -144,7 +125,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 static void cfg_from_opts(const struct opts *o, struct faultinj_cfg *cfg)
 {
 	if (o->have_fraction)
-		cfg->threshold = (__u64)(o->fraction * 4294967296.0);
+		cfg->threshold = tcprog_threshold(o->fraction);
 	if (o->have_min_len)
 		cfg->min_len = (__u32)o->min_len;
 	if (o->gso_only >= 0)
@@ -155,54 +136,41 @@ static void cfg_from_opts(const struct opts *o, struct faultinj_cfg *cfg)
 
 static int cmd_attach(const char *ifname, int ifindex, const struct opts *o)
 {
-	struct tcprog_hook h = hook_of(ifindex);
 	/* Defaults: 5% of GSO skbs above 16 KiB. */
-	struct faultinj_cfg cfg = {.enabled = 1,
-				   .min_len = 16384,
-				   .gso_only = 1,
-				   .threshold = (__u64)(0.05 * 4294967296.0)};
+	struct faultinj_cfg cfg = {
+		.enabled = 1,
+		.min_len = 16384,
+		.gso_only = 1,
+		.threshold = tcprog_threshold(0.05),
+	};
 	struct fault_inject *skel;
-	__u32 zero = 0, prog_id = 0;
+	__u32 prog_id = 0;
 	int r;
 
 	cfg_from_opts(o, &cfg);
 	skel = fault_inject__open_and_load();
 	if (!skel)
 		return fail(3, "load %s: %s", FAULTINJ_PROG_NAME, strerror(errno));
-	/* Configured before it sees a packet. */
-	r = bpf_map_update_elem(bpf_map__fd(skel->maps.rtl_fi_cfg), &zero, &cfg, BPF_ANY);
-	if (r < 0) {
-		r = fail(3, "configure: %s", strerror(errno));
-		goto out;
-	}
-	r = tcprog_attach(&h, bpf_program__fd(skel->progs.rtl_faultinj), &prog_id);
-	if (r < 0) {
-		r = fail(3, "%s: attach to tc egress: %s", ifname, strerror(-r));
-		goto out;
-	}
-	printf("attached %s ifindex %d prog_id %u fraction %.6f min_len %u gso_only %u\n", ifname,
-	       ifindex, prog_id, (double)cfg.threshold / 4294967296.0, cfg.min_len,
-	       cfg.gso_only);
-	r = 0;
-out:
-	/* The filter keeps the program (and its maps) alive after this. */
+	r = tcprog_cmd_attach(&injector, ifname, ifindex, bpf_map__fd(skel->maps.rtl_fi_cfg), &cfg,
+			      bpf_program__fd(skel->progs.rtl_faultinj), &prog_id);
+	if (r == 0)
+		printf("attached %s ifindex %d prog_id %u fraction %.6f min_len %u gso_only %u\n",
+		       ifname, ifindex, prog_id, tcprog_fraction(cfg.threshold), cfg.min_len,
+		       cfg.gso_only);
 	fault_inject__destroy(skel);
 	return r;
 }
 
 static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 {
-	struct tcprog_hook h = hook_of(ifindex);
 	struct faultinj_cfg cfg;
 	struct tcprog_found f;
 	__u32 zero = 0;
 	int r;
 
-	r = tcprog_find(&h, fi_maps, 2, &f);
-	if (r < 0) {
-		tcprog_found_close(&f);
-		return fail(3, "%s: injector not attached: %s", ifname, strerror(-r));
-	}
+	r = tcprog_cmd_find(&injector, ifname, ifindex, &f);
+	if (r)
+		return r;
 	r = bpf_map_lookup_elem(f.map_fd[MAP_CFG], &zero, &cfg);
 	if (r == 0) {
 		cfg_from_opts(o, &cfg);
@@ -212,7 +180,7 @@ static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 	if (r < 0)
 		return fail(3, "%s: configure: %s", ifname, strerror(errno));
 	printf("set %s fraction %.6f min_len %u gso_only %u enabled %u\n", ifname,
-	       (double)cfg.threshold / 4294967296.0, cfg.min_len, cfg.gso_only, cfg.enabled);
+	       tcprog_fraction(cfg.threshold), cfg.min_len, cfg.gso_only, cfg.enabled);
 	return 0;
 }
 
@@ -220,30 +188,12 @@ static int cmd_stats(const char *ifname, int ifindex)
 {
 	struct faultinj_stats sum = {0}, *percpu;
 	struct faultinj_cfg cfg = {0};
-	int ncpu = libbpf_num_possible_cpus(), i, r;
-	struct tcprog_hook h = hook_of(ifindex);
 	struct tcprog_found f;
-	__u32 zero = 0;
+	int ncpu, i, r;
 
-	if (ncpu <= 0)
-		return fail(3, "possible CPUs: %s", strerror(-ncpu));
-	r = tcprog_find(&h, fi_maps, 2, &f);
-	if (r < 0) {
-		tcprog_found_close(&f);
-		return fail(3, "%s: injector not attached: %s", ifname, strerror(-r));
-	}
-	percpu = calloc((size_t)ncpu, sizeof(*percpu));
-	if (!percpu) {
-		tcprog_found_close(&f);
-		return fail(3, "out of memory");
-	}
-	r = bpf_map_lookup_elem(f.map_fd[MAP_CFG], &zero, &cfg);
-	if (r == 0)
-		r = bpf_map_lookup_elem(f.map_fd[MAP_STATS], &zero, percpu);
-	if (r < 0) {
-		r = fail(3, "%s: read maps: %s", ifname, strerror(errno));
-		goto out;
-	}
+	percpu = tcprog_cmd_read(&injector, ifname, ifindex, &f, &cfg, sizeof(*percpu), &ncpu, &r);
+	if (!percpu)
+		return r;
 	for (i = 0; i < ncpu; i++) {
 		sum.seen += percpu[i].seen;
 		sum.gso += percpu[i].gso;
@@ -256,28 +206,12 @@ static int cmd_stats(const char *ifname, int ifindex)
 	printf("ifname %s\nifindex %d\nprog_id %u\nenabled %u\nfraction %.6f\nmin_len %u\n"
 	       "gso_only %u\nseen %llu\ngso %llu\neligible %llu\ndropped %llu\n"
 	       "dropped_segs %llu\ndropped_bytes %llu\n",
-	       ifname, ifindex, f.prog_id, cfg.enabled, (double)cfg.threshold / 4294967296.0,
-	       cfg.min_len, cfg.gso_only, (unsigned long long)sum.seen, (unsigned long long)sum.gso,
+	       ifname, ifindex, f.prog_id, cfg.enabled, tcprog_fraction(cfg.threshold), cfg.min_len,
+	       cfg.gso_only, (unsigned long long)sum.seen, (unsigned long long)sum.gso,
 	       (unsigned long long)sum.eligible, (unsigned long long)sum.dropped,
 	       (unsigned long long)sum.dropped_segs, (unsigned long long)sum.dropped_bytes);
-	r = 0;
-out:
 	free(percpu);
 	tcprog_found_close(&f);
-	return r;
-}
-
-static int cmd_detach(const char *ifname, int ifindex)
-{
-	struct tcprog_hook h = hook_of(ifindex);
-	/* Only our own program: never remove a filter someone else put at this handle. */
-	int r = tcprog_detach(&h);
-
-	if (r == -ENOENT)
-		return fail(3, "%s: injector not attached: %s", ifname, strerror(-r));
-	if (r < 0)
-		return fail(3, "%s: detach: %s", ifname, strerror(-r));
-	printf("detached %s\n", ifname);
 	return 0;
 }
 
@@ -295,7 +229,7 @@ int main(int argc, char **argv)
 	r = parse_opts(argc - 2, argv + 2, &o);
 	if (r)
 		return r;
-	libbpf_set_print(libbpf_quiet);
+	tcprog_quiet_libbpf(&injector);
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return fail(2, "no such interface: %s", ifname);
@@ -306,6 +240,6 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "stats") == 0 && !o.have_fraction && !o.have_min_len)
 		return cmd_stats(ifname, (int)ifindex);
 	if (strcmp(cmd, "detach") == 0 && !o.have_fraction && !o.have_min_len)
-		return cmd_detach(ifname, (int)ifindex);
+		return tcprog_cmd_detach(&injector, ifname, (int)ifindex);
 	return usage();
 }

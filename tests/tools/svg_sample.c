@@ -18,6 +18,11 @@
 
 #include "rtltune/svg.h"
 
+/* The axes of an MTU sweep, and the throughput axis of the timeline too. */
+static const struct svg_axis mtu_axis = {.label = "MTU", .unit = "bytes"};
+static const struct svg_axis throughput_axis = {
+	.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true};
+
 static int emit(const char *path, int r, char *svg, size_t len, struct rterr *err)
 {
 	if (r == 0)
@@ -39,8 +44,8 @@ static int xy_demo(const char *dir)
 	struct svg_series s = {.name = "TCP throughput, va -> vb", .points = pts, .n = 13};
 	struct svg_xy_chart c = {
 		.title = "rtltune sweep va mtu 1000:1576:48",
-		.x = {.label = "MTU", .unit = "bytes"},
-		.y = {.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true},
+		.x = mtu_axis,
+		.y = throughput_axis,
 		.series = &s,
 		.n_series = 1,
 		.marks = marks,
@@ -54,7 +59,8 @@ static int xy_demo(const char *dir)
 
 	for (i = 0; i < 13; i++) {
 		double mtu = 1000 + 48 * (double)i;
-		double g = (mtu <= 1076 ? 3.3e9 * (mtu - 52) / 1024 : 1.8e9 * (mtu - 52) / 1024 / 1.0);
+		double g =
+			(mtu <= 1076 ? 3.3e9 * (mtu - 52) / 1024 : 1.8e9 * (mtu - 52) / 1024 / 1.0);
 
 		pts[i] = (struct svg_point){mtu, g, true, g * 0.96, g * 1.03};
 	}
@@ -67,10 +73,14 @@ static int xy_demo(const char *dir)
 		return r;
 
 	/* Text that must be escaped, a second series, marks on the same point. */
-	static struct svg_point a[4] = {{0.001, 12, 0, 0, 0}, {0.002, 30, 0, 0, 0},
-					{0.004, 31, 0, 0, 0}, {0.008, 28, 0, 0, 0}};
-	static struct svg_point b2[4] = {{0.001, 5, 1, 4, 7}, {0.002, 9, 1, 6, 12},
-					 {0.004, NAN, 0, 0, 0}, {0.008, 15, 1, 11, 16}};
+	static struct svg_point a[4] = {{0.001, 12, 0, 0, 0},
+					{0.002, 30, 0, 0, 0},
+					{0.004, 31, 0, 0, 0},
+					{0.008, 28, 0, 0, 0}};
+	static struct svg_point b2[4] = {{0.001, 5, 1, 4, 7},
+					 {0.002, 9, 1, 6, 12},
+					 {0.004, NAN, 0, 0, 0},
+					 {0.008, 15, 1, 11, 16}};
 	struct svg_series two[2] = {{.name = "<rx> & \"tx\"", .points = a, .n = 4},
 				    {.name = "bytes 'in' flight", .points = b2, .n = 4}};
 	struct svg_mark same[2] = {{0.004, 31, "current & best"}, {0.004, 31, "best <here>"}};
@@ -102,7 +112,7 @@ static int timeline_demo(const char *dir, bool absolute, bool crowded)
 		.title = crowded ? "rtltune report va --since 20m (crowded decisions)"
 				 : "rtltune report va --since 20m",
 		.absolute = absolute,
-		.y = {.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true},
+		.y = throughput_axis,
 		.y2 = {.label = "retransmits", .unit = "%", .from_zero = true},
 		.series = s,
 		.n_series = 2,
@@ -125,7 +135,8 @@ static int timeline_demo(const char *dir, bool absolute, bool crowded)
 	ev[n++] = (struct svg_event){t0 + 240, SVG_EV_TRIAL, "trial: mtu 1500 -> 9000"};
 	ev[n++] = (struct svg_event){t0 + 300, SVG_EV_KEPT, "kept mtu 9000 (+20%)"};
 	ev[n++] = (struct svg_event){t0 + 420, SVG_EV_TRIAL, "trial: tso on"};
-	ev[n++] = (struct svg_event){t0 + 480, SVG_EV_ROLLED_BACK, "rolled back tso (retransmits 4.5%)"};
+	ev[n++] = (struct svg_event){t0 + 480, SVG_EV_ROLLED_BACK,
+				     "rolled back tso (retransmits 4.5%)"};
 	ev[n++] = (struct svg_event){t0 + 900, SVG_EV_EXTERNAL, "external: gro off"};
 	if (crowded)
 		for (i = 0; i < 30; i++)
@@ -134,7 +145,9 @@ static int timeline_demo(const char *dir, bool absolute, bool crowded)
 						     i % 2 ? "kept gso_max_size 32768" : "trial"};
 	c.n_events = n;
 	snprintf(path, sizeof(path), "%s/timeline%s.svg", dir,
-		 crowded ? "-crowded" : absolute ? "-abs" : "");
+		 crowded    ? "-crowded"
+		 : absolute ? "-abs"
+			    : "");
 	r = svg_render_timeline(&c, &svg, &len, &err);
 	return emit(path, r, svg, len, &err);
 }
@@ -146,8 +159,8 @@ static int sweep(const char *file, const char *out)
 	struct svg_series s = {.name = "new connection, va -> vb (tcpstream)", .points = pts};
 	struct svg_xy_chart c = {
 		.title = "Throughput against MTU on the DMA burst model (1024-byte bursts)",
-		.x = {.label = "MTU", .unit = "bytes"},
-		.y = {.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true},
+		.x = mtu_axis,
+		.y = throughput_axis,
 		.series = &s,
 		.n_series = 1,
 		.marks = &best,

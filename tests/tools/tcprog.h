@@ -8,6 +8,10 @@
  * /sys/fs/bpf would not do: `ip netns exec` mounts a fresh sysfs, hiding any bpffs below.
  * The clsact qdisc stays on detach: other filters may share it, an empty one costs nothing.
  *
+ * Below the mechanism, the steps the tools' commands share, with their messages (tool.h)
+ * and exit codes: a tool is described once (struct tcprog_tool) and its attach, set, stats
+ * and detach commands call these.
+ *
  * Static functions in a header because every C file in tests/tools is its own program.
  */
 #ifndef RTLTUNE_TESTS_TCPROG_H
@@ -20,6 +24,7 @@
 #include <net/if.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -28,6 +33,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#include "tool.h"
 
 #define TCPROG_MAX_MAPS 4
 
@@ -60,8 +67,8 @@ static inline void tcprog_found_close(struct tcprog_found *f)
 
 /* Our program on the hook and its maps named map_names[0..n-1]; -ENOENT when the hook has
  * no filter at our handle, someone else's program sits there, or a map is missing. */
-static inline int tcprog_find(const struct tcprog_hook *h, const char *const *map_names,
-			      int n_maps, struct tcprog_found *f)
+static inline int tcprog_find(const struct tcprog_hook *h, const char *const *map_names, int n_maps,
+			      struct tcprog_found *f)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = h->ifindex, .attach_point = h->point);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = h->handle, .priority = h->priority);
@@ -165,7 +172,8 @@ static inline int tcprog_check_test_veth(const char *ifname, const char **why)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
-		named = stat(path, &st) == 0 && st.st_ino == self.st_ino && st.st_dev == self.st_dev;
+		named = stat(path, &st) == 0 && st.st_ino == self.st_ino &&
+			st.st_dev == self.st_dev;
 	}
 	if (d)
 		closedir(d);
@@ -184,9 +192,136 @@ static inline int tcprog_check_test_veth(const char *ifname, const char **why)
 	close(fd);
 	if (r < 0 || strcmp(di.driver, "veth") != 0) {
 		*why = r < 0 ? "no driver reported (ETHTOOL_GDRVINFO failed): not a veth"
-			   : "driver is not veth";
+			     : "driver is not veth";
 		return -EPERM;
 	}
+	return 0;
+}
+
+/* Both programs drop with probability threshold / 2^32: bpf_get_prandom_u32() < threshold. */
+static inline __u64 tcprog_threshold(double fraction)
+{
+	return (__u64)(fraction * 4294967296.0);
+}
+
+static inline double tcprog_fraction(__u64 threshold)
+{
+	return (double)threshold / 4294967296.0;
+}
+
+/* ---- the commands' common steps ------------------------------------------------------------ */
+
+/* A tool's program: its hook (the ifindex is each command's), what messages call it, its
+ * maps (the configuration first, one entry at key 0; the per-CPU counts last) and the
+ * environment variable that lets libbpf's own messages through. */
+struct tcprog_tool {
+	struct tcprog_hook hook;
+	const char *what;
+	const char *const *maps;
+	int n_maps;
+	const char *verbose_env;
+};
+
+static const char *tcprog_verbose_env;
+
+static inline int tcprog_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv(tcprog_verbose_env))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static inline void tcprog_quiet_libbpf(const struct tcprog_tool *t)
+{
+	tcprog_verbose_env = t->verbose_env;
+	libbpf_set_print(tcprog_libbpf_print);
+}
+
+static inline struct tcprog_hook tcprog_hook_on(const struct tcprog_tool *t, int ifindex)
+{
+	struct tcprog_hook h = t->hook;
+
+	h.ifindex = ifindex;
+	return h;
+}
+
+/* Our program and its maps on ifname; else the exit code, having said why (f closed). */
+static inline int tcprog_cmd_find(const struct tcprog_tool *t, const char *ifname, int ifindex,
+				  struct tcprog_found *f)
+{
+	struct tcprog_hook h = tcprog_hook_on(t, ifindex);
+	int r = tcprog_find(&h, t->maps, t->n_maps, f);
+
+	if (r < 0) {
+		tcprog_found_close(f);
+		return fail(3, "%s: %s not attached: %s", ifname, t->what, strerror(-r));
+	}
+	return 0;
+}
+
+/* Configure a loaded program before it sees a packet, then attach it at our handle. The
+ * filter keeps the program and its maps alive once the tool destroys its skeleton. */
+static inline int tcprog_cmd_attach(const struct tcprog_tool *t, const char *ifname, int ifindex,
+				    int cfg_fd, const void *cfg, int prog_fd, __u32 *prog_id)
+{
+	struct tcprog_hook h = tcprog_hook_on(t, ifindex);
+	__u32 zero = 0;
+	int r;
+
+	if (bpf_map_update_elem(cfg_fd, &zero, cfg, BPF_ANY) < 0)
+		return fail(3, "configure: %s", strerror(errno));
+	r = tcprog_attach(&h, prog_fd, prog_id);
+	if (r < 0)
+		return fail(3, "%s: attach to tc %s: %s", ifname,
+			    h.point == BPF_TC_INGRESS ? "ingress" : "egress", strerror(-r));
+	return 0;
+}
+
+/* The configuration into cfg, and every CPU's counts: calloc'd, *ncpu entries of stat_size
+ * bytes; the caller frees them and closes f. Else NULL with *code the exit code, having
+ * said why, and nothing left open. */
+static inline void *tcprog_cmd_read(const struct tcprog_tool *t, const char *ifname, int ifindex,
+				    struct tcprog_found *f, void *cfg, size_t stat_size, int *ncpu,
+				    int *code)
+{
+	__u32 zero = 0;
+	void *percpu;
+
+	*ncpu = libbpf_num_possible_cpus();
+	if (*ncpu <= 0) {
+		*code = fail(3, "possible CPUs: %s", strerror(-*ncpu));
+		return NULL;
+	}
+	*code = tcprog_cmd_find(t, ifname, ifindex, f);
+	if (*code)
+		return NULL;
+	percpu = calloc((size_t)*ncpu, stat_size);
+	if (!percpu) {
+		tcprog_found_close(f);
+		*code = fail(3, "out of memory");
+		return NULL;
+	}
+	if (bpf_map_lookup_elem(f->map_fd[0], &zero, cfg) < 0 ||
+	    bpf_map_lookup_elem(f->map_fd[t->n_maps - 1], &zero, percpu) < 0) {
+		*code = fail(3, "%s: read maps: %s", ifname, strerror(errno));
+		free(percpu);
+		tcprog_found_close(f);
+		return NULL;
+	}
+	return percpu;
+}
+
+/* Only our own program: never remove a filter someone else put at this handle. */
+static inline int tcprog_cmd_detach(const struct tcprog_tool *t, const char *ifname, int ifindex)
+{
+	struct tcprog_hook h = tcprog_hook_on(t, ifindex);
+	int r = tcprog_detach(&h);
+
+	if (r == -ENOENT)
+		return fail(3, "%s: %s not attached: %s", ifname, t->what, strerror(-r));
+	if (r < 0)
+		return fail(3, "%s: detach: %s", ifname, strerror(-r));
+	printf("detached %s\n", ifname);
 	return 0;
 }
 

@@ -28,7 +28,6 @@
 #include <linux/tcp.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +36,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#define TOOL_NAME "tcpstream"
+#include "tool.h"
+
 #define BUF_SIZE	 (256 * 1024)
 #define IDLE_TIMEOUT_S	 10
 #define SERVER_TIMEOUT_S 30
 
-static const char *prog = "tcpstream";
 /* One process, one flow at a time: one buffer serves both ends. */
 static char buf[BUF_SIZE];
 
@@ -51,24 +52,12 @@ struct answer {
 	uint64_t first_to_last_ns;
 };
 
-static int fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return code;
-}
-
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s serve ADDR PORT [--pidfile FILE]\n"
 		"       %s send ADDR PORT [--seconds S]\n",
-		prog, prog);
+		TOOL_NAME, TOOL_NAME);
 	return 2;
 }
 
@@ -233,9 +222,9 @@ static int cmd_send(const struct sockaddr_in *sa, double seconds)
 	printf("bytes %llu seconds %.6f gbit_s %.4f retrans %u segs_out %u retrans_ppm %llu "
 	       "mss %u\n",
 	       (unsigned long long)a.bytes, secs, gbit, ti.tcpi_total_retrans, ti.tcpi_segs_out,
-	       ti.tcpi_segs_out ? (unsigned long long)ti.tcpi_total_retrans * 1000000ull /
-					  ti.tcpi_segs_out
-				: 0ull,
+	       ti.tcpi_segs_out
+		       ? (unsigned long long)ti.tcpi_total_retrans * 1000000ull / ti.tcpi_segs_out
+		       : 0ull,
 	       ti.tcpi_snd_mss);
 	return 0;
 }

@@ -475,7 +475,7 @@ int main(void)
 		cmocka_unit_test(test_calls),
 	};
 
-	if (find_tree() < 0) {
+	if (find_tree(ETHNL_FIXTURES) < 0) {
 		fprintf(stderr, "test_ethtool_groups: fixtures not found (set RTLTUNE_SRCDIR)\n");
 		return 1;
 	}

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "tree.h"
+#include "captured_link.h"
 
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
@@ -72,7 +72,8 @@ static void test_rows_consistent(void **state)
 			if (knob_is_feature((enum knob_id)k)) {
 				assert_int_equal(d->n_features, 1);
 				assert_true(strncmp(d->name, "feature.", 8) == 0);
-				assert_string_equal(d->name + 8, knob_feature_name((enum knob_id)k));
+				assert_string_equal(d->name + 8,
+						    knob_feature_name((enum knob_id)k));
 			}
 		}
 		if (d->twin >= 0) {
@@ -126,27 +127,11 @@ static void test_txqueuelen_row(void **state)
 	assert_false(knob_value_valid(KNOB_TSO, 2));
 }
 
-/* A link as the kernel sent it (tests/fuzz/corpus/link_msg/dump-1: a veth port of a bridge). */
-static void read_captured(struct link_info *li)
-{
-	char path[PATH_MAX + 64];
-	unsigned char buf[4096];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/link_msg/dump-1", tree);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	assert_int_equal(link_info_from_msg(buf, n, li), 0);
-}
-
 static void test_link_parse_from_rows(void **state)
 {
 	struct link_info li;
 
-	read_captured(&li);
+	read_captured_link(&li);
 	assert_string_equal(li.ifname, "v1");
 	assert_string_equal(li.kind, "veth");
 	assert_string_equal(li.slave_kind, "bridge");
@@ -169,7 +154,7 @@ static void test_link_parse_from_rows(void **state)
 static void nic_of_captured(struct nic *nic)
 {
 	memset(nic, 0, sizeof(*nic));
-	read_captured(&nic->link);
+	read_captured_link(&nic->link);
 	memcpy(nic->val, nic->link.knob, sizeof(nic->val));
 	nic->val[KNOB_TSO] = nic->val[KNOB_GSO] = 1;
 	nic->val[KNOB_GRO] = 0;
@@ -231,7 +216,7 @@ int main(void)
 		cmocka_unit_test(test_txqueuelen_plans),
 	};
 
-	if (find_tree("tests/fuzz/corpus/link_msg/dump-1") < 0)
+	if (find_tree(CAPTURED_LINK) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

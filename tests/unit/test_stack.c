@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "tree.h"
+#include "captured_link.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/plan.h"
 #include "rtltune/stack.h"
@@ -81,20 +81,10 @@ static void link_of(struct link_info *li, int ifindex, const char *name, const c
 	assert_int_equal(link_info_from_msg(m.buf, m.len, li), 0);
 }
 
-/* The captured veth port (v1, ifindex 2, IFLA_MASTER 4, IFLA_LINK 3: its peer). */
+/* The captured veth port, checked to be the port of ifindex 4 and the peer of 3. */
 static void captured_port(struct link_info *li)
 {
-	char path[PATH_MAX + 64];
-	unsigned char buf[4096];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/link_msg/dump-1", tree);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	assert_int_equal(link_info_from_msg(buf, n, li), 0);
+	read_captured_link(li);
 	assert_int_equal(li->master, 4);
 	assert_int_equal(li->link, 3);
 }
@@ -291,7 +281,7 @@ int main(void)
 		cmocka_unit_test(test_netvsc_and_mana),
 	};
 
-	if (find_tree("tests/fuzz/corpus/link_msg/dump-1") < 0)
+	if (find_tree(CAPTURED_LINK) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
