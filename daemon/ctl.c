@@ -4,6 +4,7 @@
  * queued replies written as the client reads them, SO_PEERCRED checked once per client.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdarg.h>
@@ -114,11 +115,14 @@ static int client_flush(struct ctl_client *c)
 			client_free(c);
 			return -1;
 		}
-		/* A burst (a big stats reply) should not pin memory for the client's life. */
+		/* A burst (a big stats reply) should not pin memory for the client's life, nor
+		 * the heap: the reply's JSON tree and text (megabytes for a status of 1000
+		 * interfaces) go back to the system now, not at the sampler's next trim. */
 		if (c->out_cap > 256 * 1024) {
 			free(c->out);
 			c->out = NULL;
 			c->out_cap = 0;
+			malloc_trim(0);
 		}
 	}
 	client_set_events(c);

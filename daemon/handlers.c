@@ -12,6 +12,7 @@
 #include "http.h"
 #include "iface.h"
 #include "log.h"
+#include "linkmon.h"
 #include "loop.h"
 #include "metrics.h"
 #include "outside.h"
@@ -135,6 +136,9 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
 	json_object_object_add(d, "sample_cost_seconds",
 			       json_object_new_double((double)sampler_cost_us() / 1e6));
+	/* Full link dumps so far: the first one, then only resynchronisations after lost
+	 * events (a healthy monitor keeps the table from events alone). */
+	json_object_object_add(d, "link_dumps", json_object_new_uint64(linkmon_dumps()));
 	json_object_object_add(d, "clients", json_object_new_int((int)ctl_client_count()));
 	json_object_object_add(d, "metrics_requests", json_object_new_uint64(http_request_count()));
 	return d;
@@ -164,9 +168,10 @@ static json_object *knobs_json(const struct iface *ifc)
 	int k;
 
 	for (k = 0; k < KNOB__COUNT; k++)
-		json_object_object_add(
-			o, knob_name((enum knob_id)k),
-			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
+		json_object_object_add(o, knob_name((enum knob_id)k),
+				       iface_knob(ifc, k) == LINK_UNSET
+					       ? NULL
+					       : json_object_new_int64(iface_knob(ifc, k)));
 	return o;
 }
 
@@ -298,9 +303,10 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	for (k = 0; k < KNOB__COUNT; k++) {
 		json_object *per = NULL;
 
-		json_object_object_add(
-			kv, knob_name(k),
-			ifc->knob[k] == LINK_UNSET ? NULL : json_object_new_int64(ifc->knob[k]));
+		json_object_object_add(kv, knob_name(k),
+				       iface_knob(ifc, k) == LINK_UNSET
+					       ? NULL
+					       : json_object_new_int64(iface_knob(ifc, k)));
 		for (oc = 0; oc < OUTCOME__COUNT; oc++) {
 			if (!ifc->m->decisions[k][oc])
 				continue;

@@ -90,7 +90,9 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 	if (rtd.chips)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
 	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
-	memcpy(ifc->knob, nic->val, sizeof(ifc->knob));
+	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
+	if (ifc->m)
+		memcpy(ifc->m->knob, nic->val, sizeof(ifc->m->knob));
 	ifc->master = nic->link.master;
 	ifc->link = nic->link.link_netns ? 0 : nic->link.link;
 	ifc->knob_dirty = false;
@@ -164,7 +166,7 @@ void iface_read_stack(struct iface *ifc)
 	for (i = 0; i < KNOB__COUNT; i++)
 		m->eff[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
 				    ? stack_effective(&m->snap.link, &m->stack, (enum knob_id)i)
-				    : ifc->knob[i];
+				    : iface_knob(ifc, i);
 	m->eff[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, &m->stack);
 	/* How far the uppers let a raise go, and which device stops it. */
 	m->stack_gso_cap = LINK_UNSET;
@@ -360,13 +362,16 @@ static void link_new(const struct link_info *li)
 	ifc->first_seen_us = now_us();
 	ifc->autotune = rtd.cfg.autotune;
 	ifc->seen_gen = sync_gen;
-	for (k = 0; k < KNOB__COUNT; k++)
-		ifc->knob[k] = LINK_UNSET;
+	for (k = 0; k < KNOB_FIRST_ETHNL; k++)
+		ifc->core_knob[k] = LINK_UNSET;
 	ifc->next = ifaces;
 	ifaces = ifc;
 	n_ifaces++;
-	/* Identity (driver, chip) decides selection: read the rest of the snapshot. */
+	/* Identity (driver, chip) decides selection: read it (not the ethtool groups, which
+	 * only a managed interface needs: a host of 1000 unmanaged veths stays cheap). */
+	nic_io_read_groups(actuator_io(rtd.act), 0);
 	nic_from_link(actuator_io(rtd.act), li, &nic);
+	nic_io_read_groups(actuator_io(rtd.act), NIC_GROUPS_ALL);
 	iface_update(ifc, &nic);
 	ifc->managed = select_iface(ifc);
 	if (ifc->managed) {
@@ -375,6 +380,8 @@ static void link_new(const struct link_info *li)
 			ifc->managed = false;
 			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
 		} else {
+			for (k = 0; k < ETHNL_GROUP_COUNT; k++)
+				nic_read_group(actuator_io(rtd.act), (enum ethnl_group)k, &nic);
 			iface_update(ifc, &nic);
 		}
 	}

@@ -47,6 +47,7 @@ struct iface_mgd {
 	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
 	 * the tuner may use (kernel cut by the chip database) with the chip's quirks. */
 	struct nic snap;
+	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
 	int64_t gso_max, gro_max, mtu_max;
 	uint32_t quirks;
 	/* iface.c: the device stack around it (docs/stack.md), read with the snapshot; what
@@ -90,10 +91,12 @@ struct iface {
 	unsigned int flags;
 	char operstate[16];
 	bool lower_up;
-	char driver[32];	   /* ethtool -i; "" unknown */
-	char chip[48];		   /* chip database id; "" none */
-	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
-	bool knob_dirty;	   /* a notification: re-read and compare at the next sample */
+	char driver[32]; /* ethtool -i; "" unknown */
+	char chip[48];	 /* chip database id; "" none */
+	/* The rtnetlink knobs as last read; a managed interface has every knob in m->knob
+	 * (iface_knob() reads either): an unmanaged one costs a few hundred bytes. */
+	int64_t core_knob[KNOB_FIRST_ETHNL];
+	bool knob_dirty; /* a notification: re-read and compare at the next sample */
 	uint64_t first_seen_us;
 	uint32_t seen_gen; /* resynchronisation that last listed it */
 	unsigned int carrier_changes;
@@ -101,10 +104,19 @@ struct iface {
 	/* iface.c: selection (config interfaces/exclude/drivers/chips) and why; autotune by
 	 * iface_set_autotune(). */
 	bool managed;
-	char why[160];
+	char why[96];
 	bool autotune;
 	struct iface_mgd *m; /* NULL while not managed */
 };
+
+/* A knob's value as last read: LINK_UNSET when unknown (the ethtool groups and features
+ * of an interface that is not managed are not read). */
+static inline int64_t iface_knob(const struct iface *ifc, int k)
+{
+	if (ifc->m)
+		return ifc->m->knob[k];
+	return k < KNOB_FIRST_ETHNL ? ifc->core_knob[k] : LINK_UNSET;
+}
 
 /* What happened to an interface; observers get it after the table is updated. */
 enum iface_event {

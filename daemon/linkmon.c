@@ -25,28 +25,36 @@ static struct nl_sock *sk;
 static struct ev_io nl_io;
 static bool dumping;
 static void (*dump_done)(int err);
+static uint64_t dumps;
 
-/* IFLA_STATS64, which only the daemon wants (lib/link.c parses the rest). */
+uint64_t linkmon_dumps(void)
+{
+	return dumps;
+}
+
+/* IFLA_STATS64 (lib/link.c reads it), as the daemon keeps it. */
 static bool link_stats(struct nlmsghdr *nlh, struct link_counters *out)
 {
-	struct nlattr *tb[IFLA_MAX + 1];
 	struct rtnl_link_stats64 s;
 
-	if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) < 0 ||
-	    !tb[IFLA_STATS64] || nla_len(tb[IFLA_STATS64]) < (int)sizeof(s))
+	if (!link_stats_from_msg(nlh, nlh->nlmsg_len, &s))
 		return false;
-	memcpy(&s, nla_data(tb[IFLA_STATS64]), sizeof(s));
-	*out = (struct link_counters){
-		.rx_packets = s.rx_packets,
-		.tx_packets = s.tx_packets,
-		.rx_bytes = s.rx_bytes,
-		.tx_bytes = s.tx_bytes,
-		.rx_dropped = s.rx_dropped,
-		.tx_dropped = s.tx_dropped,
-		.rx_errors = s.rx_errors,
-		.tx_errors = s.tx_errors,
-	};
+	linkmon_counters_from(&s, out);
 	return true;
+}
+
+void linkmon_counters_from(const struct rtnl_link_stats64 *s, struct link_counters *out)
+{
+	*out = (struct link_counters){
+		.rx_packets = s->rx_packets,
+		.tx_packets = s->tx_packets,
+		.rx_bytes = s->rx_bytes,
+		.tx_bytes = s->tx_bytes,
+		.rx_dropped = s->rx_dropped,
+		.tx_dropped = s->tx_dropped,
+		.rx_errors = s->rx_errors,
+		.tx_errors = s->tx_errors,
+	};
 }
 
 static int valid_cb(struct nl_msg *msg, void *arg)
@@ -108,6 +116,7 @@ int linkmon_dump(void (*done)(int err))
 		return -EIO;
 	dumping = true;
 	dump_done = done;
+	dumps++;
 	return 0;
 }
 

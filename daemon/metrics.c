@@ -442,11 +442,11 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
 			/* Unsupported knobs and features the driver fixes are no knobs here. */
-			if (ifc->knob[k] == LINK_UNSET || ifc->m->snap.fixed[k])
+			if (iface_knob(ifc, k) == LINK_UNSET || ifc->m->snap.fixed[k])
 				continue;
 			series(b, "rtltune_knob_value", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
-			sb_i64(b, ifc->knob[k]);
+			sb_i64(b, iface_knob(ifc, k));
 			sb_mem(b, "\n", 1);
 		}
 		break;
@@ -474,11 +474,11 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		break;
 	case SEC_DRIFT:
 		for (k = 0; k < KNOB__COUNT; k++) {
-			if (!ifc->m->wanted[k] || ifc->knob[k] == LINK_UNSET)
+			if (!ifc->m->wanted[k] || iface_knob(ifc, k) == LINK_UNSET)
 				continue;
 			series(b, "rtltune_knob_drift", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
-			sb_u64(b, ifc->knob[k] != ifc->m->want[k]);
+			sb_u64(b, iface_knob(ifc, k) != ifc->m->want[k]);
 			sb_mem(b, "\n", 1);
 		}
 		break;

@@ -84,7 +84,7 @@ static void recheck(struct iface *ifc)
 	if (actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
 		return; /* gone meanwhile: the DELLINK event removes it */
 	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
-		int64_t was = ifc->knob[k], now = nic.val[k];
+		int64_t was = iface_knob(ifc, k), now = nic.val[k];
 
 		/* A knob that just became readable (or unreadable) is no one's change. */
 		if (was == LINK_UNSET || now == LINK_UNSET || was == now)
@@ -137,7 +137,7 @@ void outside_sample(struct iface *ifc)
 	    link_get_index(actuator_link_sock(rtd.act), ifc->ifindex, &li, &err) == 0)
 		for (k = 0; k < KNOB_FIRST_ETHNL && !ifc->knob_dirty; k++)
 			if (knob_desc((enum knob_id)k)->backend == KNOB_B_LINK &&
-			    li.knob[k] != ifc->knob[k])
+			    li.knob[k] != iface_knob(ifc, k))
 				ifc->knob_dirty = true;
 	if (ifc->knob_dirty)
 		recheck(ifc);

@@ -86,8 +86,11 @@ json_object *recommend_json(struct iface *ifc)
 	json_object *o = json_object_new_object(), *basis = json_object_new_object();
 	uint64_t tx, retrans, busy, timeouts, gso_skbs;
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
-	int64_t *kv = ifc->knob;
+	int64_t kv[KNOB__COUNT];
+	int k;
 
+	for (k = 0; k < KNOB__COUNT; k++)
+		kv[k] = iface_knob(ifc, k);
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "window_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us *

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The periodic sampler: sums the probes' per-CPU maps, asks rtnetlink for the link
- * counters (one dump, which also resynchronizes the interface table), then turns the
- * cumulative values into rates and window slots and refreshes what changed.
+ * The periodic sampler: sums the probes' per-CPU maps, reads by ifindex the link counters
+ * of a managed interface the probes do not count (no dump: link events keep the table),
+ * then turns the cumulative values into rates and window slots and refreshes what changed.
  */
+#include <linux/if_link.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "linkmon.h"
 #include "log.h"
 #include "loop.h"
+#include "rtltune/actuate.h"
 #include "rtltune/link.h"
 #include "outside.h"
 #include "sampler.h"
@@ -36,11 +38,22 @@ uint64_t sampler_cost_us(void)
 	return sample_cost;
 }
 
+/* The link counters of one interface the probes do not count: a targeted RTM_GETLINK. */
 static void fill_from_link(struct iface *ifc)
 {
 	struct iface_stats *s = &ifc->m->stats;
 	const struct link_counters *l = &ifc->m->link;
+	struct rtnl_link_stats64 st;
+	struct link_info li;
+	struct rterr err;
+	bool have = false;
 
+	if (link_get_index_stats(actuator_link_sock(rtd.act), ifc->ifindex, &li, &st, &have,
+				 &err) == 0 &&
+	    have) {
+		linkmon_counters_from(&st, &ifc->m->link);
+		ifc->m->have_link = true;
+	}
 	if (!ifc->m->have_link)
 		return;
 	s->counter[SC_TX_PACKETS] = l->tx_packets;
@@ -180,39 +193,18 @@ void sampler_iface_event(struct iface *ifc, const struct iface_change *c)
 		removed_since_trim++;
 }
 
-#define DUMP_EVERY 10
-
-static bool link_counters_needed(void)
-{
-	struct iface *ifc;
-
-	for (ifc = iface_first(); ifc; ifc = ifc->next)
-		if (ifc->m && !bpf_counts(ifc->ifindex))
-			return true;
-	return false;
-}
-
 static void sample_run(void)
 {
-	int r;
-
 	if (running)
 		return; /* the previous one is still in progress: skip, do not pile up */
 	running = true;
 	busy_us = 0;
 	run_start_us = now_us();
-	/* The dump brings link counters (needed only where the probes do not count) and
-	 * resynchronizes the table (events already keep it current): with every managed
-	 * interface counted by the probes, one dump in DUMP_EVERY samples is enough. */
-	if (!link_counters_needed() && samples % DUMP_EVERY != 0) {
-		sample_finish(0);
+	/* The first sample waits for the dump that fills the table; after it the link
+	 * events keep the table (linkmon dumps again itself when events were lost). */
+	if (samples == 0 && linkmon_dumps() == 0 && linkmon_dump(sample_finish) == 0)
 		return;
-	}
-	r = linkmon_dump(sample_finish);
-	if (r < 0) {
-		/* No link counters this round; the probes' counters are still worth taking. */
-		sample_finish(r);
-	}
+	sample_finish(0);
 }
 
 static void tick_fire(struct ev_timer *t)

@@ -138,7 +138,8 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
 	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
 		if (which[k] && base.items[k].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name, plan_note(&base, (enum knob_id)k));
+			r = rterr_input(&err, "%s: %s", ifc->name,
+					plan_note(&base, (enum knob_id)k));
 	if (r == 0)
 		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
 			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
@@ -361,7 +362,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			if (s.tx_gso_at_cap > s.tx_gso_skbs)
 				s.tx_gso_at_cap = s.tx_gso_skbs;
 			s.rx_skbs = hist_count(&d[SH_RX_SKB_BYTES]);
-			s.rx_gro_at_cap = at_cap(&d[SH_RX_SKB_BYTES], ifc->knob[KNOB_GRO_MAX_SIZE]);
+			s.rx_gro_at_cap =
+				at_cap(&d[SH_RX_SKB_BYTES], iface_knob(ifc, KNOB_GRO_MAX_SIZE));
 			/* Segments, not retransmit events: after a loss TCP resends a whole GSO
 			 * skb (up to 45 segments at 64K), so events per segment sent understate
 			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). */

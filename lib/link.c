@@ -312,15 +312,33 @@ int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rte
 
 struct get_ctx {
 	struct link_info *out;
-	bool got, acked;
+	struct rtnl_link_stats64 *stats; /* NULL: not wanted */
+	bool got, acked, have_stats;
 };
+
+bool link_stats_from_msg(const void *buf, size_t len, struct rtnl_link_stats64 *out)
+{
+	const struct nlmsghdr *nlh = buf;
+	struct nlattr *tb[IFLA_MAX + 1];
+
+	if (len < sizeof(*nlh) || nlh->nlmsg_len > len ||
+	    nlmsg_parse((struct nlmsghdr *)nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) < 0 ||
+	    !tb[IFLA_STATS64] || nla_len(tb[IFLA_STATS64]) < (int)sizeof(*out))
+		return false;
+	memcpy(out, nla_data(tb[IFLA_STATS64]), sizeof(*out));
+	return true;
+}
 
 static int get_valid_cb(struct nl_msg *msg, void *arg)
 {
 	struct get_ctx *ctx = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 
-	if (!ctx->got && link_info_parse(nlmsg_hdr(msg), ctx->out) == 0)
+	if (!ctx->got && link_info_parse(nlh, ctx->out) == 0) {
 		ctx->got = true;
+		if (ctx->stats)
+			ctx->have_stats = link_stats_from_msg(nlh, nlh->nlmsg_len, ctx->stats);
+	}
 	return NL_OK;
 }
 
@@ -332,10 +350,10 @@ static int get_ack_cb(struct nl_msg *msg, void *arg)
 
 /* One RTM_GETLINK for ifindex (> 0) or name; -ENODEV when no such link. */
 static int get_one(struct link_sock *ls, int ifindex, const char *name, struct link_info *out,
-		   struct rterr *err)
+		   struct get_ctx *stats, struct rterr *err)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
-	struct get_ctx ctx = {.out = out};
+	struct get_ctx ctx = {.out = out, .stats = stats ? stats->stats : NULL};
 	struct ack_ctx ack = {0};
 	struct link_sock *own;
 	struct nl_msg *msg;
@@ -372,13 +390,27 @@ static int get_one(struct link_sock *ls, int ifindex, const char *name, struct l
 				 ack.extack[0] ? ")" : "");
 	if (r < 0)
 		return rterr_sys(err, EIO, "rtnetlink get link (%s)", nl_geterror(r));
+	if (stats)
+		stats->have_stats = ctx.have_stats;
 	return 0;
 }
 
 int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err)
 {
-	int r = get_one(ls, ifindex, NULL, out, err);
+	int r = get_one(ls, ifindex, NULL, out, NULL, err);
 
+	if (r == -ENODEV)
+		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
+	return r;
+}
+
+int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *out,
+			 struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err)
+{
+	struct get_ctx want = {.stats = stats};
+	int r = get_one(ls, ifindex, NULL, out, &want, err);
+
+	*have_stats = r == 0 && want.have_stats;
 	if (r == -ENODEV)
 		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
 	return r;
@@ -391,7 +423,7 @@ int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, st
 	if (!ifname[0] || strlen(ifname) >= IF_NAMESIZE)
 		r = -ENODEV;
 	else
-		r = get_one(ls, 0, ifname, out, err);
+		r = get_one(ls, 0, ifname, out, NULL, err);
 	if (r == -ENODEV && err) {
 		err->kind = RTERR_INPUT;
 		err->errnum = ENODEV;

@@ -4,7 +4,7 @@
 set -u
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (network namespaces, BPF)" >&2; exit 2; }
-parts=${BENCH:-apply probes daemon reroute tuner}
+parts=${BENCH:-apply probes daemon flat reroute tuner}
 rc=0
 for p in $parts; do
 	s=scripts/bench-$p.sh

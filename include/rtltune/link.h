@@ -57,6 +57,15 @@ void link_sock_close(struct link_sock *ls); /* NULL is fine */
 int link_dump(struct link_sock *ls, struct link_info **links, int *n, struct rterr *err);
 /* One link by ifindex (a targeted RTM_GETLINK): -ENODEV "interface N disappeared". */
 int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err);
+/*
+ * The same, with the link's IFLA_STATS64 counters into *stats (*have_stats false when the
+ * reply had none): the daemon's counters of one managed interface without a dump.
+ */
+struct rtnl_link_stats64;
+int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *out,
+			 struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err);
+/* IFLA_STATS64 of one RTM_NEWLINK message (netlink header included); false without. */
+bool link_stats_from_msg(const void *buf, size_t len, struct rtnl_link_stats64 *out);
 /* One link by name (RTM_GETLINK with IFLA_IFNAME); -ENODEV "no such interface: NAME". */
 int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, struct rterr *err);
 /*
