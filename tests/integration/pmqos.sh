@@ -35,7 +35,9 @@ seen() {
 holds_fd() { # whether rtltuned has the device open (its request)
 	local f
 	for f in /proc/"$D_PID"/fd/*; do
-		[ "$(readlink "$f")" = "$DEV" ] && return 0
+		# The same file, not the same path: in a chroot with /dev bound in, the link
+		# names the device by its path outside.
+		[ "$f" -ef "$DEV" ] && return 0
 	done
 	return 1
 }

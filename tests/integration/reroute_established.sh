@@ -101,7 +101,10 @@ chmod 755 "$T_TMP/rtltuned-boxed"
 RTLTUNED=$T_TMP/rtltuned-boxed
 D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH")
 d_start "$A" --interfaces ta --no-autotune
-t_eq "$(grep -E '^CapEff' /proc/"$(pgrep -n -f "$TOP/build/rtltuned")"/status | awk '{ print $2 }')" 000000c000001001 \
+# The daemon by its socket (the newest process naming it: unitbox's child), wherever the
+# tree was copied to for the sandbox (a checkout under /root is behind ProtectHome=).
+dpid=$(pgrep -n -f -- "rtltuned --foreground --socket $D_SOCK") || t_fail "no rtltuned process with --socket $D_SOCK"
+t_eq "$(grep -E '^CapEff' /proc/"$dpid"/status | awk '{ print $2 }')" 000000c000001001 \
 	"the daemon's capabilities (CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_CHOWN)"
 flow 10.93.0.2 10
 read -r pct mean n <<<"$(sizes)"
