@@ -89,7 +89,17 @@ struct slot_memo_entry {
 	__u32 slot;
 };
 
+/* The device of the last hit: most events of a program come from the device before. */
+struct slot_memo_last {
+	__u64 dev; /* struct net_device * */
+	__u32 ifindex;
+	__u32 gen;
+	__u32 slot;
+	__u32 pad;
+};
+
 struct slot_memo {
+	struct slot_memo_last last;
 	struct slot_memo_entry e[MEMO_WAYS];
 };
 
@@ -154,22 +164,36 @@ static __always_inline struct rtl_slot_stats *slot_stats_of(__u32 slot, __u32 *s
 	return bpf_map_lookup_elem(&slot_stats, &slot);
 }
 
-/* A per-CPU slot's stats for the device, or NULL when it is not selected. */
+/*
+ * A per-CPU slot's stats for the device, or NULL when it is not selected. In front of the
+ * memo sits the device of the program's last event, known by its address and ifindex:
+ * then the namespace, a pointer chase into a line of struct net that the stack's fast path
+ * does not touch, is not read at all. A device freed and another allocated at its address
+ * with its ifindex in another namespace would pass for it until the next filter change;
+ * the (netns inode, ifindex) key of the filter itself has the same exposure to reuse.
+ */
 static __always_inline struct rtl_slot_stats *dev_stats(__u32 row, const struct net_device *dev,
 							bool btf, __u32 *slotp)
 {
-	__u32 ifindex, netns;
+	__u32 gen = *(volatile __u32 *)&filter_gen, ifindex, netns, slot;
+	struct slot_memo *memo;
 
 	if (!dev)
 		return NULL;
-	if (btf) {
-		ifindex = dev->ifindex;
-		netns = dev->nd_net.net->ns.inum;
-	} else {
-		ifindex = BPF_CORE_READ(dev, ifindex);
-		netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
-	}
-	return slot_stats_of(slot_of(row, &iface_slot, netns, ifindex), slotp);
+	ifindex = btf ? dev->ifindex : BPF_CORE_READ(dev, ifindex);
+	memo = bpf_map_lookup_elem(&slot_memo, &row);
+	if (!memo)
+		return NULL;
+	if (memo->last.dev == (__u64)dev && memo->last.ifindex == ifindex && memo->last.gen == gen)
+		return slot_stats_of(memo->last.slot, slotp);
+	netns = btf ? dev->nd_net.net->ns.inum : BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	slot = slot_of(row, &iface_slot, netns, ifindex);
+	memo->last.gen = MEMO_GEN_INVALID;
+	memo->last.dev = (__u64)dev;
+	memo->last.ifindex = ifindex;
+	memo->last.slot = slot;
+	memo->last.gen = gen;
+	return slot_stats_of(slot, slotp);
 }
 
 /* The device's slot, or the host slot (filter key (0, 0)) for events without a device. */
@@ -182,39 +206,43 @@ dev_or_host_stats(__u32 row, const struct net_device *dev, bool btf, __u32 *slot
 }
 
 /*
- * Whether this event's size goes into a bucket, and with what weight: 0 when it is not
- * sampled (struct rtl_sampler). The clock is read once per block, the random source once
- * per sample while sampling: an event that is not sampled costs one decrement.
+ * The sampled event (struct rtl_sampler): its weight, the block's rate check, the next
+ * gap. A subprogram of its own, not inlined: it runs for one event in 2^shift, and out
+ * of line the path every event takes stays short and in few cache lines. --exact comes
+ * here for every event (the countdown stays at 1) and takes weight 1.
  */
-static __always_inline __u32 sample(struct rtl_sampler *s)
+static __noinline __u32 sample_hit(struct rtl_sampler *s)
 {
-	int clock_needed;
+	int block_end;
 	__u32 w;
 
-	if (exact_histograms)
+	if (exact_histograms) {
+		s->countdown = 1;
 		return 1;
+	}
+	w = rtl_sample_hit(s, &block_end);
+	if (block_end)
+		rtl_sample_block_end(s, bpf_ktime_get_ns(), bpf_get_prandom_u32());
+	rtl_sample_next(s);
+	return w;
+}
+
+/* The weight of this event's bucket update, 0 when it is not sampled: an event that is
+ * not sampled costs one decrement. */
+static __always_inline __u32 sample(struct rtl_sampler *s)
+{
 	if (s->countdown > 1) {
 		s->countdown--;
 		return 0;
 	}
-	w = rtl_sample_hit(s, &clock_needed);
-	if (clock_needed)
-		rtl_sample_block_end(s, bpf_ktime_get_ns());
-	rtl_sample_next(s, s->shift ? bpf_get_prandom_u32() : 0);
-	return w;
+	return sample_hit(s);
 }
 
-/* One event of a family: its count and sum always, its bucket when sampled (weight w). */
-static __always_inline void family_add(struct rtl_family_sum *f, struct rtl_family_buckets *b,
-				       __u64 v, __u32 w)
+/* A sampled event's bucket: out of line for the same reason as sample_hit(). */
+static __noinline void bucket_add(struct rtl_family_buckets *b, __u64 v, __u32 w)
 {
-	__u64 i;
+	__u64 i = rtl_hist_index(v);
 
-	f->count++;
-	f->sum += v;
-	if (!w)
-		return;
-	i = rtl_hist_index(v);
 	/* The verifier cannot follow the bit tricks in rtl_hist_index: bound i again, in a
 	 * 64-bit register (a u32 gets zero-extended once for the test and once more for the
 	 * index, and the verifier learns the bound on the first copy only). */
@@ -223,6 +251,16 @@ static __always_inline void family_add(struct rtl_family_sum *f, struct rtl_fami
 		i = RTL_HIST_BUCKETS - 1;
 	b->buckets[i] += w;
 	b->samples++;
+}
+
+/* One event of a family: its count and sum always, its bucket when sampled (weight w). */
+static __always_inline void family_add(struct rtl_family_sum *f, struct rtl_family_buckets *b,
+				       __u64 v, __u32 w)
+{
+	f->count++;
+	f->sum += v;
+	if (w)
+		bucket_add(b, v, w);
 }
 
 /*

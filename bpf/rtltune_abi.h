@@ -35,7 +35,9 @@ struct rtl_family_buckets {
  * the previous sample, itself included. Gaps are drawn uniformly from [1, 2^(shift+1)]
  * (mean 2^shift + 1/2), so no periodic pattern in the traffic can line up with them.
  * Every RTL_SAMPLE_BLOCK samples (RTL_SAMPLE_BLOCK_EXACT while exact) the clock is read
- * once and shift moves so that samples come at RTL_SAMPLE_RATE_MIN..MAX per second.
+ * once, the random state reseeded from the kernel's, and shift moved so that samples come
+ * at RTL_SAMPLE_RATE_MIN..MAX per second; between blocks gaps come from an xorshift32 in
+ * the state, so a sample costs no helper call.
  */
 struct rtl_sampler {
 	__u32 countdown;      /* events until the next sample; 0 before the first event */
@@ -44,6 +46,8 @@ struct rtl_sampler {
 	__u16 shift;	      /* mean gap 2^shift + 1/2; 0: every event, exactly */
 	__u16 max_shift;      /* the largest shift used since the slot was selected */
 	__u64 block_start_ns; /* bpf_ktime_get_ns() when the block began */
+	__u32 rng;	      /* xorshift32 state, reseeded from the kernel's at each block */
+	__u32 pad;
 };
 
 /*
@@ -90,7 +94,7 @@ struct rtl_slot_stats {
  */
 #define RTL_SAMPLE_BLOCK_EXACT 4096
 #define RTL_SAMPLE_BLOCK       512
-#define RTL_SAMPLE_RATE_MAX    65536 /* samples per second */
+#define RTL_SAMPLE_RATE_MAX    16384 /* samples per second */
 #define RTL_SAMPLE_RATE_MIN    (RTL_SAMPLE_RATE_MAX / 4)
 #define RTL_SAMPLE_MAX_SHIFT   16
 
@@ -127,19 +131,19 @@ static inline __u32 rtl_sample_retune(__u32 shift, __u32 n, __u64 dt_ns)
 /*
  * The three steps of a sampled event (the event that ends the countdown; the others only
  * decrement it), shared by the BPF programs and the unit tests, which bring the clock and
- * the random numbers: rtl_sample_hit() gives its weight and says whether a block ended
- * (or the very first event came), then rtl_sample_block_end() with the time, then
- * rtl_sample_next() with a random number (read only while sampling).
+ * the seed: rtl_sample_hit() gives its weight and says whether a block ended (or the very
+ * first event came), then rtl_sample_block_end() with the time and a fresh seed, then
+ * rtl_sample_next().
  */
-static inline __u32 rtl_sample_hit(struct rtl_sampler *s, int *clock_needed)
+static inline __u32 rtl_sample_hit(struct rtl_sampler *s, int *block_end)
 {
 	__u32 block = s->shift ? RTL_SAMPLE_BLOCK : RTL_SAMPLE_BLOCK_EXACT;
 
-	*clock_needed = ++s->samples >= block || !s->block_start_ns;
+	*block_end = ++s->samples >= block || !s->block_start_ns;
 	return s->gap ? s->gap : 1;
 }
 
-static inline void rtl_sample_block_end(struct rtl_sampler *s, __u64 now_ns)
+static inline void rtl_sample_block_end(struct rtl_sampler *s, __u64 now_ns, __u32 seed)
 {
 	if (s->block_start_ns) {
 		s->shift =
@@ -149,11 +153,20 @@ static inline void rtl_sample_block_end(struct rtl_sampler *s, __u64 now_ns)
 	}
 	s->block_start_ns = now_ns ? now_ns : 1;
 	s->samples = 0;
+	s->rng = seed ? seed : 0x9e3779b9; /* xorshift32 must not start at 0 */
 }
 
-static inline void rtl_sample_next(struct rtl_sampler *s, __u32 rnd)
+static inline void rtl_sample_next(struct rtl_sampler *s)
 {
-	s->gap = rtl_sample_gap(s->shift, rnd);
+	__u32 x = s->rng;
+
+	if (s->shift) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		s->rng = x;
+	}
+	s->gap = rtl_sample_gap(s->shift, x);
 	s->countdown = s->gap;
 }
 
