@@ -56,6 +56,9 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h)
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
+# Made by a chain of pattern rules, so make would delete them as intermediates after each
+# build, and every later make would regenerate them and recompile what includes them.
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 
 $(LIBRTL): $(LIB_OBJS)
 	@rm -f $@
@@ -76,19 +79,23 @@ $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBRTL)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# scripts/deps.sh holds the package list; `./bootstrap` runs it where there is no make yet.
 deps:
 	bash scripts/deps.sh
 
 unit: $(UNIT_BINS)
 integration: $(PROGS)
 
-# The README's test command: installs what is missing, builds, runs every test.
+# The README's test command (through ./bootstrap check): installs what is missing, builds,
+# runs every test. tests/run.sh comes last: its "N passed, N failed, N skipped" ends the run.
 check: deps
 	$(MAKE) all $(UNIT_BINS) $(TOOL_BINS)
-	tests/run.sh $(UNIT_BINS)
 	$(MAKE) sanitize fuzz-replay
+	tests/run.sh $(UNIT_BINS)
 
-demo: deps
+# The demo needs the build and what scripts/demo.sh runs, not the test packages.
+demo:
+	bash scripts/deps.sh demo
 	$(MAKE) all
 	scripts/demo.sh
 

@@ -50,13 +50,13 @@ int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * The interfaces a command works on, from one link dump over ls: the named ones (each
+ * The interfaces a command works on, from one link dump over io: the named ones (each
  * must exist: RTERR_INPUT "no such interface: NAME"), else every link when all_links, else
  * every link backed by a device (/sys/class/net/X/device: never lo, veth, bridges). Only
  * the selected links get the rest of a snapshot (ethtool, sysfs). *all, when not NULL,
  * gets the whole dump (free() it); *sel the snapshots (free() it).
  */
-int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names, bool all_links,
+int cli_select(struct cli_ctx *ctx, struct nic_io *io, char **names, int n_names, bool all_links,
 	       struct link_info **all, int *n_all, struct nic **sel, int *n_sel, struct rterr *err);
 
 /* Index of the link named name in links[], or -1. */

@@ -35,7 +35,14 @@ static void render_plans(json_object *doc)
 		json_object *w = json_object_object_get(p, "warnings");
 		json_object *e = json_object_object_get(p, "error");
 		json_object *jn = json_object_object_get(p, "journal");
+		json_object *up = json_object_object_get(p, "upper_of");
+		json_object *rr = json_object_object_get(p, "rerouted");
+		char upper[48] = "";
 		size_t printed = 0;
+
+		if (up)
+			snprintf(upper, sizeof(upper), " (upper of %s)",
+				 json_object_get_string(up));
 
 		for (j = 0; j < json_object_array_length(ch); j++) {
 			json_object *c = json_object_array_get_idx(ch, j);
@@ -57,10 +64,20 @@ static void render_plans(json_object *doc)
 					state = " (undone)";
 				else if (applied && !json_object_get_boolean(applied))
 					state = " (not applied)";
-				printf("%s %s %s -> %s%s\n", ifname, knob,
+				printf("%s %s %s -> %s%s%s\n", ifname, knob,
 				       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
 				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
-				       state);
+				       upper, state);
+				printed++;
+				/* An upper not raised as far as its lower: which device stops it.
+				 */
+				if (up && note)
+					printf("%s: note: %s\n", ifname,
+					       json_object_get_string(note));
+			} else if (up && note) {
+				/* An upper not raised as far as its lower: which device limits it.
+				 */
+				printf("%s: note: %s\n", ifname, json_object_get_string(note));
 				printed++;
 			} else if (strcmp(act, "skip") == 0) {
 				printf("%s %s skipped: %s\n", ifname, knob,
@@ -68,8 +85,10 @@ static void render_plans(json_object *doc)
 				printed++;
 			}
 		}
-		if (!printed && !e)
+		if (!printed && !e && !up)
 			printf("%s: nothing to change\n", ifname);
+		if (rr)
+			printf("%s: %s\n", ifname, json_object_get_string(rr));
 		if (w)
 			printf("%s: note: %s\n", ifname, json_object_get_string(w));
 		if (e)
@@ -92,7 +111,9 @@ struct run {
 	int n_links;
 	struct nic *nics;
 	int n_nics;
-	struct plan *plans;
+	/* Per interface, its plan and its uppers' (plan_stack()): sets[i][0 .. n_set[i]). */
+	struct plan (*sets)[PLAN_SET_MAX];
+	unsigned int *n_set;
 };
 
 static void run_free(struct run *r)
@@ -101,31 +122,73 @@ static void run_free(struct run *r)
 	chipdb_free(r->db);
 	free(r->links);
 	free(r->nics);
-	free(r->plans);
+	free(r->sets);
+	free(r->n_set);
 }
 
-/* Plan every interface before touching any: bad input changes nothing. */
+/* The ethtool groups whose knobs any section of the profile sets: all a plan reads. */
+static unsigned int profile_groups(const struct profile *prof)
+{
+	unsigned int s, k, mask = 0;
+
+	for (s = 0; s < prof->n_sections; s++)
+		for (k = 0; k < KNOB__COUNT; k++) {
+			const struct knob_desc *d = knob_desc((enum knob_id)k);
+			enum knob_value_kind v = prof->sections[s].knobs[k].value.kind;
+
+			if (d->backend == KNOB_B_ETHNL && v != KV_UNSET && v != KV_KEEP)
+				mask |= NIC_GROUP_BIT(d->ethnl_group);
+		}
+	return mask;
+}
+
+/* Plan every interface, and the uppers its changes reach, before touching any: bad input
+ * changes nothing. Only the groups the profile touches are read. */
 static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
 		    struct rterr *err)
 {
+	struct plan base;
 	int i, rc;
 
 	rc = chipdb_load_default(&run->db, err);
 	if (rc == 0)
 		rc = actuator_new(run->ctx->sysfs_root, &run->act, err);
 	if (rc == 0)
-		rc = cli_select(run->ctx, actuator_link_sock(run->act), names, n_names, false,
-				&run->links, &run->n_links, &run->nics, &run->n_nics, err);
+		nic_io_read_groups(actuator_io(run->act), profile_groups(prof));
+	if (rc == 0)
+		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false, &run->links,
+				&run->n_links, &run->nics, &run->n_nics, err);
 	if (rc < 0)
 		return rc;
-	run->plans = calloc((size_t)run->n_nics + 1, sizeof(struct plan));
-	if (!run->plans)
+	run->sets = calloc((size_t)run->n_nics + 1, sizeof(*run->sets));
+	run->n_set = calloc((size_t)run->n_nics + 1, sizeof(*run->n_set));
+	if (!run->sets || !run->n_set)
 		return rterr_sys(err, ENOMEM, "plan");
-	for (i = 0; rc == 0 && i < run->n_nics; i++)
-		rc = plan_profile(prof, &run->nics[i],
-				  chipdb_match_nic(run->db, &run->nics[i], NULL), &run->plans[i],
-				  err);
+	for (i = 0; rc == 0 && i < run->n_nics; i++) {
+		const struct chip_entry *chip = chipdb_match_nic(run->db, &run->nics[i], NULL);
+		struct nic_stack st;
+
+		rc = plan_profile(prof, &run->nics[i], chip, &base, err);
+		if (rc < 0)
+			break;
+		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
+		rc = plan_stack(&base, NULL, &st, run->links, run->n_links,
+				chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), run->sets[i],
+				&run->n_set[i], err);
+	}
 	return rc;
+}
+
+/* The documents of one interface's set, into the command's array. */
+static void add_set_json(json_object *arr, const struct plan *set, unsigned int n, bool executed,
+			 const char *error)
+{
+	json_object *docs = plan_set_json(set, n, executed, error);
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(docs); i++)
+		json_object_array_add(arr, json_object_get(json_object_array_get_idx(docs, i)));
+	json_object_put(docs);
 }
 
 /*
@@ -233,6 +296,8 @@ static json_object *names_json(char **names, int n)
 
 static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
+	struct act_item *items = NULL;
 	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
 	struct journal *j = NULL;
@@ -294,25 +359,38 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
 	if (!dry)
 		forget_gone(doc, j, run.links, run.n_links);
+	/* Every interface in one run: two journal writes in all (actuate_run()). */
+	items = calloc((size_t)run.n_nics + 1, sizeof(*items));
+	if (!items) {
+		rterr_sys(&err, ENOMEM, "apply");
+		code = cli_fail(ctx, &err);
+		goto out;
+	}
+	for (i = 0; i < run.n_nics; i++)
+		items[i] = (struct act_item){.plans = run.sets[i], .n = run.n_set[i]};
+	if (!dry && actuate_run(run.act, j, items, (unsigned int)run.n_nics, &opts, &err) < 0 &&
+	    err.kind) {
+		code = cli_fail(ctx, &err);
+		goto out;
+	}
 	for (i = 0; i < run.n_nics; i++) {
-		struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
-		struct rterr e = {0};
-		json_object *pj;
-
-		if (!dry && actuate(run.act, j, &run.plans[i], &opts, &e) < 0) {
-			pj = plan_json(&run.plans[i], true);
-			json_object_object_add(pj, "error", json_object_new_string(e.msg));
-			code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+		if (!dry && items[i].rc < 0) {
+			add_set_json(ifaces, run.sets[i], run.n_set[i], true, items[i].err.msg);
+			code = items[i].err.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
 		} else {
-			pj = plan_json(&run.plans[i], !dry);
+			add_set_json(ifaces, run.sets[i], run.n_set[i], !dry, NULL);
 		}
-		json_object_array_add(ifaces, pj);
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
+	code = cli_emit(ctx, doc, render_plans, code);
+	doc = NULL;
+out:
+	json_object_put(doc);
+	free(items);
 	journal_close(j);
 	profile_free(prof);
 	run_free(&run);
-	return cli_emit(ctx, doc, render_plans, code);
+	return code;
 }
 
 static void render_verify(json_object *doc)
@@ -343,6 +421,7 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	struct profile *prof = NULL;
 	struct rterr err = {0};
 	json_object *doc, *diffs;
+	unsigned int u;
 	int i, k, rc, ndiff = 0;
 
 	for (i = 1; i < argc; i++)
@@ -363,24 +442,30 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
 	json_object_object_add(doc, "checked", json_object_new_int(run.n_nics));
 	for (i = 0; i < run.n_nics; i++) {
-		for (k = 0; k < KNOB__COUNT; k++) {
-			const struct plan_item *it = &run.plans[i].items[k];
-			json_object *d;
+		for (u = 0; u < run.n_set[i]; u++) {
+			const struct plan *pl = &run.sets[i][u];
 
-			if (it->action != PLAN_CHANGE)
-				continue;
-			d = json_object_new_object();
-			json_object_object_add(d, "ifname",
-					       json_object_new_string(run.plans[i].ifname));
-			json_object_object_add(d, "knob",
-					       json_object_new_string(knob_name((enum knob_id)k)));
-			json_object_object_add(d, "current",
-					       knob_value_json((enum knob_id)k, it->cur));
-			json_object_object_add(d, "wanted",
-					       knob_value_json((enum knob_id)k, it->target));
-			json_object_object_add(d, "source", cli_json_str(it->src));
-			json_object_array_add(diffs, d);
-			ndiff++;
+			for (k = 0; k < KNOB__COUNT; k++) {
+				const struct plan_item *it = &pl->items[k];
+				json_object *d;
+
+				if (it->action != PLAN_CHANGE)
+					continue;
+				d = json_object_new_object();
+				json_object_object_add(d, "ifname",
+						       json_object_new_string(pl->ifname));
+				json_object_object_add(
+					d, "knob",
+					json_object_new_string(knob_name((enum knob_id)k)));
+				json_object_object_add(d, "current",
+						       knob_value_json((enum knob_id)k, it->cur));
+				json_object_object_add(
+					d, "wanted", knob_value_json((enum knob_id)k, it->target));
+				json_object_object_add(d, "source",
+						       cli_json_str(plan_src(pl, (enum knob_id)k)));
+				json_object_array_add(diffs, d);
+				ndiff++;
+			}
 		}
 	}
 	json_object_object_add(doc, "match", json_object_new_boolean(ndiff == 0));
@@ -390,27 +475,33 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, render_verify, ndiff ? EXIT_DIFF : EXIT_OK);
 }
 
-/* Restore one interface from its journaled originals; NULL when nothing is journaled. */
-static json_object *restore_one(struct actuator *act, struct journal *j, const struct nic *nic,
-				int *code)
+/*
+ * Restore one interface (and the uppers its changes reached) from the journaled originals,
+ * adding their documents to arr; false when nothing is journaled.
+ */
+static bool restore_one(struct actuator *act, struct journal *j, const struct nic *nic,
+			const struct link_info *links, int n_links, json_object *arr, int *code)
 {
+	struct plan plans[PLAN_SET_MAX];
 	struct rterr e = {0};
-	struct plan plan;
 	char note[sizeof(e.msg)];
-	json_object *pj;
+	struct nic_stack st;
+	unsigned int n = 1;
 	int r;
 
-	r = actuate_restore(act, j, nic, "cli", &plan, note, sizeof(note), &e);
+	stack_build(links, n_links, nic->link.ifindex, &st);
+	size_t first = json_object_array_length(arr);
+
+	r = actuate_restore(act, j, nic, &st, "cli", plans, &n, note, sizeof(note), &e);
 	if (r == 0)
-		return NULL;
-	pj = plan_json(&plan, true);
-	if (r < 0) {
-		json_object_object_add(pj, "error", json_object_new_string(e.msg));
+		return false;
+	add_set_json(arr, plans, n, true, r < 0 ? e.msg : NULL);
+	if (r < 0)
 		*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
-	} else if (note[0]) {
-		json_object_object_add(pj, "journal", json_object_new_string(note));
-	}
-	return pj;
+	else if (note[0])
+		json_object_object_add(json_object_array_get_idx(arr, first), "journal",
+				       json_object_new_string(note));
+	return true;
 }
 
 /* Whether the journal holds originals for link li (by identity: renamed ones count). */
@@ -469,8 +560,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	/* The named ones, else every current interface the journal knows (renamed ones are
 	 * found by identity); only those are read beyond the dump. */
 	for (k = 0; k < n; k++) {
-		bool named = false;
-		json_object *pj = NULL;
+		bool named = false, done = false;
 		struct nic nic;
 
 		for (i = 1; i < argc && !named; i++)
@@ -478,17 +568,17 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 		if (argc >= 2 && !named)
 			continue;
 		if (journaled(j, &links[k])) {
-			nic_from_link(ctx->sysfs_root, &links[k], &nic);
-			pj = restore_one(act, j, &nic, &code);
+			nic_from_link(actuator_io(act), &links[k], &nic);
+			done = restore_one(act, j, &nic, links, n, ifaces, &code);
 		}
-		if (!pj && named) {
-			pj = json_object_new_object();
+		if (!done && named) {
+			json_object *pj = json_object_new_object();
+
 			json_object_object_add(pj, "ifname",
 					       json_object_new_string(links[k].ifname));
 			json_object_object_add(pj, "changes", json_object_new_array());
-		}
-		if (pj)
 			json_object_array_add(ifaces, pj);
+		}
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
 	journal_close(j);

@@ -40,6 +40,10 @@ static json_object *entry_json(const struct chip_entry *e)
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++)
 		json_object_object_add(lim, chip_limit_name((enum chip_limit)i),
 				       cli_json_i64(chip_limit(e, (enum chip_limit)i)));
+	/* max.KNOB lines: the ceilings of knobs without a named limit (rings, channels). */
+	for (i = 0; i < e->n_maxes; i++)
+		json_object_object_add(lim, knob_name(e->maxes[i].knob),
+				       json_object_new_int64(e->maxes[i].value));
 	json_object_object_add(o, "limits", lim);
 	json_object_object_add(o, "big_tcp", cli_json_bool(e->big_tcp));
 	for (i = 0; i < CHIP_QUIRK_COUNT; i++)
@@ -47,13 +51,16 @@ static json_object *entry_json(const struct chip_entry *e)
 			json_object_array_add(q, json_object_new_string(chip_quirk_name(
 							 (enum chip_quirk)(1u << i))));
 	json_object_object_add(o, "quirks", q);
+	/* -1 (not declared) is LINK_UNSET: null. */
+	json_object_object_add(o, "cpu_dma_latency_us", cli_json_i64(e->cpu_dma_latency_us));
 	for (i = 0; i < e->n_hints; i++) {
 		json_object *h = json_object_new_object();
 
 		json_object_object_add(h, "profile", json_object_new_string(e->hints[i].profile));
 		json_object_object_add(h, "knob",
 				       json_object_new_string(knob_name(e->hints[i].knob)));
-		json_object_object_add(h, "value", knob_setting_json(e->hints[i].knob, &e->hints[i].value));
+		json_object_object_add(h, "value",
+				       knob_setting_json(e->hints[i].knob, &e->hints[i].value));
 		json_object_array_add(hints, h);
 	}
 	json_object_object_add(o, "hints", hints);
@@ -137,6 +144,22 @@ static json_object *iface_json(const struct chipdb *db, const struct nic *nic)
 		json_object_object_add(l, "kernel", cli_json_i64(eff[i].kernel));
 		json_object_object_add(l, "chip", cli_json_i64(eff[i].table));
 		json_object_object_add(lim, chip_limit_name((enum chip_limit)i), l);
+	}
+	/* The knobs a device reports its own maximum for, cut by the entry's max.KNOB. */
+	for (i = 0; i < KNOB__COUNT; i++) {
+		int64_t dev = nic->max[i], tab = chip_knob_max(e, (enum knob_id)i);
+		bool chip_wins = tab != LINK_UNSET && (dev == LINK_UNSET || tab < dev);
+		json_object *l;
+
+		if (dev == LINK_UNSET && tab == LINK_UNSET)
+			continue;
+		l = json_object_new_object();
+		json_object_object_add(l, "value", json_object_new_int64(chip_wins ? tab : dev));
+		json_object_object_add(l, "source",
+				       json_object_new_string(chip_wins ? "chip" : "device"));
+		json_object_object_add(l, "kernel", cli_json_i64(dev));
+		json_object_object_add(l, "chip", cli_json_i64(tab));
+		json_object_object_add(lim, knob_name((enum knob_id)i), l);
 	}
 	json_object_object_add(doc, "limits", lim);
 	return doc;
@@ -296,6 +319,9 @@ static void render_iface(json_object *doc)
 			printf("    %-20s %s: %s\n", i ? "" : "quirks", name,
 			       bit < 0 ? "" : chip_quirk_description((enum chip_quirk)bit));
 		}
+		if (get(chip, "cpu_dma_latency_us"))
+			printf("    %-20s %s us\n", "cpu_dma_latency",
+			       str(chip, "cpu_dma_latency_us", a, sizeof(a)));
 		if (get(chip, "note"))
 			print_wrapped("note", json_object_get_string(get(chip, "note")));
 	}
@@ -311,6 +337,7 @@ static void render_iface(json_object *doc)
 static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const char *ifname = NULL;
+	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db;
 	struct nic nic;
@@ -336,10 +363,13 @@ static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 		chipdb_free(db);
 		return code;
 	}
-	if (nic_snapshot(NULL, ctx->sysfs_root, ifname, &nic, &err) < 0) {
+	if (nic_io_open(ctx->sysfs_root, &io, &err) < 0 ||
+	    nic_snapshot(io, ifname, &nic, &err) < 0) {
+		nic_io_close(io);
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
+	nic_io_close(io);
 	code = cli_emit(ctx, iface_json(db, &nic), render_iface, EXIT_OK);
 	chipdb_free(db);
 	return code;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rtltune knobs: the knob table (lib/knob.c), every row as the code knows it. */
+#include <fnmatch.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "rtltune/ethnl.h"
 #include "rtltune/knob.h"
 
 static const char *dir_name(enum knob_dir d)
@@ -27,6 +30,12 @@ static json_object *row_json(enum knob_id k)
 	if (d->backend == KNOB_B_LINK) {
 		json_object_object_add(o, "set_by", json_object_new_string("rtnetlink"));
 		json_object_object_add(o, "attribute", json_object_new_int(d->ifla));
+	} else if (d->backend == KNOB_B_ETHNL) {
+		json_object_object_add(o, "set_by", json_object_new_string("ethtool netlink"));
+		json_object_object_add(o, "group", json_object_new_string(ethnl_group_name(
+							   (enum ethnl_group)d->ethnl_group)));
+		json_object_object_add(o, "attribute", json_object_new_int(d->ethnl_attr));
+		json_object_object_add(o, "device_max", json_object_new_boolean(d->ethnl_max_attr));
 	} else {
 		json_object_object_add(o, "set_by", json_object_new_string("ethtool features"));
 		f = json_object_new_array();
@@ -47,12 +56,12 @@ static void render_knobs(json_object *doc)
 	size_t i, n = json_object_array_length(knobs);
 	char buf[64];
 
-	printf("%-20s %-6s %-9s %-5s %-17s %s\n", "KNOB", "TYPE", "UNIT", "MOVES", "SET BY",
+	printf("%-38s %-6s %-12s %-5s %-16s %s\n", "KNOB", "TYPE", "UNIT", "MOVES", "SET BY",
 	       "WHAT");
 	for (i = 0; i < n; i++) {
 		json_object *k = json_object_array_get_idx(knobs, i);
 
-		printf("%-20s %-6s %-9s %-5s %-17s %s\n",
+		printf("%-38s %-6s %-12s %-5s %-16s %s\n",
 		       json_object_get_string(json_object_object_get(k, "name")),
 		       json_object_get_string(json_object_object_get(k, "type")),
 		       cli_text_value(json_object_object_get(k, "unit"), buf, sizeof(buf)),
@@ -62,22 +71,52 @@ static void render_knobs(json_object *doc)
 	}
 }
 
+/*
+ * rtltune knobs [--names] [PATTERN...]: every row, or those whose name matches one of the
+ * fnmatch(3) patterns ('coalesce_*'); --names prints only the names (shell completion).
+ */
 static int cmd_knobs(struct cli_ctx *ctx, int argc, char **argv)
 {
-	json_object *doc = json_object_new_object(), *a = json_object_new_array();
-	int k;
+	json_object *doc, *a;
+	bool names = false;
+	int k, i, n_pat = 0, matched = 0;
 
-	if (argc > 1) {
-		json_object_put(doc);
-		json_object_put(a);
-		return cli_usage_error(ctx, "usage: rtltune knobs");
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--names") == 0)
+			names = true;
+		else if (argv[i][0] == '-')
+			return cli_usage_error(ctx, "knobs: unknown option '%s' (usage: %s)",
+					       argv[i], "rtltune knobs [--names] [PATTERN...]");
+		else
+			argv[1 + n_pat++] = argv[i];
 	}
-	for (k = 0; k < KNOB__COUNT; k++)
-		json_object_array_add(a, row_json((enum knob_id)k));
+	doc = json_object_new_object();
+	a = json_object_new_array();
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const char *name = knob_name((enum knob_id)k);
+
+		for (i = 0; i < n_pat && fnmatch(argv[1 + i], name, 0) != 0; i++)
+			;
+		if (n_pat && i == n_pat)
+			continue;
+		matched++;
+		if (names && !ctx->json)
+			printf("%s\n", name);
+		else
+			json_object_array_add(a, row_json((enum knob_id)k));
+	}
 	json_object_object_add(doc, "knobs", a);
+	if (!matched) {
+		json_object_put(doc);
+		return cli_usage_error(ctx, "knobs: no knob matches (rtltune knobs lists them)");
+	}
+	if (names && !ctx->json) {
+		json_object_put(doc);
+		return EXIT_OK;
+	}
 	return cli_emit(ctx, doc, render_knobs, EXIT_OK);
 }
 
-CLI_COMMAND(knobs, .name = "knobs", .usage = "knobs",
+CLI_COMMAND(knobs, .name = "knobs", .usage = "knobs [--names] [PATTERN...]",
 	    .help = "the knobs a profile can set: type, unit, what they move, how they are set",
 	    .run = cmd_knobs);

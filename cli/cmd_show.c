@@ -7,17 +7,59 @@
 #include "cli.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
+#include "rtltune/stack.h"
 
 /*
  * The SPEC's `show --json` keys: identity, state and limits here, then every knob of the
  * knob table under its name (a feature knob also as NAME_requested, the state asked for).
  * The text view walks the same document.
  */
+/* Uppers and lowers with the sizes they have, and what local traffic gets (stack.h). */
+static void stack_json(json_object *o, const struct nic *nic, const struct link_info *links, int n)
+{
+	json_object *up = json_object_new_array(), *low = json_object_new_array(), *devs;
+	struct nic_stack st;
+	unsigned int i;
+
+	stack_build(links, n, nic->link.ifindex, &st);
+	devs = json_object_new_array();
+	for (i = 0; i < st.n_uppers + st.n_lowers; i++) {
+		const struct stack_dev *d =
+			i < st.n_uppers ? &st.uppers[i] : &st.lowers[i - st.n_uppers];
+		json_object *e = json_object_new_object();
+
+		json_object_array_add(i < st.n_uppers ? up : low,
+				      json_object_new_string(d->li.ifname));
+		json_object_object_add(e, "ifname", json_object_new_string(d->li.ifname));
+		json_object_object_add(e, "role",
+				       json_object_new_string(i < st.n_uppers ? "upper" : "lower"));
+		json_object_object_add(e, "kind", cli_json_str(d->li.kind));
+		json_object_object_add(e, "gso_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GSO_MAX_SIZE]));
+		json_object_object_add(e, "gso_ipv4_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GSO_IPV4_MAX_SIZE]));
+		json_object_object_add(e, "gro_max_size",
+				       cli_json_i64(d->li.knob[KNOB_GRO_MAX_SIZE]));
+		json_object_object_add(e, "tso_max_size", cli_json_i64(d->li.tso_max_size));
+		json_object_array_add(devs, e);
+	}
+	json_object_object_add(o, "uppers", up);
+	json_object_object_add(o, "lowers", low);
+	json_object_object_add(o, "stack", devs);
+	json_object_object_add(o, "effective_gso_max_size",
+			       cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_MAX_SIZE)));
+	json_object_object_add(
+		o, "effective_gso_ipv4_max_size",
+		cli_json_i64(stack_effective(&nic->link, &st, KNOB_GSO_IPV4_MAX_SIZE)));
+	json_object_object_add(o, "effective_gro_max_size",
+			       cli_json_i64(stack_effective_gro(&nic->link, &st)));
+}
+
 static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 {
-	json_object *o = json_object_new_object();
-	char pci[16], key[64];
-	int k;
+	json_object *o = json_object_new_object(), *unsup, *fixed;
+	char pci[16], key[80];
+	int k, g;
 
 	json_object_object_add(o, "ifname", json_object_new_string(nic->link.ifname));
 	json_object_object_add(o, "ifindex", json_object_new_int(nic->link.ifindex));
@@ -37,15 +79,30 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 	json_object_object_add(o, "max_mtu", cli_json_i64(nic->link.max_mtu));
 	json_object_object_add(o, "tso_max_size", cli_json_i64(nic->link.tso_max_size));
 	json_object_object_add(o, "tso_max_segs", cli_json_i64(nic->link.tso_max_segs));
+	json_object_object_add(o, "ethtool_path", cli_json_str(nic->ethtool_path));
+	unsup = json_object_new_array();
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++)
+		if (nic->group_err[g] < 0)
+			json_object_array_add(unsup, json_object_new_string(ethnl_group_name(
+							     (enum ethnl_group)g)));
+	json_object_object_add(o, "unsupported_groups", unsup);
+	fixed = json_object_new_array();
 	for (k = 0; k < KNOB__COUNT; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
 
 		json_object_object_add(o, d->name, knob_value_json((enum knob_id)k, nic->val[k]));
+		if (d->backend == KNOB_B_ETHNL && d->ethnl_max_attr) {
+			snprintf(key, sizeof(key), "%s_max", d->name);
+			json_object_object_add(o, key, cli_json_i64(nic->max[k]));
+		}
 		if (d->backend != KNOB_B_FEATURES)
 			continue;
 		snprintf(key, sizeof(key), "%s_requested", d->name);
 		json_object_object_add(o, key, json_object_new_boolean(nic->requested[k]));
+		if (nic->fixed[k] && nic->val[k] != LINK_UNSET)
+			json_object_array_add(fixed, json_object_new_string(d->name));
 	}
+	json_object_object_add(o, "fixed_features", fixed);
 	return o;
 }
 
@@ -72,13 +129,19 @@ static const char *val(json_object *o, const char *key, char *buf, unsigned int 
 /* "off [requested on]", and the limits a knob's row shows beside it. */
 static void render_knob(json_object *o, const struct knob_desc *d)
 {
-	char v[64], lim[64], key[64];
+	char v[64], lim[64], key[80];
 	const char *val = cli_text_value(get(o, d->name), v, sizeof(v));
 	bool wish;
 
 	snprintf(key, sizeof(key), "%s_requested", d->name);
 	wish = d->backend == KNOB_B_FEATURES && strcmp(val, "off") == 0 &&
 	       json_object_get_boolean(get(o, key));
+	snprintf(key, sizeof(key), "%s_max", d->name);
+	if (d->backend == KNOB_B_ETHNL && get(o, key)) {
+		printf("    %-20s %-10s (max %s)\n", d->name, val,
+		       cli_text_value(get(o, key), lim, sizeof(lim)));
+		return;
+	}
 	if (!d->shown[0].key) {
 		printf("    %-20s %s%s\n", d->name, val, wish ? " [requested on]" : "");
 		return;
@@ -89,6 +152,96 @@ static void render_knob(json_object *o, const struct knob_desc *d)
 		printf(", %s %s", d->shown[1].label,
 		       cli_text_value(get(o, d->shown[1].key), lim, sizeof(lim)));
 	printf(")\n");
+}
+
+/* "upper br0 (bridge): gso_max_size 65536 ..." per device, then what the traffic gets. */
+static void render_stack(json_object *o)
+{
+	json_object *devs = get(o, "stack");
+	char a[32], b[32], c[32];
+	size_t i;
+
+	if (!devs || !json_object_array_length(devs))
+		return;
+	for (i = 0; i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		printf("    %-20s %s (%s): gso_max_size %s, gro_max_size %s, tso_max_size %s\n",
+		       json_object_get_string(get(d, "role")), val(d, "ifname", a, sizeof(a)),
+		       val(d, "kind", b, sizeof(b)), val(d, "gso_max_size", c, sizeof(c)),
+		       val(d, "gro_max_size", a, sizeof(a)), val(d, "tso_max_size", b, sizeof(b)));
+	}
+	printf("    %-20s gso_max_size %s, gso_ipv4_max_size %s, gro_max_size %s\n", "effective",
+	       val(o, "effective_gso_max_size", a, sizeof(a)),
+	       val(o, "effective_gso_ipv4_max_size", b, sizeof(b)),
+	       val(o, "effective_gro_max_size", c, sizeof(c)));
+}
+
+/* Whether name is in the JSON array of strings arr. */
+static bool listed(json_object *arr, const char *name)
+{
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The ethtool groups: each supported knob on its own line, an unsupported group in one;
+ * then the features a user can change, wrapped ("rx-gro-hw off [requested on]"), and how
+ * many the driver fixes.
+ */
+static void render_ethtool(json_object *o)
+{
+	json_object *unsup = get(o, "unsupported_groups"), *fixed = get(o, "fixed_features");
+	int k, g, col = 0; /* 0: nothing printed yet, 1: at a line start */
+	char v[64], item[96], path[16];
+
+	printf("    %-20s %s\n", "ethtool via", val(o, "ethtool_path", path, sizeof(path)));
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++) {
+		const char *name = ethnl_group_name((enum ethnl_group)g);
+
+		if (listed(unsup, name)) {
+			printf("    %-20s unsupported by the driver\n", name);
+			continue;
+		}
+		for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++) {
+			const struct knob_desc *d = knob_desc((enum knob_id)k);
+
+			if (d->ethnl_group == g && get(o, d->name))
+				render_knob(o, d);
+		}
+	}
+	for (k = KNOB_FIRST_FEATURE; k < KNOB__COUNT; k++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)k);
+		char key[80];
+		int len;
+
+		if (!get(o, d->name) || listed(fixed, d->name))
+			continue;
+		snprintf(key, sizeof(key), "%s_requested", d->name);
+		len = snprintf(item, sizeof(item), "%s %s%s", knob_feature_name((enum knob_id)k),
+			       val(o, d->name, v, sizeof(v)),
+			       !json_object_get_boolean(get(o, d->name)) &&
+					       json_object_get_boolean(get(o, key))
+				       ? " [requested on]"
+				       : "");
+		if (col && col + len + 2 > 72) {
+			printf(",\n%25s", "");
+			col = 1;
+		} else {
+			printf("%s", col > 1 ? ", " : col ? "" : "    features             ");
+		}
+		printf("%s", item);
+		col += len + 2;
+	}
+	if (col)
+		printf("\n");
+	if (fixed && json_object_array_length(fixed))
+		printf("    %-20s %zu fixed by the driver (rtltune --json show lists them)\n", "",
+		       json_object_array_length(fixed));
 }
 
 static void render_nic(json_object *o)
@@ -112,8 +265,10 @@ static void render_nic(json_object *o)
 	       val(o, "firmware", c, sizeof(c)));
 	printf("    %-20s %s, speed %s Mb/s\n", "state", val(o, "operstate", a, sizeof(a)),
 	       val(o, "speed_mbps", b, sizeof(b)));
-	for (k = 0; k < KNOB__COUNT; k++)
+	for (k = 0; k < KNOB_FIRST_ETHNL; k++)
 		render_knob(o, knob_desc((enum knob_id)k));
+	render_ethtool(o);
+	render_stack(o);
 }
 
 static void render_show(json_object *doc)
@@ -129,11 +284,13 @@ static void render_show(json_object *doc)
 
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 {
+	struct link_info *links = NULL;
+	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL;
 	json_object *doc;
-	int n = 0, i, r;
+	int n = 0, n_links = 0, i, r;
 
 	for (i = 1; i < argc; i++)
 		if (argv[i][0] == '-')
@@ -141,15 +298,24 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
-		r = cli_select(ctx, NULL, argv + 1, argc - 1, true, NULL, NULL, &nics, &n, &err);
+		r = nic_io_open(ctx->sysfs_root, &io, &err);
+	if (r == 0)
+		r = cli_select(ctx, io, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
+			       &err);
+	nic_io_close(io);
 	if (r < 0) {
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
 	doc = json_object_new_array();
-	for (i = 0; i < n; i++)
-		json_object_array_add(doc, show_nic_json(&nics[i], chip_id_of(db, &nics[i])));
+	for (i = 0; i < n; i++) {
+		json_object *o = show_nic_json(&nics[i], chip_id_of(db, &nics[i]));
+
+		stack_json(o, &nics[i], links, n_links);
+		json_object_array_add(doc, o);
+	}
 	free(nics);
+	free(links);
 	chipdb_free(db);
 	return cli_emit(ctx, doc, render_show, EXIT_OK);
 }

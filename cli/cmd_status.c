@@ -29,6 +29,38 @@ static void uptime(double s, char *buf, size_t len)
 		snprintf(buf, len, "%lds", t);
 }
 
+/* "pm qos: cpu_dma_latency held at 10 us for fec0", or why it is not. */
+static void render_pm_qos(json_object *q)
+{
+	json_object *who = json_object_object_get(q, "for"), *sys;
+	char names[256] = "";
+	size_t i, off = 0;
+
+	if (!q)
+		return;
+	for (i = 0; i < json_object_array_length(who) && off < sizeof(names); i++)
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? ", " : "",
+					json_object_get_string(json_object_array_get_idx(who, i)));
+	printf("  pm qos:    ");
+	if (json_object_get_boolean(json_object_object_get(q, "held"))) {
+		printf("cpu_dma_latency held at %s us for %s", str(q, "cpu_dma_latency_us"), names);
+		sys = json_object_object_get(q, "system_us");
+		if (sys && json_object_get_int(sys) < json_object_get_int(json_object_object_get(
+							      q, "cpu_dma_latency_us")))
+			printf(" (system-wide %s us: another request is lower)",
+			       str(q, "system_us"));
+	} else if (strcmp(str(q, "error"), "-") != 0) {
+		printf("not held: %s (wanted %s us for %s)", str(q, "error"), str(q, "wanted_us"),
+		       names);
+	} else if (strcmp(str(q, "setting"), "off") == 0) {
+		printf("not held (cpu_dma_latency = off)%s%s", names[0] ? "; shallow-idle: " : "",
+		       names);
+	} else {
+		printf("not held (no managed interface needs shallow idle)");
+	}
+	printf("\n");
+}
+
 static void render_status(json_object *doc)
 {
 	json_object *d = json_object_object_get(doc, "daemon");
@@ -36,6 +68,7 @@ static void render_status(json_object *doc)
 	json_object *probes = json_object_object_get(d, "probes");
 	size_t i, n = json_object_array_length(probes), attached = 0;
 	char up[32];
+	bool first;
 
 	for (i = 0; i < n; i++)
 		attached +=
@@ -63,6 +96,7 @@ static void render_status(json_object *doc)
 	printf("  config:    %s\n", str(d, "config"));
 	printf("  socket:    %s (group %s)\n", str(d, "socket"), str(d, "socket_group"));
 	printf("  metrics:   %s\n", str(d, "metrics"));
+	render_pm_qos(json_object_object_get(d, "pm_qos"));
 	if (strcmp(str(d, "last_reload_error"), "-") != 0)
 		printf("  reload:    FAILED: %s\n", str(d, "last_reload_error"));
 
@@ -78,7 +112,8 @@ static void render_status(json_object *doc)
 		json_object *ap = json_object_object_get(f, "applied");
 		json_object *tuner = json_object_object_get(f, "tuner");
 		bool managed = json_object_get_boolean(json_object_object_get(f, "managed"));
-		char applied[400];
+		json_object *upper = json_object_object_get(f, "upper_of");
+		char applied[400], mgd[48];
 
 		if (ap && !json_object_is_type(ap, json_type_null)) {
 			bool ok = json_object_get_boolean(json_object_object_get(ap, "ok"));
@@ -86,16 +121,38 @@ static void render_status(json_object *doc)
 			snprintf(applied, sizeof(applied), "%s: %s", str(ap, "profile"),
 				 ok ? "ok" : str(ap, "error"));
 		} else {
-			snprintf(applied, sizeof(applied), "%s", managed ? "-" : str(f, "why"));
+			snprintf(applied, sizeof(applied), "%s",
+				 managed || upper ? "-" : str(f, "why"));
 		}
+		/* An upper is managed with the interfaces it carries (docs/stack.md). */
+		if (upper)
+			snprintf(mgd, sizeof(mgd), "upper of %s", json_object_get_string(upper));
+		else
+			snprintf(mgd, sizeof(mgd), "%s", managed ? "yes" : "no");
 		printf("%-16s %-8s %-10s %-14s %-8s %-9s %-12s %s\n", str(f, "ifname"),
-		       str(f, "operstate"), str(f, "driver"), str(f, "chip"),
-		       managed ? "yes" : "no",
+		       str(f, "operstate"), str(f, "driver"), str(f, "chip"), mgd,
 		       json_object_get_boolean(json_object_object_get(f, "autotune")) ? "on"
 										      : "off",
 		       tuner && !json_object_is_type(tuner, json_type_null) ? str(tuner, "state")
 									    : "-",
 		       applied);
+	}
+	/* Knobs changed outside rtltune, which it leaves alone (docs/daemon.md). */
+	for (i = 0, first = true; i < n; i++) {
+		json_object *f = json_object_array_get_idx(ifaces, i);
+		json_object *man = json_object_object_get(f, "manual");
+		size_t k, m = man ? json_object_array_length(man) : 0;
+
+		if (!m)
+			continue;
+		printf("%s%s: manual (changed outside rtltune, left alone until autotune on or "
+		       "apply):",
+		       first ? "\n" : "", str(f, "ifname"));
+		first = false;
+		for (k = 0; k < m; k++)
+			printf("%s %s", k ? "," : "",
+			       json_object_get_string(json_object_array_get_idx(man, k)));
+		printf("\n");
 	}
 }
 

@@ -25,7 +25,7 @@ int cli_find_link(const struct link_info *links, int n, const char *name)
 	return -1;
 }
 
-int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_names, bool all_links,
+int cli_select(struct cli_ctx *ctx, struct nic_io *io, char **names, int n_names, bool all_links,
 	       struct link_info **all, int *n_all, struct nic **sel, int *n_sel, struct rterr *err)
 {
 	struct link_info *links;
@@ -34,7 +34,7 @@ int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_na
 
 	*sel = NULL;
 	*n_sel = 0;
-	r = link_dump(ls, &links, &n, err);
+	r = link_dump(nic_io_links(io), &links, &n, err);
 	if (r < 0)
 		return r;
 	out = calloc((size_t)(n_names > n ? n_names : n) + 1, sizeof(*out));
@@ -52,11 +52,11 @@ int cli_select(struct cli_ctx *ctx, struct link_sock *ls, char **names, int n_na
 			snprintf(err->msg, sizeof(err->msg), "no such interface: %s", names[i]);
 			return -ENODEV;
 		}
-		nic_from_link(ctx->sysfs_root, &links[j], &out[(*n_sel)++]);
+		nic_from_link(io, &links[j], &out[(*n_sel)++]);
 	}
 	for (j = 0; !n_names && j < n; j++)
 		if (all_links || device_backed(ctx, &links[j]))
-			nic_from_link(ctx->sysfs_root, &links[j], &out[(*n_sel)++]);
+			nic_from_link(io, &links[j], &out[(*n_sel)++]);
 	if (all) {
 		*all = links;
 		*n_all = n;

@@ -53,6 +53,12 @@ _rtltune_drivers()
 	done < <(_rtltune_dirs "${RTLTUNE_CHIP_PATH-}" chips "$1") | sort -u
 }
 
+# Knob names from the binary's own table: feature.NAME and the ethtool groups included.
+_rtltune_knobs()
+{
+	"$1" knobs --names 2>/dev/null
+}
+
 _rtltune_ifaces()
 {
 	local i
@@ -174,7 +180,11 @@ _rtltune()
 		fi
 		;;
 	log)
-		opts="--follow --lines"
+		opts="--journal --follow --lines"
+		;;
+	knobs)
+		opts="--names"
+		words_for=$(_rtltune_knobs "$prog")
 		;;
 	autotune)
 		if ((nargs == 0)); then

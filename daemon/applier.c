@@ -11,6 +11,7 @@
 #include "applier.h"
 #include "log.h"
 #include "loop.h"
+#include "outside.h"
 #include "rtltune/actuate.h"
 
 /*
@@ -21,77 +22,148 @@
 #define DAEMON_LOCK_WAIT_MS   300
 #define DAEMON_APPLY_RETRY_US 1000000
 
-/* Count and log what a run did, knob by knob. */
-static void account(struct iface *ifc, const struct plan *plan, int rc, const char *why)
+/* Count and log what a run did, knob by knob, on the interface and the uppers it reached. */
+static void account(struct iface *ifc, const struct plan *set, unsigned int n, int rc,
+		    const char *why)
 {
 	char a[24], b[24];
+	unsigned int u;
 	int k;
 
 	if (ifc->m)
 		ifc->m->apply.changes = 0;
-	for (k = 0; k < KNOB__COUNT; k++) {
-		const struct plan_item *it = &plan->items[k];
-		enum decision_outcome o;
+	for (u = 0; u < n; u++) {
+		const struct plan *plan = &set[u];
 
-		if (it->action != PLAN_CHANGE)
-			continue;
-		if (it->changed && !it->undone && rc == 0)
-			o = OUTCOME_APPLIED;
-		else if (it->undone)
-			o = OUTCOME_ROLLED_BACK;
-		else
-			o = OUTCOME_FAILED;
-		iface_count_decision(ifc, (enum knob_id)k, o);
-		if (o == OUTCOME_APPLIED) {
+		for (k = 0; k < KNOB__COUNT; k++) {
+			const struct plan_item *it = &plan->items[k];
+			enum decision_outcome o;
+
+			if (it->action != PLAN_CHANGE)
+				continue;
+			if (it->changed && !it->undone && rc == 0)
+				o = OUTCOME_APPLIED;
+			else if (it->undone)
+				o = OUTCOME_ROLLED_BACK;
+			else
+				o = OUTCOME_FAILED;
+			if (u == 0)
+				iface_count_decision(ifc, (enum knob_id)k, o);
+			if (o != OUTCOME_APPLIED)
+				continue;
 			if (ifc->m)
 				ifc->m->apply.changes++;
-			dlog(LOG_NOTICE, ifc->name, "%s %s -> %s (%s)", knob_name((enum knob_id)k),
+			dlog(LOG_NOTICE, plan->ifname, "%s %s -> %s (%s%s%s)",
+			     knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
-			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)), why);
+			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)),
+			     u ? "upper of " : "", u ? ifc->name : "", u ? "" : why);
 		}
 	}
-	/* The read-back is the interface's new snapshot; a failed run is read again. */
-	if (plan->after_valid)
-		iface_update(ifc, &plan->after);
-	else if (plan->n_changes)
+	if (set[0].rerouted[0])
+		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
+	/* The read-back is the interface's new snapshot (and the uppers' theirs: what
+	 * rtltuned set there is its own too); a failed run is read again. */
+	for (u = 1; u < n; u++)
+		if (set[u].after_valid && iface_by_index(set[u].ifindex))
+			iface_update(iface_by_index(set[u].ifindex), &set[u].after);
+	if (set[0].after_valid)
+		iface_update(ifc, &set[0].after);
+	else if (set[0].n_changes || n > 1)
 		iface_refresh(ifc);
 }
 
-/* Plan p for ifc and, unless dry_run, execute it. *out gets the per-interface document. */
-static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run, const char *why,
-		       json_object **out, struct rterr *err)
+/*
+ * What the configured profile wants (rtltune_knob_drift), and the knobs someone else
+ * changed: a reload or hotplug apply leaves them alone; an explicit apply takes them back.
+ */
+static void hands_off(struct iface *ifc, struct plan *base, bool configured, bool explicit_apply)
+{
+	bool which[KNOB__COUNT];
+	int k;
+
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
+		struct plan_item *it = &base->items[k];
+		bool sets = it->action == PLAN_CHANGE || it->action == PLAN_SAME;
+
+		which[k] = sets;
+		if (configured) {
+			ifc->m->wanted[k] = sets;
+			ifc->m->want[k] = it->target;
+		}
+		if (!explicit_apply && ifc->m->manual[k] && it->action == PLAN_CHANGE) {
+			it->action = PLAN_SKIP;
+			plan_set_note(base, (enum knob_id)k,
+				      "changed outside rtltune: left alone (rtltune apply or "
+				      "autotune on takes it back)");
+			base->n_changes--;
+		}
+	}
+	if (explicit_apply)
+		outside_clear(ifc, which);
+}
+
+/* The stack around ifc as last read, for plans (empty when it has none). */
+static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links, int *n)
+{
+	static const struct nic_stack none;
+
+	*links = NULL;
+	*n = 0;
+	if (!ifc->m || !iface_stacked(ifc))
+		return &none;
+	iface_read_stack(ifc);
+	*links = ifc->m->stack_links;
+	*n = ifc->m->n_stack_links;
+	return &ifc->m->stack;
+}
+
+/* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the
+ * per-interface documents (an array when an upper is in the plan, else one object).
+ * explicit_apply: an admin's `rtltune apply`, which takes back knobs changed outside. */
+static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
+		       bool explicit_apply, const char *why, json_object **out, struct rterr *err)
 {
 	struct act_opts opts = {
 		.op = "apply", .actor = "daemon", .reason = why, .journal_originals = true};
+	struct plan base, set[PLAN_SET_MAX];
 	const struct chip_entry *chip;
+	const struct nic_stack *st;
+	const struct link_info *links;
 	struct journal *j = NULL;
-	struct plan plan;
+	unsigned int n = 1, changes = 0, u;
 	struct nic nic;
-	int r;
+	int r, n_links;
 
 	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, err);
 	if (r < 0)
 		return r;
 	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &nic, NULL) : NULL;
-	r = plan_profile(p, &nic, chip, &plan, err);
+	r = plan_profile(p, &nic, chip, &base, err);
 	if (r < 0)
 		return r;
-	if (dry_run || !plan.n_changes) {
+	if (!dry_run)
+		hands_off(ifc, &base, p == rtd.profile, explicit_apply);
+	st = stack_of(ifc, &links, &n_links);
+	r = plan_stack(&base, NULL, st, links, n_links,
+		       chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), set, &n, err);
+	if (r < 0)
+		return r;
+	for (u = 0; u < n; u++)
+		changes += set[u].n_changes;
+	if (dry_run || !changes) {
 		if (out)
-			*out = plan_json(&plan, false);
+			*out = applier_set_json(set, n, false, NULL);
 		return 0;
 	}
 	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
 	if (r < 0)
 		return r;
-	r = actuate(rtd.act, j, &plan, &opts, err);
+	r = actuate_set(rtd.act, j, set, n, &opts, err);
 	journal_close(j);
-	account(ifc, &plan, r, why);
-	if (out) {
-		*out = plan_json(&plan, true);
-		if (r < 0)
-			json_object_object_add(*out, "error", json_object_new_string(err->msg));
-	}
+	account(ifc, set, n, r, why);
+	if (out)
+		*out = applier_set_json(set, n, true, r < 0 ? err->msg : NULL);
 	return r;
 }
 
@@ -111,7 +183,7 @@ static int apply_configured(struct iface *ifc, struct rterr *err)
 	if (!rtd.profile)
 		return rterr_input(err, "profile %s is not loaded (see the log)", rtd.cfg.profile);
 	snprintf(why, sizeof(why), "profile %s", rtd.profile->name);
-	r = run_profile(ifc, rtd.profile, false, why, NULL, err);
+	r = run_profile(ifc, rtd.profile, false, false, why, NULL, err);
 	if (r == -EBUSY || r == -ETIMEDOUT || r == -EAGAIN) {
 		/* The journal is held by a CLI run: try again shortly rather than block. */
 		dlog(LOG_INFO, ifc->name, "%s; retrying in 1 s", err->msg);
@@ -179,19 +251,22 @@ int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, 
 	}
 	snprintf(why, sizeof(why), "profile %s, requested by uid %u",
 		 p ? p->name : rtd.profile->name, (unsigned int)uid);
-	r = run_profile(ifc, p ? p : rtd.profile, dry_run, why, out, err);
+	r = run_profile(ifc, p ? p : rtd.profile, dry_run, true, why, out, err);
 	profile_free(p);
 	return r; /* a per-interface failure is reported in *out too; others go on */
 }
 
 int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, struct rterr *err)
 {
+	struct plan set[PLAN_SET_MAX];
+	const struct nic_stack *st;
+	const struct link_info *links;
 	struct journal *j = NULL;
 	struct rterr e = {0};
 	char note[sizeof(e.msg)] = "";
-	struct plan plan;
+	unsigned int n = 1;
 	struct nic nic;
-	int r;
+	int r, n_links;
 
 	*out = NULL;
 	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
@@ -200,23 +275,30 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	/* Its targets are originals already durable: a full or read-only state dir must not
 	 * keep the interface changed (docs/journal.md). */
 	journal_set_inflight_optional(j, true);
-	memset(&plan, 0, sizeof(plan));
-	snprintf(plan.ifname, sizeof(plan.ifname), "%s", ifc->name);
+	memset(&set[0], 0, sizeof(set[0]));
+	snprintf(set[0].ifname, sizeof(set[0].ifname), "%s", ifc->name);
+	st = stack_of(ifc, &links, &n_links);
 	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, &e);
 	if (r == 0)
-		r = actuate_restore(rtd.act, j, &nic, "daemon", &plan, note, sizeof(note), &e);
+		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note),
+				    &e);
 	journal_close(j);
-	account(ifc, &plan, r, "restore");
-	*out = plan_json(&plan, r > 0);
+	account(ifc, set, n, r, "restore");
+	/* Restored: every knob is rtltune's again. */
+	if (r > 0)
+		outside_clear(ifc, NULL);
+	*out = applier_set_json(set, n, r > 0, r < 0 ? e.msg : NULL);
 	if (r < 0) {
-		json_object_object_add(*out, "error", json_object_new_string(e.msg));
 		*err = e;
 		return r;
 	}
 	if (r > 0)
 		dlog(LOG_NOTICE, ifc->name, "restored (requested by uid %u)", (unsigned int)uid);
 	if (note[0]) {
-		json_object_object_add(*out, "journal", json_object_new_string(note));
+		json_object_object_add(json_object_is_type(*out, json_type_array)
+					       ? json_object_array_get_idx(*out, 0)
+					       : *out,
+				       "journal", json_object_new_string(note));
 		dlog(LOG_WARNING, ifc->name, "restored, but the journal was %s", note);
 	}
 	return 0;
@@ -278,6 +360,10 @@ void applier_iface_event(struct iface *ifc, const struct iface_change *c)
 		 * changed). */
 		schedule(ifc, 0);
 		break;
+	case IFACE_RESET:
+		/* The driver wrote its own defaults over the profile's (outside.h). */
+		schedule(ifc, 0);
+		break;
 	case IFACE_GONE:
 		if (c->was_managed)
 			forget(ifc);
@@ -285,6 +371,20 @@ void applier_iface_event(struct iface *ifc, const struct iface_change *c)
 	default:
 		break;
 	}
+}
+
+json_object *applier_set_json(const struct plan *set, unsigned int n, bool executed,
+			      const char *error)
+{
+	json_object *arr = plan_set_json(set, n, executed, error);
+
+	if (json_object_array_length(arr) == 1) {
+		json_object *one = json_object_get(json_object_array_get_idx(arr, 0));
+
+		json_object_put(arr);
+		return one;
+	}
+	return arr;
 }
 
 json_object *applier_status_json(const struct iface *ifc)

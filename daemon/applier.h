@@ -9,6 +9,7 @@
 
 #include "iface.h"
 #include "rtltune/err.h"
+#include "rtltune/plan.h"
 
 /*
  * Profile applications and restores in rtltuned, through the actuator (the code `rtltune
@@ -28,6 +29,10 @@ int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, 
 int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, struct rterr *err);
 /* Restore every interface the daemon manages (restore_on_exit). */
 void applier_restore_all(void);
+/* The documents `rtltune apply --json` prints for a plan set: one object for the device
+ * alone, an array when uppers are in it. */
+json_object *applier_set_json(const struct plan *set, unsigned int n, bool executed,
+			      const char *error);
 /* The last application, for status ("applied"), or NULL when none. */
 json_object *applier_status_json(const struct iface *ifc);
 /* Applications that failed, for the one-line status. */

@@ -334,6 +334,16 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		cfg->allowed_mtu_max = hi;
 		return 0;
 	}
+	if (strcmp(key, "cpu_dma_latency") == 0) {
+		if (pmqos_parse_setting(value, &cfg->cpu_dma_latency) < 0) {
+			snprintf(why, whylen,
+				 "cpu_dma_latency: expected auto, off or microseconds from 0 to %d "
+				 "(\"10\", \"10us\"), got '%s'",
+				 PMQOS_MAX_US, value);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (strcmp(key, "log_level") == 0) {
 		if (parse_level(value, &cfg->log_level) < 0) {
 			snprintf(why, whylen,
@@ -347,7 +357,7 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, profile, "
 		 "autotune, metrics, textfile, sample_interval, restore_on_exit, socket, "
-		 "state_dir, socket_group, log_level, pin or allowed_mtu)",
+		 "state_dir, socket_group, log_level, pin, allowed_mtu or cpu_dma_latency)",
 		 key);
 	return -EINVAL;
 #undef COPY
@@ -364,6 +374,7 @@ static void config_defaults(struct rtd_config *cfg)
 	snprintf(cfg->socket_group, sizeof(cfg->socket_group), "root");
 	cfg->socket_gid = 0;
 	cfg->log_level = LOG_INFO;
+	cfg->cpu_dma_latency.mode = PMQOS_AUTO;
 	tuner_config_default(&cfg->tuner);
 }
 

@@ -9,6 +9,7 @@
 
 #include "rtltune/err.h"
 #include "rtltune/knob.h"
+#include "rtltune/pmqos.h"
 #include "rtltune/tuner.h"
 
 /* A list of words from a comma/space separated value ("eth*, enp*"). */
@@ -38,6 +39,8 @@ struct rtd_config {
 	char socket_group[64]; /* group that may read through the socket */
 	gid_t socket_gid;
 	int log_level; /* LOG_ERR..LOG_DEBUG */
+	/* The PM QoS request held while a shallow-idle chip is managed (daemon/pmqos.c). */
+	struct pmqos_setting cpu_dma_latency;
 	/* The tuner: knobs it never touches, the MTU range it may use (0..0: never), and its
 	 * [tuner] section (docs/tuning.md "Tunables"). */
 	bool pin[KNOB__COUNT];

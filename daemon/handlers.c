@@ -14,7 +14,10 @@
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
+#include "outside.h"
+#include "pmqos.h"
 #include "recommend.h"
+#include "rtltune/actuate.h"
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
@@ -122,8 +125,13 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
 	json_object_object_add(d, "source",
 			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+	/* How rings, coalescing, channels, pause and features are read and set. */
+	json_object_object_add(d, "ethtool_path",
+			       rtd.act ? json_object_new_string(nic_io_path(actuator_io(rtd.act)))
+				       : NULL);
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
+	json_object_object_add(d, "pm_qos", pmqos_status_json());
 	json_object_object_add(d, "samples", json_object_new_uint64(sampler_samples()));
 	json_object_object_add(d, "sample_cost_seconds",
 			       json_object_new_double((double)sampler_cost_us() / 1e6));
@@ -162,6 +170,51 @@ static json_object *knobs_json(const struct iface *ifc)
 	return o;
 }
 
+/* The knobs changed outside rtltune and left alone (outside.h), with how often. */
+static json_object *manual_json(const struct iface *ifc)
+{
+	json_object *a = json_object_new_array();
+	int k;
+
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++)
+		if (ifc->m->manual[k])
+			json_object_array_add(a,
+					      json_object_new_string(knob_name((enum knob_id)k)));
+	return a;
+}
+
+/* The device stack as status shows it: an unmanaged upper says whose traffic it carries;
+ * a managed interface lists its uppers and lowers and the sizes local traffic gets. */
+static void stack_json(json_object *o, const struct iface *ifc)
+{
+	json_object *up, *low, *eff;
+	char upper_of[256];
+	unsigned int i;
+	int k;
+
+	iface_upper_of(ifc, upper_of, sizeof(upper_of));
+	json_object_object_add(o, "upper_of", opt_str(upper_of));
+	if (!ifc->m)
+		return;
+	up = json_object_new_array();
+	low = json_object_new_array();
+	for (i = 0; i < ifc->m->stack.n_uppers; i++)
+		json_object_array_add(up,
+				      json_object_new_string(ifc->m->stack.uppers[i].li.ifname));
+	for (i = 0; i < ifc->m->stack.n_lowers; i++)
+		json_object_array_add(low,
+				      json_object_new_string(ifc->m->stack.lowers[i].li.ifname));
+	json_object_object_add(o, "uppers", up);
+	json_object_object_add(o, "lowers", low);
+	eff = json_object_new_object();
+	for (k = 0; k < KNOB__COUNT; k++)
+		if ((knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || k == KNOB_GRO_MAX_SIZE)
+			json_object_object_add(eff, knob_name((enum knob_id)k),
+					       knob_value_json((enum knob_id)k, ifc->m->eff[k]));
+	json_object_object_add(o, "effective", eff);
+	json_object_object_add(o, "stack_note", opt_str(ifc->m->stack_note));
+}
+
 static json_object *iface_status_json(const struct iface *ifc)
 {
 	json_object *o = json_object_new_object();
@@ -178,7 +231,9 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
 	json_object_object_add(o, "applied", applier_status_json(ifc));
 	json_object_object_add(o, "knobs", knobs_json(ifc));
+	json_object_object_add(o, "manual", manual_json(ifc));
 	json_object_object_add(o, "tuner", tune_status_json(ifc));
+	stack_json(o, ifc);
 	return o;
 }
 
@@ -375,6 +430,9 @@ static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 		     json_object_get_boolean(on) ? "on" : "off", (unsigned int)rc->peer->uid);
 		iface_set_autotune(ifc, json_object_get_boolean(on));
 	}
+	/* On, even when it already was: what was changed outside rtltune is taken back. */
+	if (json_object_get_boolean(on))
+		outside_clear(ifc, NULL);
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));
@@ -427,6 +485,20 @@ static int req_targets(json_object *req, struct iface **out, unsigned int max, s
 	return (int)n;
 }
 
+/* An interface's documents: one, or its own and its uppers' (applier_set_json()). */
+static void add_docs(json_object *arr, json_object *one)
+{
+	size_t i;
+
+	if (!json_object_is_type(one, json_type_array)) {
+		json_object_array_add(arr, one);
+		return;
+	}
+	for (i = 0; i < json_object_array_length(one); i++)
+		json_object_array_add(arr, json_object_get(json_object_array_get_idx(one, i)));
+	json_object_put(one);
+}
+
 static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	const char *profile = req_str(rc->req, "profile");
@@ -447,7 +519,7 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 			json_object_put(a);
 			return NULL;
 		}
-		json_object_array_add(a, one);
+		add_docs(a, one);
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "profile",
@@ -475,7 +547,7 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 			json_object_put(a);
 			return NULL;
 		}
-		json_object_array_add(a, one);
+		add_docs(a, one);
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "interfaces", a);

@@ -44,6 +44,11 @@ static void tell(struct iface *ifc, enum iface_event ev, bool was_managed)
 		observers[i](ifc, &c);
 }
 
+void iface_reset_by_driver(struct iface *ifc)
+{
+	tell(ifc, IFACE_RESET, ifc->managed);
+}
+
 struct iface *iface_first(void)
 {
 	return ifaces;
@@ -86,6 +91,8 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
 	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
 	memcpy(ifc->knob, nic->val, sizeof(ifc->knob));
+	ifc->master = nic->link.master;
+	ifc->link = nic->link.link_netns ? 0 : nic->link.link;
 	ifc->knob_dirty = false;
 	if (ifc->m) {
 		ifc->m->snap = *nic;
@@ -94,8 +101,104 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 		ifc->m->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
 		ifc->m->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
 		ifc->m->quirks = chip ? chip->quirks : 0;
+		memcpy(ifc->m->eff, nic->val, sizeof(ifc->m->eff));
+		memset(&ifc->m->stack, 0, sizeof(ifc->m->stack));
+		ifc->m->n_stack_links = 0;
+		ifc->m->stack_gso_cap = LINK_UNSET;
+		ifc->m->stack_note[0] = '\0';
+		if (iface_stacked(ifc))
+			iface_read_stack(ifc);
 	}
 	state_changed();
+}
+
+bool iface_stacked(const struct iface *ifc)
+{
+	const struct iface *y;
+
+	if (ifc->master || (ifc->link && stack_kind_rides_on_link(ifc->kind)))
+		return true;
+	for (y = ifaces; y; y = y->next)
+		if (y->master == ifc->ifindex ||
+		    (y->link == ifc->ifindex && stack_kind_rides_on_link(y->kind)))
+			return true;
+	return false;
+}
+
+/* The table's neighbours of x in a stack: its master, what rides on it, its ports, the
+ * device it rides on. */
+static bool neighbour(const struct iface *x, const struct iface *y)
+{
+	return y != x && (x->master == y->ifindex || y->master == x->ifindex ||
+			  (y->link == x->ifindex && stack_kind_rides_on_link(y->kind)) ||
+			  (x->link == y->ifindex && stack_kind_rides_on_link(x->kind)));
+}
+
+void iface_read_stack(struct iface *ifc)
+{
+	struct iface_mgd *m = ifc->m;
+	const struct iface *seen[2 * STACK_MAX + 1], *y;
+	int n = 0, next, i;
+	unsigned int u;
+
+	if (!m || !rtd.act)
+		return;
+	/* The devices within reach of ifc (breadth first, bounded), each read by ifindex. */
+	seen[n++] = ifc;
+	for (next = 0; next < n; next++)
+		for (y = ifaces; y && n < (int)(sizeof(seen) / sizeof(seen[0])); y = y->next) {
+			for (i = 0; i < n && seen[i] != y; i++)
+				;
+			if (i == n && neighbour(seen[next], y))
+				seen[n++] = y;
+		}
+	m->n_stack_links = 0;
+	for (i = 0; i < n; i++) {
+		struct rterr err;
+
+		if (link_get_index(actuator_link_sock(rtd.act), seen[i]->ifindex,
+				   &m->stack_links[m->n_stack_links], &err) == 0)
+			m->n_stack_links++;
+	}
+	stack_build(m->stack_links, m->n_stack_links, ifc->ifindex, &m->stack);
+	for (i = 0; i < KNOB__COUNT; i++)
+		m->eff[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
+				    ? stack_effective(&m->snap.link, &m->stack, (enum knob_id)i)
+				    : ifc->knob[i];
+	m->eff[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, &m->stack);
+	/* How far the uppers let a raise go, and which device stops it. */
+	m->stack_gso_cap = LINK_UNSET;
+	m->stack_note[0] = '\0';
+	for (u = 0; u < m->stack.n_uppers; u++) {
+		const struct stack_dev *d = &m->stack.uppers[u];
+		char why[128];
+		int64_t cap = stack_upper_cap(m->stack_links, m->n_stack_links, &d->li, d->below,
+					      KNOB_GSO_MAX_SIZE, why, sizeof(why));
+
+		if (cap == LINK_UNSET ||
+		    (m->stack_gso_cap != LINK_UNSET && cap >= m->stack_gso_cap))
+			continue;
+		m->stack_gso_cap = cap;
+		snprintf(m->stack_note, sizeof(m->stack_note), "%s (upper of %s) caps at %lld: %s",
+			 d->li.ifname, ifc->name, (long long)cap,
+			 why[0] ? why : "its own tso_max_size");
+	}
+}
+
+void iface_upper_of(const struct iface *ifc, char *buf, size_t len)
+{
+	const struct iface *y;
+	size_t used = 0;
+	unsigned int u;
+
+	buf[0] = '\0';
+	for (y = ifaces; y; y = y->next)
+		for (u = 0; y->m && u < y->m->stack.n_uppers; u++)
+			if (y->m->stack.uppers[u].li.ifindex == ifc->ifindex) {
+				used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+							 "%s%s", used ? "," : "", y->name);
+				break;
+			}
 }
 
 void iface_refresh(struct iface *ifc)
@@ -225,6 +328,16 @@ void iface_set_autotune(struct iface *ifc, bool on)
 
 /* ---- lifecycle --------------------------------------------------------------------- */
 
+/* A device joined or left a stack: the managed interfaces next to it read theirs again. */
+static void restack_neighbours(struct iface *ifc)
+{
+	struct iface *y;
+
+	for (y = ifaces; y; y = y->next)
+		if (y->m && (y == ifc || neighbour(ifc, y) || neighbour(y, ifc)))
+			iface_read_stack(y);
+}
+
 static void link_new(const struct link_info *li)
 {
 	struct iface *ifc = calloc(1, sizeof(*ifc));
@@ -238,6 +351,8 @@ static void link_new(const struct link_info *li)
 	ifc->ifindex = li->ifindex;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", li->ifname);
 	snprintf(ifc->kind, sizeof(ifc->kind), "%s", li->kind);
+	ifc->master = li->master;
+	ifc->link = li->link_netns ? 0 : li->link;
 	ifc->flags = li->flags;
 	ifc->lower_up = li->flags & IFF_LOWER_UP;
 	snprintf(ifc->operstate, sizeof(ifc->operstate), "%s",
@@ -251,7 +366,7 @@ static void link_new(const struct link_info *li)
 	ifaces = ifc;
 	n_ifaces++;
 	/* Identity (driver, chip) decides selection: read the rest of the snapshot. */
-	nic_from_link("/sys", li, &nic);
+	nic_from_link(actuator_io(rtd.act), li, &nic);
 	iface_update(ifc, &nic);
 	ifc->managed = select_iface(ifc);
 	if (ifc->managed) {
@@ -263,6 +378,7 @@ static void link_new(const struct link_info *li)
 			iface_update(ifc, &nic);
 		}
 	}
+	restack_neighbours(ifc);
 	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
 	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
 	     ifc->managed ? "managed" : ifc->why);
@@ -318,6 +434,17 @@ void iface_link_seen(const struct link_info *li, bool event, const struct link_c
 			state_changed();
 		}
 		ifc->flags = li->flags;
+		/* A port enslaved or released: its stack changed, read it again. */
+		if (li->master != ifc->master) {
+			int was = ifc->master;
+
+			ifc->master = li->master;
+			ifc->knob_dirty = true;
+			restack_neighbours(ifc);
+			/* The upper it left has one lower fewer. */
+			if (was && iface_by_index(was))
+				restack_neighbours(iface_by_index(was));
+		}
 		/* Only a notification can mean a knob changed (set by us, ip, ethtool, the
 		 * driver: a feature change is announced with RTM_NEWLINK too). Dump replies
 		 * must not trigger a re-read of every interface every sample. */

@@ -8,6 +8,7 @@
 
 #include "rtltune/knob.h"
 #include "rtltune/nic.h"
+#include "rtltune/stack.h"
 #include "state.h"
 #include "stats.h"
 
@@ -48,11 +49,31 @@ struct iface_mgd {
 	struct nic snap;
 	int64_t gso_max, gro_max, mtu_max;
 	uint32_t quirks;
+	/* iface.c: the device stack around it (docs/stack.md), read with the snapshot; what
+	 * local traffic gets of each stacked size (the smallest on the path), and how far the
+	 * uppers can go (gso_max_size), with the device that stops them. */
+	struct nic_stack stack;
+	struct link_info stack_links[2 * STACK_MAX + 1];
+	int n_stack_links;
+	int64_t eff[KNOB__COUNT];
+	int64_t stack_gso_cap;
+	char stack_note[192];
+	/* tune.c: why the last change did not reach established connections (the route
+	 * invalidation failed), "" when it did; the tuner's verdict names it. */
+	char reroute_note[192];
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;
 	/* iface_count_decision(): rtltune_tuning_decisions_total. */
 	uint64_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+	/* outside.c: knobs someone else changed (left alone), and how often each was
+	 * (rtltune_knob_external_changes_total). */
+	bool manual[KNOB__COUNT];
+	uint64_t external[KNOB__COUNT];
+	/* applier.c: what the configured profile sets each knob to (where wanted[]), for
+	 * rtltune_knob_drift. */
+	bool wanted[KNOB__COUNT];
+	int64_t want[KNOB__COUNT];
 	struct iface_stats stats; /* sampler.c */
 	struct iface_apply apply; /* applier.c */
 	struct iface_tune tune;	  /* tune.c */
@@ -64,13 +85,15 @@ struct iface {
 	int ifindex;
 	char name[IF_NAMESIZE];
 	char kind[32]; /* IFLA_INFO_KIND; "" for hardware */
+	int master;    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
+	int link;      /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
 	unsigned int flags;
 	char operstate[16];
 	bool lower_up;
 	char driver[32];	   /* ethtool -i; "" unknown */
 	char chip[48];		   /* chip database id; "" none */
 	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
-	bool knob_dirty;	   /* re-read at the next sample */
+	bool knob_dirty;	   /* a notification: re-read and compare at the next sample */
 	uint64_t first_seen_us;
 	uint32_t seen_gen; /* resynchronisation that last listed it */
 	unsigned int carrier_changes;
@@ -90,6 +113,7 @@ enum iface_event {
 	IFACE_SELECTED, /* selection re-evaluated; was_managed says what it was */
 	IFACE_RELOADED, /* the configuration was reloaded: apply the profile again */
 	IFACE_AUTOTUNE, /* autotune switched */
+	IFACE_RESET,	/* the driver reset settings rtltuned made (outside.c): apply again */
 	IFACE_GONE,	/* removed from the netns; freed after the observers ran */
 };
 
@@ -122,9 +146,21 @@ void iface_sync_end(void);
 void iface_reselect_all(bool reload);
 void iface_set_autotune(struct iface *ifc, bool on);
 
+/* The driver put back settings of its own (chip quirk coalesce-reset-by-driver): the
+ * observers hear IFACE_RESET. */
+void iface_reset_by_driver(struct iface *ifc);
+
 /* Read the interface now (by ifindex); a snapshot taken elsewhere (a read-back) instead. */
 void iface_refresh(struct iface *ifc);
 void iface_update(struct iface *ifc, const struct nic *nic);
+/* Whether ifc is part of a device stack (an upper or a lower, as the table knows it). */
+bool iface_stacked(const struct iface *ifc);
+/* Read the links of ifc's stack now (by ifindex) into its managed part and recompute the
+ * stack and the effective sizes. */
+void iface_read_stack(struct iface *ifc);
+/* The managed interfaces ifc (an unmanaged upper) carries the traffic of: their names,
+ * comma-separated, into buf ("" when none). */
+void iface_upper_of(const struct iface *ifc, char *buf, size_t len);
 void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o);
 
 /* At exit: every interface dropped, observers told they are gone. */

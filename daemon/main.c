@@ -28,6 +28,8 @@
 #include "loop.h"
 #include "metrics.h"
 #include "notify.h"
+#include "outside.h"
+#include "pmqos.h"
 #include "rtltune/actuate.h"
 #include "sampler.h"
 #include "state.h"
@@ -70,9 +72,11 @@ static void log_setup(int level)
 		dlog_init(DLOG_SYSLOG, level);
 }
 
-/* After every sample: the textfile and the one-line status follow it. */
+/* After every sample: PM QoS (a refresh can change a chip), the textfile and the one-line
+ * status follow it. */
 static void sample_done(void)
 {
+	pmqos_update(false);
 	metrics_textfile_write();
 	notify_status();
 }
@@ -80,7 +84,7 @@ static void sample_done(void)
 /*
  * The interface table's observers, in the order they act on an event: the probes count
  * a managed interface first, the tuner follows it, the applier gives it the profile, the
- * sampler hands memory back after removals.
+ * sampler hands memory back after removals, PM QoS follows the managed shallow-idle chips.
  */
 static void subscribe_observers(void)
 {
@@ -88,6 +92,7 @@ static void subscribe_observers(void)
 	iface_subscribe(tune_iface_event);
 	iface_subscribe(applier_iface_event);
 	iface_subscribe(sampler_iface_event);
+	iface_subscribe(pmqos_iface_event);
 }
 
 /* SIGHUP: read everything anew; anything bad keeps the running state whole. */
@@ -134,6 +139,9 @@ static void reload(void)
 	log_setup(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
+	/* cpu_dma_latency may have changed with no interface event; a refused request gets
+	 * another try. */
+	pmqos_update(true);
 	config_free(&old);
 	rtd.reloads++;
 	rtd.last_reload_error[0] = '\0';
@@ -347,6 +355,9 @@ static int run(void)
 		rterr_sys(&err, -r, "rtnetlink link monitor");
 		goto out;
 	}
+	r = outside_start(&err);
+	if (r < 0)
+		goto out;
 	r = sampler_start(sample_done);
 	if (r < 0) {
 		rterr_sys(&err, -r, "sampler timer");
@@ -360,9 +371,9 @@ static int run(void)
 	if (r < 0)
 		goto out;
 	iface_reselect_all(false);
-	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, profile %s", rtd.cfg.socket,
-	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
-	     bpf_active() ? "BPF probes" : "link counters",
+	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, ethtool via %s, profile %s",
+	     rtd.cfg.socket, rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
+	     bpf_active() ? "BPF probes" : "link counters", nic_io_path(actuator_io(rtd.act)),
 	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none");
 	notify_ready();
 	tell_parent_ready();
@@ -397,12 +408,16 @@ out:
 	tune_stop("rtltuned stopping");
 	if (rtd.stopping && rtd.cfg.restore_on_exit)
 		applier_restore_all();
+	/* Released with its own reason in the log; the gone events of iface_remove_all()
+	 * below find it stopped. */
+	pmqos_stop();
 	/* Settings stay as they are (unless restore_on_exit): the probes go, the NICs keep
 	 * their tuning. */
 	bpf_stop();
 	http_stop();
 	ctl_stop();
 	sampler_stop();
+	outside_stop();
 	linkmon_stop();
 	iface_remove_all();
 	state_free();

@@ -12,6 +12,7 @@
 #include "bpf.h"
 #include "iface.h"
 #include "metrics.h"
+#include "pmqos.h"
 #include "rtltune/link.h"
 #include "sampler.h"
 
@@ -212,6 +213,8 @@ enum sec_kind {
 	SEC_HIST,
 	SEC_KNOB,
 	SEC_DECISIONS,
+	SEC_EXTERNAL,
+	SEC_DRIFT,
 	SEC_TAIL
 };
 
@@ -220,7 +223,9 @@ enum sec_kind {
 #define SEC_HIST0      (SEC_DROPS_IDX + 1)
 #define SEC_KNOB_IDX   (SEC_HIST0 + SH__COUNT)
 #define SEC_DECIDE_IDX (SEC_KNOB_IDX + 1)
-#define SEC_TAIL_IDX   (SEC_DECIDE_IDX + 1)
+#define SEC_EXTERN_IDX (SEC_DECIDE_IDX + 1)
+#define SEC_DRIFT_IDX  (SEC_EXTERN_IDX + 1)
+#define SEC_TAIL_IDX   (SEC_DRIFT_IDX + 1)
 #define SEC__COUNT     (SEC_TAIL_IDX + 1)
 
 struct metrics_job {
@@ -252,6 +257,10 @@ static enum sec_kind sec_kind(unsigned int sec, unsigned int *sub)
 		return SEC_KNOB;
 	if (sec == SEC_DECIDE_IDX)
 		return SEC_DECISIONS;
+	if (sec == SEC_EXTERN_IDX)
+		return SEC_EXTERNAL;
+	if (sec == SEC_DRIFT_IDX)
+		return SEC_DRIFT;
 	return SEC_TAIL;
 }
 
@@ -272,6 +281,16 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 				if (ifc->m->decisions[k][o])
 					return true;
 		return false;
+	case SEC_EXTERNAL:
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (ifc->m->external[k])
+				return true;
+		return false;
+	case SEC_DRIFT:
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (ifc->m->wanted[k])
+				return true;
+		return false;
 	default:
 		return true;
 	}
@@ -280,6 +299,8 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 static void render_tail(struct sbuf *b)
 {
 	unsigned int f, i;
+	int32_t us = 0;
+	bool held;
 
 	if (bpf_probe_count()) {
 		static const char *const fams[] = {"rtltune_probe_attached",
@@ -317,6 +338,21 @@ static void render_tail(struct sbuf *b)
 	sb_str(b, "rtltune_samples_total ");
 	sb_u64(b, sampler_samples());
 	sb_mem(b, "\n", 1);
+
+	/* The value only while held: a latency of 0 is a real request, so no sentinel. */
+	held = pmqos_held(&us);
+	family(b, "rtltune_pm_qos_held", "gauge",
+	       "1 while rtltuned holds a cpu_dma_latency PM QoS request for a shallow-idle chip, "
+	       "0 when not (none managed, cpu_dma_latency = off, or refused: see rtltune "
+	       "status).");
+	sb_str(b, held ? "rtltune_pm_qos_held 1\n" : "rtltune_pm_qos_held 0\n");
+	if (held) {
+		family(b, "rtltune_pm_qos_cpu_dma_latency_seconds", "gauge",
+		       "CPU wake-up latency rtltuned's PM QoS request allows (cpu_dma_latency).");
+		sb_str(b, "rtltune_pm_qos_cpu_dma_latency_seconds ");
+		sb_double(b, (double)us / 1e6);
+		sb_mem(b, "\n", 1);
+	}
 }
 
 /* The family line(s) of a section; false when the section has no interface part. */
@@ -355,6 +391,16 @@ static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int
 	case SEC_DECISIONS:
 		family(b, "rtltune_tuning_decisions_total", "counter",
 		       "Changes rtltuned made or tried, by knob and outcome.");
+		return true;
+	case SEC_EXTERNAL:
+		family(b, "rtltune_knob_external_changes_total", "counter",
+		       "Changes of a managed knob made outside rtltune (left alone until autotune "
+		       "on or rtltune apply).");
+		return true;
+	case SEC_DRIFT:
+		family(b, "rtltune_knob_drift", "gauge",
+		       "1 when the knob differs from what the configured profile sets it to, 0 "
+		       "when it matches.");
 		return true;
 	case SEC_TAIL:
 		render_tail(b);
@@ -395,7 +441,8 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		break;
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
-			if (ifc->knob[k] == LINK_UNSET)
+			/* Unsupported knobs and features the driver fixes are no knobs here. */
+			if (ifc->knob[k] == LINK_UNSET || ifc->m->snap.fixed[k])
 				continue;
 			series(b, "rtltune_knob_value", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
@@ -414,6 +461,26 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 				sb_u64(b, ifc->m->decisions[k][o]);
 				sb_mem(b, "\n", 1);
 			}
+		break;
+	case SEC_EXTERNAL:
+		for (k = 0; k < KNOB__COUNT; k++) {
+			if (!ifc->m->external[k])
+				continue;
+			series(b, "rtltune_knob_external_changes_total", NULL, ifc->name, "knob",
+			       knob_name((enum knob_id)k), NULL, NULL);
+			sb_u64(b, ifc->m->external[k]);
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_DRIFT:
+		for (k = 0; k < KNOB__COUNT; k++) {
+			if (!ifc->m->wanted[k] || ifc->knob[k] == LINK_UNSET)
+				continue;
+			series(b, "rtltune_knob_drift", NULL, ifc->name, "knob",
+			       knob_name((enum knob_id)k), NULL, NULL);
+			sb_u64(b, ifc->knob[k] != ifc->m->want[k]);
+			sb_mem(b, "\n", 1);
+		}
 		break;
 	default:
 		break;

@@ -25,6 +25,7 @@
 
 struct reco {
 	json_object *list, *notes;
+	const struct iface *ifc;
 };
 
 static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, const char *fmt, ...)
@@ -38,6 +39,17 @@ static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, c
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	/* Someone else set it: say what the window shows, suggest nothing (outside.h). */
+	if (r->ifc->m && r->ifc->m->manual[k]) {
+		char text[600];
+
+		json_object_put(o);
+		snprintf(text, sizeof(text),
+			 "%s was changed outside rtltune and is left alone; the window says: %s",
+			 knob_name(k), why);
+		json_object_array_add(r->notes, json_object_new_string(text));
+		return;
+	}
 	json_object_object_add(o, "knob", json_object_new_string(knob_name(k)));
 	json_object_object_add(o, "current", knob_value_json(k, cur));
 	json_object_object_add(o, "suggested", knob_value_json(k, want));
@@ -70,7 +82,7 @@ json_object *recommend_json(struct iface *ifc)
 	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
 	const struct chip_entry *chip = NULL;
 	struct rtl_hist tx_skb, rx_frame, rx_skb, segs;
-	struct reco r = {json_object_new_array(), json_object_new_array()};
+	struct reco r = {json_object_new_array(), json_object_new_array(), ifc};
 	json_object *o = json_object_new_object(), *basis = json_object_new_object();
 	uint64_t tx, retrans, busy, timeouts, gso_skbs;
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtltune/link.h"
+#include "outside.h"
 #include "sampler.h"
 #include "tune.h"
 
@@ -145,8 +146,7 @@ uint64_t sampler_step(void)
 		/* An interface the probes cannot count (no free slot) falls back alone. */
 		if (ifc->m->stats.probe_sample != samples + 1)
 			fill_from_link(ifc);
-		if (ifc->knob_dirty)
-			iface_refresh(ifc);
+		outside_sample(ifc);
 		stat_advance(&ifc->m->stats, sample_now, slot_us);
 		ifc->m->stats.valid = true;
 		tune_sample(ifc, sample_now);

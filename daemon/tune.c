@@ -61,11 +61,36 @@ static void record(struct iface *ifc, const struct tuner_action *a)
 	     a->reason);
 }
 
+/* The interface and the devices its changes reach, as the last read saw them. */
+static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET_MAX],
+			       int levels[PLAN_SET_MAX])
+{
+	unsigned int n = 1, u;
+
+	nics[0] = ifc->m->snap;
+	levels[0] = 0;
+	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++) {
+		levels[n] = (int)u + 1;
+		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n++]);
+	}
+	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
+	 * records say which devices a trial reached. */
+	for (u = 0; u < ifc->m->stack.n_lowers && n < PLAN_SET_MAX; u++) {
+		levels[n] = -1;
+		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n++]);
+	}
+	return n;
+}
+
 /*
- * Set the action's values through the actuator. A trial (START_TRIAL, STEP) stays in
- * flight in the journal with the pre-trial values until the verdict; a ROLLBACK ends it.
+ * Set the action's values through the actuator, on the interface and the uppers that carry
+ * its traffic (docs/stack.md). The tuner asks for a size of what the traffic gets (the
+ * effective value, the smallest on the path): a raise takes every device of the stack to
+ * at least that, lowering none; a decrease takes every device down to it. A trial (START_
+ * TRIAL, STEP) stays in flight in the journal with the pre-trial values until the verdict;
+ * a ROLLBACK puts back, on every device the trial reached, the pre-values its records hold.
  * The plan starts from the snapshot this sample took, and the read-back becomes the
- * interface's next one: no link is read twice.
+ * interface's next one.
  */
 static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_action *a)
 {
@@ -77,35 +102,71 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		.journal_originals = true,
 		.keep_inflight = a->kind != TUNER_ROLLBACK,
 	};
-	int64_t targets[KNOB__COUNT] = {0};
+	int64_t targets[KNOB__COUNT], want[KNOB__COUNT];
 	bool which[KNOB__COUNT] = {0};
+	struct plan base, set[PLAN_SET_MAX];
+	struct nic nics[PLAN_SET_MAX];
+	int levels[PLAN_SET_MAX];
 	const struct chip_entry *chip;
 	struct rterr err = {0};
-	struct plan plan;
-	unsigned int i;
-	int r;
+	unsigned int i, n = 1;
+	int r, k;
 
+	set[0].after_valid = false;
+	set[0].rerouted[0] = '\0';
+	if (iface_stacked(ifc))
+		iface_read_stack(ifc);
+	if (a->kind == TUNER_ROLLBACK) {
+		unsigned int nn = stack_nics(ifc, nics, levels);
+
+		r = actuate_rollback(rtd.act, j, nics, levels, nn, &opts, set, &err);
+		n = nn;
+		goto done;
+	}
+	for (k = 0; k < KNOB__COUNT; k++)
+		targets[k] = want[k] = LINK_UNSET;
 	for (i = 0; i < a->n_changes; i++) {
-		targets[a->changes[i].knob] = a->changes[i].to;
-		which[a->changes[i].knob] = true;
+		enum knob_id kk = a->changes[i].knob;
+		int64_t to = a->changes[i].to, own = ifc->m->snap.val[kk];
+
+		want[kk] = to;
+		/* A raise of the effective size never lowers the interface itself. */
+		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
+		which[kk] = true;
 	}
 	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL) : NULL;
-	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &plan, &err);
-	for (i = 0; r == 0 && i < KNOB__COUNT; i++)
-		if (which[i] && plan.items[i].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name, plan.items[i].note);
+	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
+	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
+		if (which[k] && base.items[k].action == PLAN_SKIP)
+			r = rterr_input(&err, "%s: %s", ifc->name, plan_note(&base, (enum knob_id)k));
 	if (r == 0)
-		r = actuate(rtd.act, j, &plan, &opts, &err);
-	if (plan.after_valid)
-		iface_update(ifc, &plan.after);
+		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
+			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
+			       set, &n, &err);
+	if (r == 0)
+		r = actuate_set(rtd.act, j, set, n, &opts, &err);
+done:
+	/* Its own change: the read-back, or a fresh read, is what rtltuned set (on the
+	 * uppers too). */
+	for (i = 1; i < n && i < PLAN_SET_MAX; i++)
+		if (set[i].after_valid && iface_by_index(set[i].ifindex))
+			iface_update(iface_by_index(set[i].ifindex), &set[i].after);
+	if (set[0].after_valid)
+		iface_update(ifc, &set[0].after);
 	else
-		ifc->knob_dirty = true;
+		iface_refresh(ifc);
+	if (r == 0 && set[0].rerouted[0])
+		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
+	if (r == 0)
+		snprintf(ifc->m->reroute_note, sizeof(ifc->m->reroute_note), "%s",
+			 set[0].reroute_failed ? set[0].rerouted : "");
 	if (r < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	return r == 0;
 }
 
-/* A decision that changes nothing: logged, and a kept or abandoned trial ends. */
+/* A decision that changes nothing: logged, and a kept or abandoned trial ends on every
+ * device it reached. */
 static void conclude(struct iface *ifc, struct journal *j, const struct tuner_action *a)
 {
 	struct journal_event ev = {
@@ -117,9 +178,12 @@ static void conclude(struct iface *ifc, struct journal *j, const struct tuner_ac
 		.reason = a->reason,
 		.actor = "daemon",
 	};
+	struct nic nics[PLAN_SET_MAX];
+	int levels[PLAN_SET_MAX];
 	struct rterr err = {0};
 
-	if (j && actuate_conclude(j, ifc->ifindex, &ev, a->kind != TUNER_FAILED, &err) < 0)
+	if (j && actuate_conclude(j, nics, stack_nics(ifc, nics, levels), &ev,
+				  a->kind != TUNER_FAILED, &err) < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: ending the trial: %s", err.msg);
 }
 
@@ -266,6 +330,9 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
+	/* Uppers' sizes change without a notification (rtnetlink sends none for them). */
+	if (iface_stacked(ifc))
+		iface_read_stack(ifc);
 	st = &ifc->m->stats;
 	tp = &ifc->m->tune;
 	for (i = 0; i < st->n_drops; i++)
@@ -289,7 +356,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			s.tx_segs = s.tx_packets -
 				    (s.tx_gso_skbs <= s.tx_packets ? s.tx_gso_skbs : 0) +
 				    d[SH_TX_GSO_SEGMENTS].sum;
-			s.tx_gso_at_cap = at_cap(&d[SH_TX_SKB_BYTES], ifc->knob[KNOB_GSO_MAX_SIZE]);
+			s.tx_gso_at_cap =
+				at_cap(&d[SH_TX_SKB_BYTES], ifc->m->eff[KNOB_GSO_MAX_SIZE]);
 			if (s.tx_gso_at_cap > s.tx_gso_skbs)
 				s.tx_gso_at_cap = s.tx_gso_skbs;
 			s.rx_skbs = hist_count(&d[SH_RX_SKB_BYTES]);
@@ -318,11 +386,19 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		return;
 	}
 	for (k = 0; k < KNOB__COUNT; k++) {
-		env.knob[k] = ifc->knob[k];
+		/* What the traffic gets: the smallest value on the device stack. */
+		env.knob[k] = ifc->m->eff[k];
 		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
 		env.pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
+		env.manual[k] = ifc->m->manual[k];
 	}
 	env.gso_max = ifc->m->gso_max;
+	if (ifc->m->stack_gso_cap != LINK_UNSET && ifc->m->stack_gso_cap < env.gso_max) {
+		env.gso_max = ifc->m->stack_gso_cap;
+		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->stack_note);
+	} else if (ifc->m->reroute_note[0]) {
+		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->reroute_note);
+	}
 	env.gro_max = ifc->m->gro_max;
 	env.mtu_max = ifc->m->mtu_max;
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
@@ -418,7 +494,7 @@ void tune_recover_orphans(void)
 			dlog(LOG_NOTICE, ifc->name,
 			     "rolled back the %s that was in flight when %s (pid %d) stopped",
 			     op->op, op->actor, (int)op->pid);
-		ifc->knob_dirty = true;
+		iface_refresh(ifc);
 	}
 	free(orphans);
 	journal_close(j);

@@ -10,11 +10,12 @@
 #include <unistd.h>
 
 #include "rtltune/actuate.h"
+#include "rtltune/ethtool_groups.h"
+#include "rtltune/route.h"
 #include "rtltune/testhook.h"
 
 struct actuator {
-	char sysfs_root[256];
-	struct link_sock *links;
+	struct nic_io *io;
 };
 
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err)
@@ -25,8 +26,7 @@ int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *er
 	*out = NULL;
 	if (!a)
 		return rterr_sys(err, ENOMEM, "actuator");
-	snprintf(a->sysfs_root, sizeof(a->sysfs_root), "%s", sysfs_root ? sysfs_root : "/sys");
-	r = link_sock_open(&a->links, err);
+	r = nic_io_open(sysfs_root, &a->io, err);
 	if (r < 0) {
 		free(a);
 		return r;
@@ -39,52 +39,111 @@ void actuator_free(struct actuator *a)
 {
 	if (!a)
 		return;
-	link_sock_close(a->links);
+	nic_io_close(a->io);
 	free(a);
+}
+
+struct nic_io *actuator_io(struct actuator *a)
+{
+	return a->io;
 }
 
 struct link_sock *actuator_link_sock(struct actuator *a)
 {
-	return a->links;
+	return nic_io_links(a->io);
 }
 
 const char *actuator_sysfs_root(const struct actuator *a)
 {
-	return a->sysfs_root;
+	return nic_io_sysfs_root(a->io);
 }
 
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err)
 {
-	return nic_snapshot_index(a->links, a->sysfs_root, ifindex, out, err);
+	return nic_snapshot_index(a->io, ifindex, out, err);
 }
 
 /* ---- the setters ------------------------------------------------------------------ */
 
-/* Set one knob now, by ifindex (ifname only names the device in messages). */
-static int knob_set(struct actuator *a, const char *ifname, int ifindex, enum knob_id k,
-		    int64_t value, struct rterr *err)
+/* By ifindex, ENODEV means the device is gone: say which one it was. */
+static int gone_or(int r, const char *ifname, int ifindex, const char *what, struct rterr *err)
 {
-	const struct knob_desc *d = knob_desc(k);
+	if (r == -ENODEV && link_index_gone(ifindex))
+		return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (set %s)", ifindex,
+				 ifname, what);
+	return r;
+}
+
+/* A device's feature bits, read once for the knobs of one run over it: what the setters
+ * need of them (names to bit numbers, what may change) does not move with a change. */
+struct feat_cache {
 	struct eth_features f;
+	bool have;
+};
+
+static void feat_cache_free(struct feat_cache *fc)
+{
+	if (fc->have)
+		ethtool_features_free(&fc->f);
+	fc->have = false;
+}
+
+static int features_set(struct actuator *a, const char *ifname, int ifindex,
+			const struct knob_desc *d, bool on, struct feat_cache *fc,
+			struct rterr *err)
+{
+	struct ethnl *en = nic_io_ethnl(a->io);
 	int r;
 
+	if (!fc->have) {
+		r = en ? ethnl_features_get(en, ifindex, &fc->f, err)
+		       : ethtool_features_get_index(ifindex, ifname, &fc->f, err);
+		if (r < 0)
+			return gone_or(r, ifname, ifindex, d->name, err);
+		fc->have = true;
+	}
+	r = en ? ethnl_features_set(en, ifindex, &fc->f, d->features, d->n_features, on, NULL,
+				    err)
+	       : ethtool_features_set_index(ifindex, ifname, &fc->f, d->features, d->n_features,
+					    on, err);
+	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
+	return r < 0 ? gone_or(r, ifname, ifindex, d->name, err) : 0;
+}
+
+/*
+ * Set knob k to values[k], by ifindex (ifname only names the device in messages). The
+ * knobs of an ethtool group change in one request: every knob of k's group set in mask
+ * goes with it (a channel count or pause setting can depend on the others). *next gets
+ * the knob after those handled.
+ */
+static int knob_set(struct actuator *a, const char *ifname, int ifindex, const int64_t *values,
+		    const bool *mask, int k, int *next, struct feat_cache *fc, struct rterr *err)
+{
+	const struct knob_desc *d = knob_desc((enum knob_id)k);
+	struct ethnl_values want;
+	int j, r;
+
+	*next = k + 1;
 	switch (d->backend) {
 	case KNOB_B_LINK:
-		r = link_set_u32(a->links, ifindex, d->ifla, d->name, (uint32_t)value, err);
-		/* By ifindex, ENODEV means the device is gone: say which one it was. */
-		if (r == -ENODEV && link_index_gone(ifindex))
-			return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared (set %s)",
-					 ifindex, ifname, d->name);
-		return r;
+		r = link_set_u32(nic_io_links(a->io), ifindex, d->ifla, d->name,
+				 (uint32_t)values[k], err);
+		return gone_or(r, ifname, ifindex, d->name, err);
 	case KNOB_B_FEATURES:
-		r = ethtool_features_get_index(ifindex, ifname, &f, err);
-		if (r < 0)
-			return r;
-		r = ethtool_features_set_index(ifindex, ifname, &f, d->features, d->n_features,
-					       value != 0, err);
-		ethtool_features_free(&f);
-		/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
-		return r < 0 ? r : 0;
+		return features_set(a, ifname, ifindex, d, values[k] != 0, fc, err);
+	case KNOB_B_ETHNL:
+		ethnl_values_init(&want);
+		for (j = k;
+		     j < KNOB__COUNT && knob_desc((enum knob_id)j)->backend == KNOB_B_ETHNL &&
+		     knob_desc((enum knob_id)j)->ethnl_group == d->ethnl_group;
+		     j++)
+			if (j == k || mask[j])
+				want.val[knob_desc((enum knob_id)j)->ethnl_attr] = values[j];
+		*next = j;
+		r = nic_io_groups_by_ioctl(a->io)
+			    ? ethtool_group_set(ifindex, ifname, d->ethnl_group, &want, err)
+			    : ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
+		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);
 }
@@ -113,29 +172,40 @@ static void log_event(struct journal *j, const struct plan *plan, enum knob_id k
 static int undo(struct actuator *a, struct plan *plan, const int64_t pre[KNOB__COUNT],
 		const bool which[KNOB__COUNT], char *undone, size_t len)
 {
+	struct feat_cache fc = {.have = false};
+	bool mask[KNOB__COUNT];
 	struct rterr e;
 	size_t used = 0;
 	char num[24];
-	int k, failed = 0;
+	int k, j, next, failed = 0;
 
 	undone[0] = '\0';
-	for (k = 0; k < KNOB__COUNT; k++) {
-		if (!which[k] || pre[k] == LINK_UNSET)
+	for (k = 0; k < KNOB__COUNT; k++)
+		mask[k] = which[k] && pre[k] != LINK_UNSET;
+	for (k = 0; k < KNOB__COUNT; k = next) {
+		next = k + 1;
+		if (!mask[k])
 			continue;
-		if (knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, pre[k], &e) < 0) {
+		if (knob_set(a, plan->ifname, plan->ifindex, pre, mask, k, &next, &fc, &e) < 0) {
 			failed++;
 			used += (size_t)snprintf(undone + used, used < len ? len - used : 0,
 						 "%s%s NOT undone (%s)", used ? ", " : "",
 						 knob_name((enum knob_id)k), e.msg);
 			continue;
 		}
-		plan->items[k].undone = plan->items[k].changed;
-		if (plan->items[k].changed)
-			used += (size_t)snprintf(
-				undone + used, used < len ? len - used : 0, "%s%s back to %s",
-				used ? ", " : "", knob_name((enum knob_id)k),
-				knob_value_str((enum knob_id)k, pre[k], num, sizeof(num)));
+		for (j = k; j < next; j++) {
+			if (!mask[j])
+				continue;
+			plan->items[j].undone = plan->items[j].changed;
+			if (plan->items[j].changed)
+				used += (size_t)snprintf(
+					undone + used, used < len ? len - used : 0,
+					"%s%s back to %s", used ? ", " : "",
+					knob_name((enum knob_id)j),
+					knob_value_str((enum knob_id)j, pre[j], num, sizeof(num)));
+		}
 	}
+	feat_cache_free(&fc);
 	if (!undone[0])
 		snprintf(undone, len, "nothing had changed");
 	return failed;
@@ -156,17 +226,24 @@ static void note_rename(struct plan *plan)
 		 "%srenamed to %s during this run", len ? "; " : "", now);
 }
 
-/* The knobs in order; the first failure's message in failure. */
+/* The knobs in order, a group's in one request; the first failure's message in failure. */
 static int change_all(struct actuator *a, struct plan *plan, char *failure, size_t len)
 {
-	int k, r, nth = 0;
+	struct feat_cache fc = {.have = false};
+	int64_t target[KNOB__COUNT];
+	bool mask[KNOB__COUNT];
+	int k, j, next, r, nth = 0;
 
 	for (k = 0; k < KNOB__COUNT; k++) {
-		struct plan_item *it = &plan->items[k];
+		mask[k] = plan->items[k].action == PLAN_CHANGE;
+		target[k] = plan->items[k].target;
+	}
+	for (k = 0; k < KNOB__COUNT; k = next) {
 		struct rterr e = {0};
 		char point[32];
 
-		if (it->action != PLAN_CHANGE)
+		next = k + 1;
+		if (!mask[k])
 			continue;
 		snprintf(point, sizeof(point), "apply_knob_%d", ++nth);
 		r = test_hook("apply_knob");
@@ -174,16 +251,19 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 			r = test_hook(point);
 		if (r < 0)
 			rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
-				  knob_name((enum knob_id)k), it->target, point);
+				  knob_name((enum knob_id)k), target[k], point);
 		else
-			r = knob_set(a, plan->ifname, plan->ifindex, (enum knob_id)k, it->target,
+			r = knob_set(a, plan->ifname, plan->ifindex, target, mask, k, &next, &fc,
 				     &e);
 		if (r < 0) {
 			snprintf(failure, len, "%s", e.msg);
+			feat_cache_free(&fc);
 			return r;
 		}
-		it->changed = true;
+		for (j = k; j < next; j++)
+			plan->items[j].changed = mask[j];
 	}
+	feat_cache_free(&fc);
 	return 0;
 }
 
@@ -193,9 +273,14 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	struct rterr e = {0};
 	int k, r;
 
-	r = plan->ifindex > 0
-		    ? actuator_snapshot(a, plan->ifindex, &plan->after, &e)
-		    : nic_snapshot(a->links, a->sysfs_root, plan->ifname, &plan->after, &e);
+	/* Only the knobs, where the plan holds the snapshot it was made from (identity kept). */
+	if (plan->ifindex > 0 && plan->after.link.ifindex == plan->ifindex &&
+	    plan->after.have_drvinfo)
+		r = nic_reread(a->io, &plan->after, &e);
+	else if (plan->ifindex > 0)
+		r = actuator_snapshot(a, plan->ifindex, &plan->after, &e);
+	else
+		r = nic_snapshot(a->io, plan->ifname, &plan->after, &e);
 	if (r < 0) {
 		snprintf(failure, len, "read back: %s", e.msg);
 		return r;
@@ -217,85 +302,373 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	return failure[0] ? -EIO : 0;
 }
 
-int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
-	    struct rterr *err)
-{
-	bool which[KNOB__COUNT] = {0}, touched[KNOB__COUNT];
-	const char *outcome = o->outcome ? o->outcome : "applied";
-	struct journal_inflight before;
-	int64_t pre[KNOB__COUNT];
+/* One device of a run. */
+struct dev_run {
+	struct plan *plan;
 	struct journal_ident id;
-	char failure[1024] = "", undone[768];
-	bool gone = false, existed;
-	int k, r;
+	int64_t pre[KNOB__COUNT];
+	bool which[KNOB__COUNT], touched[KNOB__COUNT];
+	bool begun, existed, gone, bad;
+	char undone[512];
+};
 
-	plan->ifname_now[0] = '\0';
-	plan->after_valid = false;
-	for (k = 0; k < KNOB__COUNT; k++) {
-		pre[k] = plan->items[k].cur;
-		which[k] = plan->items[k].action == PLAN_CHANGE;
+/* Whether the set raises a stacked size: then lowers change before their uppers. */
+static bool raising(const struct plan *plans, unsigned int n)
+{
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < KNOB__COUNT; k++)
+			if ((knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) &&
+			    plans[i].items[k].action == PLAN_CHANGE &&
+			    plans[i].items[k].target > plans[i].items[k].cur)
+				return true;
+	return false;
+}
+
+/* The cached routes the run's changes make stale (route.h). */
+static unsigned int reroute_of(const struct dev_run *run, unsigned int nd)
+{
+	unsigned int i, f = 0;
+	int k;
+
+	for (i = 0; i < nd; i++)
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (run[i].plan->items[k].changed)
+				f |= knob_desc((enum knob_id)k)->reroute;
+	return f;
+}
+
+/* The order the devices change in: by level, up for a raise and down for a decrease. */
+static void stack_order(const struct dev_run *run, unsigned int nd, bool up, unsigned int *order)
+{
+	unsigned int i, j, t;
+
+	for (i = 0; i < nd; i++)
+		order[i] = i;
+	for (i = 1; i < nd; i++)
+		for (j = i; j > 0; j--) {
+			int a = run[order[j - 1]].plan->level, b = run[order[j]].plan->level;
+
+			if (up ? a <= b : a >= b)
+				break;
+			t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+}
+
+/* Begin the in-flight record of every device that changes, all or none. */
+static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
+		     const struct act_opts *o, struct rterr *err)
+{
+	struct journal_inflight before;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; i < nd && r == 0; i++) {
+		struct plan *p = run[i].plan;
+
+		r = p->ifindex > 0
+			    ? journal_ident_read_index(p->ifindex, p->ifname, &run[i].id, err)
+			    : journal_ident_read(p->ifname, &run[i].id, err);
+		if (r < 0)
+			break;
+		run[i].existed = journal_inflight_get(j, &run[i].id, &before) > 0;
+		/* Durable before the first change: the originals and what the run does. */
+		r = journal_inflight_begin(j, &run[i].id, o->op, o->actor, run[i].pre,
+					   o->journal_originals ? run[i].touched : run[i].which,
+					   err);
+		if (r == 0)
+			run[i].begun = true;
+		else
+			rterr_prefix(err, "%s: nothing changed: ", p->ifname);
 	}
-	if (!plan->n_changes)
-		return 0;
-	plan_side_effects(which, touched);
-	r = plan->ifindex > 0 ? journal_ident_read_index(plan->ifindex, plan->ifname, &id, err)
-			      : journal_ident_read(plan->ifname, &id, err);
 	if (r < 0)
-		return r;
-	existed = journal_inflight_get(j, &id, &before) > 0;
-	/* Durable before the first change: the originals and what this run is about to do. */
-	r = journal_inflight_begin(j, &id, o->op, o->actor, pre,
-				   o->journal_originals ? touched : which, err);
-	if (r < 0) {
-		rterr_prefix(err, "%s: nothing changed: ", plan->ifname);
-		return r;
-	}
-	r = change_all(a, plan, failure, sizeof(failure));
-	if (r < 0)
-		gone = r == -ENODEV && link_index_gone(plan->ifindex);
-	else if (read_back(a, plan, failure, sizeof(failure)) < 0 && !plan->after_valid)
-		gone = link_index_gone(plan->ifindex);
-	note_rename(plan);
-	if (failure[0]) {
-		bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
-		int bad = 0;
+		for (i = 0; i < nd; i++)
+			if (run[i].begun && !run[i].existed)
+				journal_inflight_end(j, &run[i].id, NULL);
+	return r;
+}
+
+/* Undo the devices that changed, last changed first, and say what became of each. */
+static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
+		     const unsigned int *order, unsigned int done, char *undone, size_t len)
+{
+	bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
+	size_t used = 0;
+	unsigned int i;
+	int k;
+
+	undone[0] = '\0';
+	for (i = done; i-- > 0;) {
+		struct dev_run *d = &run[order[i]];
 
 		/* Only what this run changed, and what the kernel moved along with it. */
 		for (k = 0; k < KNOB__COUNT; k++)
-			changed[k] = plan->items[k].changed;
+			changed[k] = d->plan->items[k].changed;
 		plan_side_effects(changed, to_undo);
-		if (!gone)
-			bad = undo(a, plan, pre, to_undo, undone, sizeof(undone));
+		d->bad = false;
+		if (!d->gone)
+			d->bad =
+				undo(a, d->plan, d->pre, to_undo, d->undone, sizeof(d->undone)) > 0;
 		/* A device deleted midway took this run's changes with it: nothing is left to
 		 * undo or to roll back later, so its operation ends here too. */
-		if (gone || (bad && link_index_gone(plan->ifindex))) {
-			gone = true;
-			bad = 0;
-			snprintf(undone, sizeof(undone), "nothing, the interface is gone");
+		if (d->gone || (d->bad && link_index_gone(d->plan->ifindex))) {
+			d->gone = true;
+			d->bad = false;
+			snprintf(d->undone, sizeof(d->undone), "nothing, the interface is gone");
 		}
-		for (k = 0; k < KNOB__COUNT; k++)
-			if (plan->items[k].changed)
-				log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].target,
-					  gone ? "failed" : "rolled_back", failure, o->actor);
-		/* A record this run joined belongs to the operation around it (the trial this
-		 * step is part of, the interrupted one taken over): it stays. */
-		if (gone || (!bad && !existed))
-			journal_inflight_end(j, &id, NULL);
-		err->kind = RTERR_SYSTEM;
-		if (gone)
-			err->errnum = ENODEV;
-		else if (!err->errnum)
-			err->errnum = EIO;
-		snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", plan->ifname, failure,
-			 undone, bad ? " (interface left changed: run rtltune restore)" : "");
-		return -err->errnum;
 	}
-	r = o->keep_inflight ? 0 : journal_inflight_end(j, &id, err);
-	for (k = 0; k < KNOB__COUNT; k++)
-		if (plan->items[k].changed)
-			log_event(j, plan, (enum knob_id)k, pre[k], plan->items[k].after, outcome,
-				  o->reason ? o->reason : plan->items[k].src, o->actor);
-	return r < 0 ? r : 0;
+	for (i = 0; i < nd; i++) {
+		if (!run[i].undone[0])
+			continue;
+		used += (size_t)snprintf(undone + used, used < len ? len - used : 0, "%s%s%s%s",
+					 used ? "; " : "", i ? run[i].plan->ifname : "",
+					 i ? ": " : "", run[i].undone);
+	}
+	if (!undone[0])
+		snprintf(undone, len, "nothing had changed");
+}
+
+/* One interface's part of a run: the device and the uppers planned with it. */
+struct run_item {
+	struct act_item *it;
+	struct dev_run run[PLAN_SET_MAX];
+	unsigned int nd;
+	bool begun;	       /* its records are journaled */
+	unsigned int families; /* the cached routes its changes (or their undo) make stale */
+};
+
+/* The devices of an item that change, with what they had before. */
+static void item_prepare(struct run_item *ri)
+{
+	struct act_item *it = ri->it;
+	unsigned int i;
+	int k;
+
+	memset(ri->run, 0, sizeof(ri->run));
+	ri->nd = 0;
+	for (i = 0; i < it->n && i < PLAN_SET_MAX; i++) {
+		struct plan *p = &it->plans[i];
+		struct dev_run *d = &ri->run[ri->nd];
+
+		p->ifname_now[0] = '\0';
+		p->rerouted[0] = '\0';
+		p->reroute_failed = false;
+		p->after_valid = false;
+		if (!p->n_changes)
+			continue;
+		d->plan = p;
+		for (k = 0; k < KNOB__COUNT; k++) {
+			d->pre[k] = p->items[k].cur;
+			d->which[k] = p->items[k].action == PLAN_CHANGE;
+		}
+		plan_side_effects(d->which, d->touched);
+		ri->nd++;
+	}
+}
+
+/* The error of an item whose run failed: what failed and what was undone. */
+static void item_fail(struct run_item *ri, const char *failure, const char *undone, bool bad,
+		      bool gone)
+{
+	struct rterr *err = &ri->it->err;
+
+	err->kind = RTERR_SYSTEM;
+	if (gone && ri->nd == 1)
+		err->errnum = ENODEV;
+	else if (!err->errnum)
+		err->errnum = EIO;
+	snprintf(err->msg, sizeof(err->msg), "%s: %s; undone: %s%s", ri->it->plans[0].ifname,
+		 failure, undone, bad ? " (interface left changed: run rtltune restore)" : "");
+	ri->it->rc = -err->errnum;
+}
+
+/* Change, read back, and on failure undo, one item; its records end in the batch. */
+static void item_execute(struct actuator *a, struct journal *j, struct run_item *ri,
+			 const struct act_opts *o)
+{
+	const char *outcome = o->outcome ? o->outcome : "applied";
+	struct dev_run *run = ri->run;
+	unsigned int order[PLAN_SET_MAX], nd = ri->nd, done = 0, i;
+	char failure[1024] = "", undone[1024];
+	bool bad = false, gone = false;
+	int k, r = 0;
+
+	/* A raise goes up the stack from the lowest device, a decrease down from the top: no
+	 * upper is ever above a lower (docs/stack.md). */
+	stack_order(run, nd, raising(ri->it->plans, ri->it->n), order);
+	for (i = 0; i < nd && !failure[0]; i++) {
+		struct dev_run *d = &run[order[i]];
+
+		r = d->plan->upper_of[0] ? test_hook("apply_upper") : 0;
+		if (r < 0)
+			snprintf(failure, sizeof(failure), "%s: set %s (test fault apply_upper)",
+				 d->plan->ifname, "its sizes");
+		else
+			r = change_all(a, d->plan, failure, sizeof(failure));
+		done = i + 1;
+		if (r < 0)
+			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
+	}
+	for (i = 0; i < nd && !failure[0]; i++)
+		if (read_back(a, run[i].plan, failure, sizeof(failure)) < 0 &&
+		    !run[i].plan->after_valid)
+			run[i].gone = link_index_gone(run[i].plan->ifindex);
+	for (i = 0; i < nd; i++)
+		note_rename(run[i].plan);
+	ri->families = reroute_of(run, nd);
+	if (failure[0]) {
+		undo_all(a, run, nd, order, done, undone, sizeof(undone));
+		for (i = 0; i < nd; i++) {
+			struct dev_run *d = &run[i];
+
+			for (k = 0; k < KNOB__COUNT; k++)
+				if (d->plan->items[k].changed)
+					log_event(j, d->plan, (enum knob_id)k, d->pre[k],
+						  d->plan->items[k].target,
+						  d->gone ? "failed" : "rolled_back", failure,
+						  o->actor);
+			/* A record this run joined belongs to the operation around it (the trial
+			 * this step is part of, the interrupted one taken over): it stays. */
+			if (d->gone || (!d->bad && !d->existed))
+				journal_inflight_end(j, &d->id, NULL);
+			bad |= d->bad;
+			gone |= d->gone;
+		}
+		item_fail(ri, failure, undone, bad, gone);
+		return;
+	}
+	for (i = 0; i < nd; i++) {
+		struct dev_run *d = &run[i];
+		int e = o->keep_inflight ? 0 : journal_inflight_end(j, &d->id, &ri->it->err);
+
+		if (e < 0 && ri->it->rc == 0)
+			ri->it->rc = e;
+		for (k = 0; k < KNOB__COUNT; k++)
+			if (d->plan->items[k].changed)
+				log_event(j, d->plan, (enum knob_id)k, d->pre[k],
+					  d->plan->items[k].after, outcome,
+					  o->reason ? o->reason : plan_src(d->plan, (enum knob_id)k),
+					  o->actor);
+	}
+}
+
+/*
+ * Established connections take the change only once their cached routes are stale: once
+ * per run, for every family a change (or its undo) touched, after the last device. A
+ * failure does not undo anything (the devices have the change; new connections get it):
+ * it is said in each item's plans[0].rerouted and the log.
+ */
+static void reroute(struct journal *j, struct run_item *ris, unsigned int n, const char *actor)
+{
+	unsigned int f = 0, i;
+	char how[256];
+	struct rterr e = {0}, ignored;
+	bool failed;
+
+	for (i = 0; i < n; i++)
+		f |= ris[i].families;
+	if (!f)
+		return;
+	failed = route_invalidate(f, how, sizeof(how), &e) < 0;
+	if (failed)
+		snprintf(how, sizeof(how), "established connections keep their old sizes: %s",
+			 e.msg);
+	for (i = 0; i < n; i++) {
+		struct plan *p = &ris[i].it->plans[0];
+		struct journal_event ev = {
+			.ifname = p->ifname,
+			.knob = -1,
+			.old_value = JOURNAL_NO_VALUE,
+			.new_value = JOURNAL_NO_VALUE,
+			.actor = actor,
+			.outcome = failed ? "not_rerouted" : "rerouted",
+			.reason = how,
+		};
+
+		if (!ris[i].families)
+			continue;
+		snprintf(p->rerouted, sizeof(p->rerouted), "%s", how);
+		p->reroute_failed = failed;
+		journal_log_append(j, &ev, &ignored);
+	}
+}
+
+int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, unsigned int n,
+		const struct act_opts *o, struct rterr *err)
+{
+	struct run_item *ris = calloc(n ? n : 1, sizeof(*ris));
+	struct rterr e = {0};
+	unsigned int i, failed = 0;
+	int r;
+
+	if (!ris)
+		return rterr_sys(err, ENOMEM, "actuate");
+	for (i = 0; i < n; i++) {
+		ris[i].it = &items[i];
+		items[i].rc = 0;
+		memset(&items[i].err, 0, sizeof(items[i].err));
+		item_prepare(&ris[i]);
+	}
+	/* Every record of the run, originals and operations, in one durable write before the
+	 * first change. */
+	r = journal_batch_begin(j, err);
+	if (r < 0) {
+		free(ris);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		if (!ris[i].nd)
+			continue;
+		items[i].rc = begin_all(j, ris[i].run, ris[i].nd, o, &items[i].err);
+		ris[i].begun = items[i].rc == 0;
+	}
+	r = journal_batch_flush(j, false, &e);
+	for (i = 0; i < n && r < 0; i++)
+		if (ris[i].begun) {
+			items[i].err = e;
+			rterr_prefix(&items[i].err,
+				     "%s: nothing changed: ", items[i].plans[0].ifname);
+			items[i].rc = r;
+			ris[i].begun = false;
+		}
+	for (i = 0; i < n; i++)
+		if (ris[i].begun)
+			item_execute(a, j, &ris[i], o);
+	reroute(j, ris, n, o->actor);
+	/* The records end in one more write. */
+	r = journal_batch_flush(j, true, &e);
+	for (i = 0; i < n; i++) {
+		if (r < 0 && ris[i].begun && items[i].rc == 0) {
+			items[i].err = e;
+			items[i].rc = r;
+		}
+		failed += items[i].rc < 0;
+	}
+	free(ris);
+	return failed ? -(int)failed : 0;
+}
+
+int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsigned int n,
+		const struct act_opts *o, struct rterr *err)
+{
+	struct act_item it = {.plans = plans, .n = n};
+	int r = actuate_run(a, j, &it, 1, o, err);
+
+	if (r < 0 && it.rc < 0) {
+		*err = it.err;
+		return it.rc;
+	}
+	return r;
+}
+
+int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
+	    struct rterr *err)
+{
+	return actuate_set(a, j, plan, 1, o, err);
 }
 
 /* ---- restore, orphans, conclusions -------------------------------------------------- */
@@ -305,35 +678,71 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->after = *nic;
 }
 
-int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic, const char *actor,
-		    struct plan *plan, char *note, size_t note_len, struct rterr *err)
+/* The journaled originals of a device: 1 with the plan back to them, 0 none, or -errno. */
+static int plan_originals(struct journal *j, const struct nic *nic, struct journal_ident *id,
+			  bool have[KNOB__COUNT], struct plan *plan, struct rterr *err)
+{
+	int64_t orig[KNOB__COUNT];
+	int r;
+
+	plan_blank(plan, nic);
+	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
+	if (r == 0)
+		r = journal_get_originals(j, id, orig, have, err);
+	if (r <= 0)
+		return r;
+	/* No chip entry: the originals were the kernel's own values, only its limits apply. */
+	r = plan_values(nic, NULL, orig, have, "restore", plan, err);
+	return r < 0 ? r : 1;
+}
+
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
+		    const struct nic_stack *st, const char *actor, struct plan *plans,
+		    unsigned int *n_plans, char *note, size_t note_len, struct rterr *err)
 {
 	struct act_opts opts = {.op = "restore", .actor = actor, .reason = "restore"};
-	int64_t orig[KNOB__COUNT];
-	bool have[KNOB__COUNT];
-	struct journal_ident id;
+	struct journal_ident ids[PLAN_SET_MAX];
+	bool have[PLAN_SET_MAX][KNOB__COUNT], got[PLAN_SET_MAX] = {false};
+	unsigned int i, n = 1;
 	struct rterr e = {0};
 	int r;
 
 	note[0] = '\0';
-	plan_blank(plan, nic);
-	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, &id, err);
-	if (r == 0)
-		r = journal_get_originals(j, &id, orig, have, err);
-	if (r <= 0)
+	*n_plans = 1;
+	r = plan_originals(j, nic, &ids[0], have[0], &plans[0], err);
+	if (r < 0)
 		return r;
-	r = plan_values(nic, NULL, orig, have, "restore", plan, err);
-	if (r == 0)
-		r = actuate(a, j, plan, &opts, err);
+	got[0] = r > 0;
+	/* The uppers the device's changes reached were journaled too: back with it. */
+	for (i = 0; st && i < st->n_uppers && n < PLAN_SET_MAX; i++) {
+		struct nic up;
+		int u;
+
+		nic_from_link_only(&st->uppers[i].li, &up);
+		u = plan_originals(j, &up, &ids[n], have[n], &plans[n], err);
+		if (u < 0)
+			return u;
+		if (u == 0)
+			continue;
+		snprintf(plans[n].upper_of, sizeof(plans[n].upper_of), "%s", nic->link.ifname);
+		plans[n].level = (int)i + 1;
+		got[n++] = true;
+	}
+	if (r == 0 && n == 1)
+		return 0;
+	*n_plans = n;
+	r = actuate_set(a, j, plans, n, &opts, err);
 	if (r < 0)
 		return r;
 	/* Back at the originals: an orphaned operation (a crash mid-apply) is over too. The
-	 * interface is restored whether or not the journal can say so: what it keeps equals
+	 * interfaces are restored whether or not the journal can say so: what it keeps equals
 	 * the current values, and the next restore clears it. */
-	if (journal_restore_done(j, &id, have, &e) < 0)
-		journal_restore_note(j, &id, &e, note, note_len);
+	for (i = 0; i < n; i++)
+		if (got[i] && journal_restore_done(j, &ids[i], have[i], &e) < 0 && !note[0])
+			journal_restore_note(j, &ids[i], &e, note, note_len);
 	return 1;
 }
 
@@ -384,15 +793,56 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 	return r < 0 ? r : ACT_ORPHAN_ROLLED_BACK;
 }
 
-int actuate_conclude(struct journal *j, int ifindex, const struct journal_event *ev,
-		     bool end_inflight, struct rterr *err)
+int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics,
+		     const int *levels, unsigned int n, const struct act_opts *o,
+		     struct plan *plans, struct rterr *err)
+{
+	struct journal_ident ids[PLAN_SET_MAX];
+	struct journal_inflight op;
+	bool rec[PLAN_SET_MAX] = {false};
+	unsigned int i, changes = 0;
+	int r;
+
+	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
+		plan_blank(&plans[i], &nics[i]);
+		r = journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &ids[i],
+					     err);
+		if (r < 0)
+			return r;
+		if (journal_inflight_get(j, &ids[i], &op) <= 0)
+			continue;
+		rec[i] = true;
+		r = plan_values(&nics[i], NULL, op.pre, op.which, "rollback", &plans[i], err);
+		if (r < 0)
+			return r;
+		if (i)
+			snprintf(plans[i].upper_of, sizeof(plans[i].upper_of), "%s",
+				 nics[0].link.ifname);
+		plans[i].level = levels ? levels[i] : (int)i;
+		changes += plans[i].n_changes;
+	}
+	if (changes)
+		return actuate_set(a, j, plans, n < PLAN_SET_MAX ? n : PLAN_SET_MAX, o, err);
+	/* Every knob already back at its pre-value: only the records are left to end. */
+	for (i = 0; i < n && i < PLAN_SET_MAX; i++)
+		if (rec[i] && (r = journal_inflight_end(j, &ids[i], err)) < 0)
+			return r;
+	return 0;
+}
+
+int actuate_conclude(struct journal *j, const struct nic *nics, unsigned int n,
+		     const struct journal_event *ev, bool end_inflight, struct rterr *err)
 {
 	struct journal_ident id;
 	struct rterr ignored;
-	int r = 0;
+	unsigned int i;
+	int r = 0, e;
 
-	if (end_inflight && journal_ident_read_index(ifindex, ev->ifname, &id, err) == 0)
-		r = journal_inflight_end(j, &id, err);
+	for (i = 0; end_inflight && i < n; i++)
+		if (journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &id, err) ==
+			    0 &&
+		    (e = journal_inflight_end(j, &id, err)) < 0 && r == 0)
+			r = e;
 	journal_log_append(j, ev, &ignored);
 	return r;
 }

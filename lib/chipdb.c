@@ -18,6 +18,7 @@
 #include "rtltune/link.h"
 #include "rtltune/nic.h"
 #include "rtltune/paths.h"
+#include "rtltune/pmqos.h"
 
 static const struct {
 	const char *name;
@@ -39,6 +40,16 @@ static const struct {
 	{"mtu-change-may-fail", "an MTU change reallocates buffers and can fail (ENOMEM)"},
 	{"gro-off-by-default", "GRO is off until enabled"},
 	{"judge-slowly", "throughput is noisy: judge changes over long, repeated windows"},
+	{"coalesce-reset-by-driver",
+	 "the driver rewrites interrupt coalescing on open, reset or resume: re-applied, not "
+	 "taken for an admin's change"},
+	{"usecs-need-adaptive-off",
+	 "rx/tx-usecs change only in the request that turns adaptive moderation off"},
+	{"queue-change-resets-link",
+	 "a ring or channel change rebuilds the queues: traffic stops for a moment"},
+	{"tx-coalesce-follows-rx",
+	 "TX and RX share interrupt vectors: tx-usecs must stay 0, rx-usecs moderates both"},
+	{"shallow-idle", "needs shallow CPU idle: rtltuned holds PM QoS cpu_dma_latency"},
 };
 
 static const char *const limit_names[CHIP_LIMIT__COUNT] = {
@@ -105,6 +116,16 @@ int64_t chip_limit(const struct chip_entry *e, enum chip_limit l)
 	return e->limits[l];
 }
 
+int64_t chip_knob_max(const struct chip_entry *e, enum knob_id k)
+{
+	unsigned int i;
+
+	for (i = 0; e && i < e->n_maxes; i++)
+		if (e->maxes[i].knob == k)
+			return e->maxes[i].value;
+	return LINK_UNSET;
+}
+
 int chip_hint(const struct chip_entry *e, const char *profile, enum knob_id knob,
 	      struct knob_value *out)
 {
@@ -131,6 +152,9 @@ static void entry_release(struct chip_entry *e)
 	free(e->hints);
 	e->hints = NULL;
 	e->n_hints = 0;
+	free(e->maxes);
+	e->maxes = NULL;
+	e->n_maxes = 0;
 }
 
 void chipdb_free(struct chipdb *db)
@@ -167,12 +191,14 @@ enum chip_key {
 	KEY_FIRMWARE,
 	KEY_LIMIT0, /* + enum chip_limit */
 	KEY_BIG_TCP = KEY_LIMIT0 + CHIP_LIMIT__COUNT,
+	KEY_CPU_DMA_LATENCY,
 	KEY__COUNT
 };
 
 #define KNOWN_KEYS                                                                                 \
 	"name, driver, pci, revision, firmware, max_mtu, tso_max_size, tso_max_segs, "             \
-	"gso_max_size, gro_max_size, big_tcp, quirks, note, hint.PROFILE.KNOB"
+	"gso_max_size, gro_max_size, big_tcp, quirks, cpu_dma_latency_us, note, "                  \
+	"hint.PROFILE.KNOB, max.KNOB"
 
 struct parser {
 	struct chipdb *db;
@@ -240,6 +266,16 @@ static int entry_finish(struct parser *p)
 	else if (gso != LINK_UNSET && e->big_tcp == 0 && gso > GSO_LEGACY_MAX_SIZE)
 		r = parse_fail(p, "gso_max_size %lld contradicts big_tcp = no: expected at most %d",
 			       (long long)gso, GSO_LEGACY_MAX_SIZE);
+	if (r < 0)
+		goto out;
+	/* The value only means something to rtltuned's PM QoS request, which the quirk asks
+	 * for: without it the number would silently do nothing. */
+	p->line = p->key_line[KEY_CPU_DMA_LATENCY];
+	if (e->cpu_dma_latency_us >= 0 && !chip_has_quirk(e, CHIP_Q_SHALLOW_IDLE))
+		r = parse_fail(p,
+			       "cpu_dma_latency_us without quirk shallow-idle: expected 'quirks = "
+			       "shallow-idle' in [%s] (the value is what that quirk holds)",
+			       e->id);
 	if (r < 0)
 		goto out;
 	if (!e->name[0])
@@ -318,6 +354,7 @@ static int section_begin(struct parser *p, char *s)
 	snprintf(e->file, sizeof(e->file), "%s", p->path);
 	e->line = p->line;
 	e->big_tcp = -1;
+	e->cpu_dma_latency_us = -1;
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++)
 		e->limits[i] = LINK_UNSET;
 	p->cur = (int)p->db->n++;
@@ -534,17 +571,9 @@ static int add_hint(struct parser *p, struct chip_entry *e, const char *key, con
 	}
 	memcpy(h.profile, prof, plen);
 	knob = knob_from_name(dot + 1);
-	if (knob < 0) {
-		char names[256];
-		size_t off = 0;
-
-		names[0] = '\0';
-		for (i = 0; i < KNOB__COUNT; i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-						i ? ", " : "", knob_name((enum knob_id)i));
+	if (knob < 0)
 		return parse_fail(p, "%s: unknown knob '%s' (expected one of: %s)", key, dot + 1,
-				  names);
-	}
+				  knob_names_list());
 	h.knob = (enum knob_id)knob;
 	for (i = 0; i < e->n_hints; i++)
 		if (e->hints[i].knob == h.knob && strcmp(e->hints[i].profile, h.profile) == 0)
@@ -559,6 +588,44 @@ static int add_hint(struct parser *p, struct chip_entry *e, const char *key, con
 	}
 	e->hints = grown;
 	e->hints[e->n_hints++] = h;
+	return 0;
+}
+
+/* max.KNOB = N, for a number knob without a named limit of its own. */
+static int add_max(struct parser *p, struct chip_entry *e, const char *key, const char *v)
+{
+	struct chip_knob_max *grown;
+	int knob = knob_from_name(key + 4);
+	unsigned int i;
+	int64_t value;
+
+	if (knob < 0)
+		return parse_fail(p, "%s: unknown knob '%s' (expected one of: %s)", key, key + 4,
+				  knob_names_list());
+	if (knob_type((enum knob_id)knob) != KNOB_T_NUMBER ||
+	    knob_desc((enum knob_id)knob)->limit >= 0)
+		return parse_fail(p,
+				  "%s: max. applies to number knobs without a limit key of their "
+				  "own (%s has %s)",
+				  key, key + 4,
+				  knob_type((enum knob_id)knob) != KNOB_T_NUMBER
+					  ? "on/off values"
+					  : knob_desc((enum knob_id)knob)->limit_name);
+	for (i = 0; i < e->n_maxes; i++)
+		if (e->maxes[i].knob == (enum knob_id)knob)
+			return parse_fail(p, "duplicate key '%s'", key);
+	if (parse_limit(v, &value) < 0 || value > knob_desc((enum knob_id)knob)->max)
+		return parse_fail(p,
+				  "%s: expected a number up to %lld (decimal, 0x hex, optional K "
+				  "or M suffix), got '%s'",
+				  key, (long long)knob_desc((enum knob_id)knob)->max, v);
+	grown = realloc(e->maxes, (e->n_maxes + 1) * sizeof(*grown));
+	if (!grown) {
+		p->fail_line = p->line;
+		return rterr_sys(p->err, ENOMEM, "%s:%u", p->path, p->line);
+	}
+	e->maxes = grown;
+	e->maxes[e->n_maxes++] = (struct chip_knob_max){(enum knob_id)knob, value};
 	return 0;
 }
 
@@ -578,6 +645,8 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 	}
 	if (strncmp(key, "hint.", 5) == 0)
 		return add_hint(p, e, key, v);
+	if (strncmp(key, "max.", 4) == 0)
+		return add_max(p, e, key, v);
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++) {
 		if (strcmp(key, limit_names[i]) != 0)
 			continue;
@@ -618,6 +687,16 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 	}
 	if (strcmp(key, "big_tcp") == 0)
 		return key_once(p, KEY_BIG_TCP, key) ?: set_bool(p, &e->big_tcp, key, v);
+	if (strcmp(key, "cpu_dma_latency_us") == 0) {
+		if (key_once(p, KEY_CPU_DMA_LATENCY, key) < 0)
+			return -EINVAL;
+		if (pmqos_parse_us(v, &e->cpu_dma_latency_us) < 0)
+			return parse_fail(p,
+					  "cpu_dma_latency_us: expected microseconds from 0 to %d, "
+					  "got '%s'",
+					  PMQOS_MAX_US, v);
+		return 0;
+	}
 	/* Like note, quirks accumulate over repeated or indented continuation lines. */
 	if (strcmp(key, "quirks") == 0)
 		return set_quirks(p, e, v);

@@ -9,88 +9,41 @@
 
 #include "ethnl_priv.h"
 
-/* clang-format off */
-#define ROW(n, a, m, t) { .name = n, .attr = a, .max_attr = m, .type = ETHNL_##t }
-/* clang-format on */
-
-/* ethtool -g order; newer rows last. */
-static const struct ethnl_attr ring_attrs[] = {
-	ROW("rx", ETHTOOL_A_RINGS_RX, ETHTOOL_A_RINGS_RX_MAX, U32),
-	ROW("rx_mini", ETHTOOL_A_RINGS_RX_MINI, ETHTOOL_A_RINGS_RX_MINI_MAX, U32),
-	ROW("rx_jumbo", ETHTOOL_A_RINGS_RX_JUMBO, ETHTOOL_A_RINGS_RX_JUMBO_MAX, U32),
-	ROW("tx", ETHTOOL_A_RINGS_TX, ETHTOOL_A_RINGS_TX_MAX, U32),
-	ROW("rx_buf_len", ETHTOOL_A_RINGS_RX_BUF_LEN, 0, U32),
-	ROW("cqe_size", ETHTOOL_A_RINGS_CQE_SIZE, 0, U32),
-	ROW("tx_push", ETHTOOL_A_RINGS_TX_PUSH, 0, BOOL),
-	ROW("rx_push", RT_ETHTOOL_A_RINGS_RX_PUSH, 0, BOOL),
-	ROW("tx_push_buf_len", RT_ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN,
-	    RT_ETHTOOL_A_RINGS_TX_PUSH_BUF_LEN_MAX, U32),
-	/* enum ethtool_tcp_data_split: 0 unknown (never sent), 1 disabled, 2 enabled */
-	ROW("tcp_data_split", ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 0, U8),
-	ROW("hds_thresh", RT_ETHTOOL_A_RINGS_HDS_THRESH, RT_ETHTOOL_A_RINGS_HDS_THRESH_MAX, U32),
+/*
+ * Every row of knob_ethtool.def, in its order: a group's rows are adjacent, and the knob
+ * ids follow the same order, so a group's slice starts at its first knob's offset.
+ */
+static const struct ethnl_attr all_attrs[] = {
+#define ETHNL_KNOB(id, grp, nm, a, m, t, ...)                                                      \
+	{.name = nm,                                                                               \
+	 .attr = a,                                                                                \
+	 .max_attr = m,                                                                            \
+	 .type = ETHNL_##t,                                                                        \
+	 .group = ETHNL_##grp,                                                                     \
+	 .knob = KNOB_##id},
+#include "rtltune/knob_ethtool.def"
+#undef ETHNL_KNOB
 };
+_Static_assert(sizeof(all_attrs) / sizeof(all_attrs[0]) == KNOB_FIRST_FEATURE - KNOB_FIRST_ETHNL,
+	       "one wire row per ethtool knob");
 
-/* ethtool -c order, named as ethtool -C spells them; the nested DIM profiles are not rows. */
-static const struct ethnl_attr coalesce_attrs[] = {
-	ROW("adaptive_rx", ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, 0, BOOL),
-	ROW("adaptive_tx", ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, 0, BOOL),
-	ROW("stats_block_usecs", ETHTOOL_A_COALESCE_STATS_BLOCK_USECS, 0, U32),
-	ROW("sample_interval", ETHTOOL_A_COALESCE_RATE_SAMPLE_INTERVAL, 0, U32),
-	ROW("pkt_rate_low", ETHTOOL_A_COALESCE_PKT_RATE_LOW, 0, U32),
-	ROW("pkt_rate_high", ETHTOOL_A_COALESCE_PKT_RATE_HIGH, 0, U32),
-	ROW("rx_usecs", ETHTOOL_A_COALESCE_RX_USECS, 0, U32),
-	ROW("rx_frames", ETHTOOL_A_COALESCE_RX_MAX_FRAMES, 0, U32),
-	ROW("rx_usecs_irq", ETHTOOL_A_COALESCE_RX_USECS_IRQ, 0, U32),
-	ROW("rx_frames_irq", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_IRQ, 0, U32),
-	ROW("tx_usecs", ETHTOOL_A_COALESCE_TX_USECS, 0, U32),
-	ROW("tx_frames", ETHTOOL_A_COALESCE_TX_MAX_FRAMES, 0, U32),
-	ROW("tx_usecs_irq", ETHTOOL_A_COALESCE_TX_USECS_IRQ, 0, U32),
-	ROW("tx_frames_irq", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_IRQ, 0, U32),
-	ROW("rx_usecs_low", ETHTOOL_A_COALESCE_RX_USECS_LOW, 0, U32),
-	ROW("rx_frames_low", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_LOW, 0, U32),
-	ROW("tx_usecs_low", ETHTOOL_A_COALESCE_TX_USECS_LOW, 0, U32),
-	ROW("tx_frames_low", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_LOW, 0, U32),
-	ROW("rx_usecs_high", ETHTOOL_A_COALESCE_RX_USECS_HIGH, 0, U32),
-	ROW("rx_frames_high", ETHTOOL_A_COALESCE_RX_MAX_FRAMES_HIGH, 0, U32),
-	ROW("tx_usecs_high", ETHTOOL_A_COALESCE_TX_USECS_HIGH, 0, U32),
-	ROW("tx_frames_high", ETHTOOL_A_COALESCE_TX_MAX_FRAMES_HIGH, 0, U32),
-	ROW("cqe_mode_rx", ETHTOOL_A_COALESCE_USE_CQE_MODE_RX, 0, BOOL),
-	ROW("cqe_mode_tx", ETHTOOL_A_COALESCE_USE_CQE_MODE_TX, 0, BOOL),
-	ROW("tx_aggr_max_bytes", RT_ETHTOOL_A_COALESCE_TX_AGGR_MAX_BYTES, 0, U32),
-	ROW("tx_aggr_max_frames", RT_ETHTOOL_A_COALESCE_TX_AGGR_MAX_FRAMES, 0, U32),
-	ROW("tx_aggr_time_usecs", RT_ETHTOOL_A_COALESCE_TX_AGGR_TIME_USECS, 0, U32),
-};
-
-static const struct ethnl_attr channel_attrs[] = {
-	ROW("rx", ETHTOOL_A_CHANNELS_RX_COUNT, ETHTOOL_A_CHANNELS_RX_MAX, U32),
-	ROW("tx", ETHTOOL_A_CHANNELS_TX_COUNT, ETHTOOL_A_CHANNELS_TX_MAX, U32),
-	ROW("other", ETHTOOL_A_CHANNELS_OTHER_COUNT, ETHTOOL_A_CHANNELS_OTHER_MAX, U32),
-	ROW("combined", ETHTOOL_A_CHANNELS_COMBINED_COUNT, ETHTOOL_A_CHANNELS_COMBINED_MAX, U32),
-};
-
-static const struct ethnl_attr pause_attrs[] = {
-	ROW("autoneg", ETHTOOL_A_PAUSE_AUTONEG, 0, BOOL),
-	ROW("rx", ETHTOOL_A_PAUSE_RX, 0, BOOL),
-	ROW("tx", ETHTOOL_A_PAUSE_TX, 0, BOOL),
-};
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define SLICE(first, next) &all_attrs[KNOB_##first - KNOB_FIRST_ETHNL], KNOB_##next - KNOB_##first
 
 const struct ethnl_group_info ethnl_groups[ETHNL_GROUP_COUNT] = {
 	[ETHNL_RINGS] = {"rings", "ring_", ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET,
 			 ETHTOOL_MSG_RINGS_GET_REPLY, ETHTOOL_MSG_RINGS_NTF,
-			 RT_ETHTOOL_A_RINGS_LAST, ring_attrs, N(ring_attrs)},
+			 RT_ETHTOOL_A_RINGS_LAST, SLICE(RING_RX, COALESCE_ADAPTIVE_RX)},
 	[ETHNL_COALESCE] = {"coalesce", "coalesce_", ETHTOOL_MSG_COALESCE_GET,
 			    ETHTOOL_MSG_COALESCE_SET, ETHTOOL_MSG_COALESCE_GET_REPLY,
-			    ETHTOOL_MSG_COALESCE_NTF, RT_ETHTOOL_A_COALESCE_LAST, coalesce_attrs,
-			    N(coalesce_attrs)},
+			    ETHTOOL_MSG_COALESCE_NTF, RT_ETHTOOL_A_COALESCE_LAST,
+			    SLICE(COALESCE_ADAPTIVE_RX, CHANNELS_RX)},
 	[ETHNL_CHANNELS] = {"channels", "channels_", ETHTOOL_MSG_CHANNELS_GET,
 			    ETHTOOL_MSG_CHANNELS_SET, ETHTOOL_MSG_CHANNELS_GET_REPLY,
 			    ETHTOOL_MSG_CHANNELS_NTF, ETHTOOL_A_CHANNELS_COMBINED_COUNT,
-			    channel_attrs, N(channel_attrs)},
+			    SLICE(CHANNELS_RX, PAUSE_AUTONEG)},
 	[ETHNL_PAUSE] = {"pause", "pause_", ETHTOOL_MSG_PAUSE_GET, ETHTOOL_MSG_PAUSE_SET,
 			 ETHTOOL_MSG_PAUSE_GET_REPLY, ETHTOOL_MSG_PAUSE_NTF,
-			 RT_ETHTOOL_A_PAUSE_STATS_SRC, pause_attrs, N(pause_attrs)},
+			 RT_ETHTOOL_A_PAUSE_STATS_SRC, SLICE(PAUSE_AUTONEG, FIRST_FEATURE)},
 };
 
 static bool group_ok(enum ethnl_group g)

@@ -1,28 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SIOCETHTOOL ioctl: driver identity, link speed, and the netdev feature bits by
- * name. The ioctl (rather than the ethtool genl family) is what systemd-networkd and
- * NetworkManager use, needs no family resolution, and returns ETHTOOL_F_WISH when the
- * driver keeps a feature other than requested.
+ * The SIOCETHTOOL ioctl: driver identity and link speed (read-only, and what ethtool's
+ * netlink family has no single request for), and the netdev feature bits by name as the
+ * fallback where the kernel has no ethtool netlink family (lib/ethnl.c is the primary path
+ * and addresses devices by ifindex; lib/nic.c picks). It returns ETHTOOL_F_WISH when the
+ * driver keeps a feature other than requested, like the family's FEATURES_SET reply.
  */
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rtltune/ethtool.h"
+#include "ethtool_priv.h"
 
-/* Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. */
-static int ethtool_socket(void)
+/*
+ * Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. One for the
+ * whole process, opened at first use: an apply of 64 interfaces makes thousands of these
+ * calls. It belongs to the network namespace the process was in then, which is the only
+ * one rtltune works in (it never calls setns()).
+ */
+int ethtool_ctl_fd(void)
 {
-	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	static int fd = -1;
 
+	if (fd < 0)
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
+}
+
+int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE])
+{
+	struct ifreq ifr = {.ifr_ifindex = ifindex};
+	int fd = ethtool_ctl_fd();
+
+	if (fd < 0)
+		return fd;
+	if (ifindex <= 0)
+		return -ENODEV;
+	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
+		return errno == ENXIO ? -ENODEV : -errno;
+	snprintf(name, IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, ifr.ifr_name);
+	return 0;
+}
+
+int ethtool_name_to_index(const char *ifname)
+{
+	struct ifreq ifr = {0};
+	int fd = ethtool_ctl_fd();
+
+	if (fd < 0 || strlen(ifname) >= sizeof(ifr.ifr_name))
+		return 0;
+	memcpy(ifr.ifr_name, ifname, strlen(ifname));
+	return ioctl(fd, SIOCGIFINDEX, &ifr) < 0 ? 0 : ifr.ifr_ifindex;
 }
 
 static int ioctl_by_name(int fd, const char *ifname, void *cmd)
@@ -38,56 +73,25 @@ static int ioctl_by_name(int fd, const char *ifname, void *cmd)
 	return r < 0 ? -errno : r; /* SFEATURES: a positive ETHTOOL_F_* mask */
 }
 
-/* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
-static int index_to_name(int fd, int ifindex, char name[IF_NAMESIZE])
-{
-	struct ifreq ifr = {.ifr_ifindex = ifindex};
-
-	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
-		return -errno;
-	snprintf(name, IF_NAMESIZE, "%.*s", IF_NAMESIZE - 1, ifr.ifr_name);
-	return 0;
-}
-
-/*
- * The device an ethtool call is for. SIOCETHTOOL knows devices only by name, and a name
- * moves with a rename; the ifindex does not. By index, the name is looked up right before
- * each ioctl and again right after it: the kernel resolves the name under RTNL, so when
- * both lookups agree the call reached the device (short of a rename away and back within
- * those microseconds). When they differ the call is made again under the new name, which
- * is safe because every call made here is a read or an SFEATURES that states each bit
- * it sets. A rename storm gets ETHTOOL_RENAME_TRIES attempts per call, then -EAGAIN.
- */
-struct eth_dev {
-	const char *ifname; /* by name: the name used; by index: the caller's, for messages */
-	int ifindex;	    /* > 0: address by index */
-	bool gone;	    /* by index: the ifindex no longer exists */
-	int renames;	    /* by index: retries spent on renames */
-};
-
-static int dev_ioctl(struct eth_dev *d, void *cmd)
+int ethtool_dev_ioctl(struct eth_dev *d, void *cmd)
 {
 	char name[IF_NAMESIZE], again[IF_NAMESIZE];
 	int fd, r, tries;
 
-	fd = ethtool_socket();
+	fd = ethtool_ctl_fd();
 	if (fd < 0)
 		return fd;
-	if (d->ifindex <= 0) {
-		r = ioctl_by_name(fd, d->ifname, cmd);
-		close(fd);
-		return r;
-	}
+	if (d->ifindex <= 0)
+		return ioctl_by_name(fd, d->ifname, cmd);
 	for (tries = 0; tries < ETHTOOL_RENAME_TRIES; tries++) {
-		r = index_to_name(fd, d->ifindex, name);
+		/* SIOCGIFNAME: dev_ifname() answers -ENODEV for an ifindex nobody holds. */
+		r = ethtool_index_to_name(d->ifindex, name);
 		if (r == 0) {
 			int rc = ioctl_by_name(fd, name, cmd);
 
-			r = index_to_name(fd, d->ifindex, again);
-			if (r == 0 && strcmp(name, again) == 0) {
-				close(fd);
+			r = ethtool_index_to_name(d->ifindex, again);
+			if (r == 0 && strcmp(name, again) == 0)
 				return rc;
-			}
 		}
 		if (r == -ENODEV) {
 			d->gone = true;
@@ -97,7 +101,6 @@ static int dev_ioctl(struct eth_dev *d, void *cmd)
 			break;
 		d->renames++;
 	}
-	close(fd);
 	return r < 0 ? r : -EAGAIN;
 }
 
@@ -121,7 +124,7 @@ static int ethtool_ioctl(const char *ifname, void *cmd)
 {
 	struct eth_dev d = {.ifname = ifname};
 
-	return dev_ioctl(&d, cmd);
+	return ethtool_dev_ioctl(&d, cmd);
 }
 
 int ethtool_drvinfo(const char *ifname, struct eth_drvinfo *out, struct rterr *err)
@@ -194,7 +197,7 @@ static int features_count(struct eth_dev *d, unsigned int *count)
 		struct ethtool_sset_info hdr;
 		uint32_t len;
 	} sset = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES}};
-	int r = dev_ioctl(d, &sset);
+	int r = ethtool_dev_ioctl(d, &sset);
 
 	if (r < 0)
 		return r;
@@ -231,14 +234,14 @@ static int features_get(struct eth_dev *d, struct eth_features *f, struct rterr 
 	strs->cmd = ETHTOOL_GSTRINGS;
 	strs->string_set = ETH_SS_FEATURES;
 	strs->len = count;
-	r = dev_ioctl(d, strs);
+	r = ethtool_dev_ioctl(d, strs);
 	if (r < 0) {
 		r = dev_err(d, r, "ethtool feature names", err);
 		goto fail;
 	}
 	gf->cmd = ETHTOOL_GFEATURES;
 	gf->size = words;
-	r = dev_ioctl(d, gf);
+	r = ethtool_dev_ioctl(d, gf);
 	if (r < 0) {
 		r = dev_err(d, r, "ethtool features", err);
 		goto fail;
@@ -272,13 +275,31 @@ int ethtool_features_get_index(int ifindex, const char *was, struct eth_features
 	return features_get(&d, f, err);
 }
 
+/*
+ * The kernel's feature strings (netdev_features_strings) are the same list for every
+ * device, and the names asked for are the knob table's own strings: a hint per name
+ * pointer, checked by one strcmp, turns the per-snapshot lookups of some 60 feature knobs
+ * from a scan of the list each into one compare each.
+ */
+#define FEATURE_HINTS 256
+static _Thread_local struct {
+	const char *name;
+	unsigned int idx;
+} feature_hint[FEATURE_HINTS];
+
 int ethtool_feature_index(const struct eth_features *f, const char *name)
 {
-	unsigned int i;
+	unsigned int slot = (unsigned int)(((uintptr_t)name >> 4) % FEATURE_HINTS), i;
 
+	i = feature_hint[slot].idx;
+	if (feature_hint[slot].name == name && i < f->count && strcmp(f->names[i], name) == 0)
+		return (int)i;
 	for (i = 0; i < f->count; i++)
-		if (strcmp(f->names[i], name) == 0)
+		if (strcmp(f->names[i], name) == 0) {
+			feature_hint[slot].name = name;
+			feature_hint[slot].idx = i;
 			return (int)i;
+		}
 	return -1;
 }
 
@@ -328,7 +349,7 @@ static int features_set(struct eth_dev *d, const struct eth_features *cur, const
 		free(sf);
 		return 0;
 	}
-	r = dev_ioctl(d, sf);
+	r = ethtool_dev_ioctl(d, sf);
 	free(sf);
 	if (r < 0) {
 		char what[96];

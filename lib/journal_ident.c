@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "journal_priv.h"
+#include "rtltune/ethtool.h"
 #include "rtltune/link.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -72,14 +73,9 @@ static uint64_t netns_cookie_of(int sock)
 
 uint64_t jr_netns_cookie(void)
 {
-	int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	uint64_t cookie;
+	int sock = ethtool_ctl_fd();
 
-	if (sock < 0)
-		return 0;
-	cookie = netns_cookie_of(sock);
-	close(sock);
-	return cookie;
+	return sock < 0 ? 0 : netns_cookie_of(sock);
 }
 
 int journal_ident_read(const char *ifname, struct journal_ident *id, struct rterr *err)
@@ -91,21 +87,20 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
 		return rterr_input(err, "invalid interface name '%s'", ifname ? ifname : "");
 	snprintf(id->ifname, sizeof(id->ifname), "%s", ifname);
 	snprintf(id->boot_id, sizeof(id->boot_id), "%s", jr_boot_id());
-	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	sock = ethtool_ctl_fd();
 	if (sock < 0)
-		return rterr_sys(err, errno, "%s: socket", ifname);
+		return rterr_sys(err, -sock, "%s: socket", ifname);
 	id->netns_cookie = netns_cookie_of(sock);
 	/* The ioctl goes by name: make sure the index we record is the device we asked. */
 	for (attempt = 0; attempt < 3; attempt++) {
-		id->ifindex = if_nametoindex(ifname);
+		id->ifindex = ethtool_name_to_index(ifname);
 		if (!id->ifindex)
 			break;
 		r = read_perm_addr(sock, ifname, id->perm_addr, sizeof(id->perm_addr));
-		if (r == 0 && (int)if_nametoindex(ifname) == id->ifindex)
+		if (r == 0 && ethtool_name_to_index(ifname) == id->ifindex)
 			break;
 		r = -EAGAIN;
 	}
-	close(sock);
 	if (!id->ifindex || r == -ENODEV)
 		return rterr_sys(err, ENODEV, "no such interface: %s", ifname);
 	if (r < 0)

@@ -37,6 +37,19 @@ uint64_t jr_proc_start_time(pid_t pid)
 	return start;
 }
 
+/* This process's own start time, read once (per pid: a forked child reads its own). */
+static uint64_t self_start_time(void)
+{
+	static pid_t pid;
+	static uint64_t start;
+
+	if (pid != getpid() || !start) {
+		pid = getpid();
+		start = jr_proc_start_time(pid);
+	}
+	return start;
+}
+
 bool jr_op_alive(const struct journal_inflight *op)
 {
 	uint64_t start;
@@ -49,7 +62,7 @@ bool jr_op_alive(const struct journal_inflight *op)
 
 bool jr_op_mine(const struct journal_inflight *op)
 {
-	return op->pid == getpid() && op->pid_start == jr_proc_start_time(getpid()) &&
+	return op->pid == getpid() && op->pid_start == self_start_time() &&
 	       !strcmp(op->id.boot_id, jr_boot_id());
 }
 
@@ -81,8 +94,16 @@ static int commit_inflight(struct journal *j, struct jr_snapshot *s, bool may_sk
 			   struct rterr *err)
 {
 	struct rterr e = {0};
-	int r = jr_commit_or_undo(j, s, &e);
+	int r;
 
+	if (j->batch) {
+		/* journal_batch_flush() writes it; only new originals make that write a must. */
+		jr_snapshot_drop(s);
+		j->batch_dirty = true;
+		j->batch_needs_disk |= !may_skip;
+		return 0;
+	}
+	r = jr_commit_or_undo(j, s, &e);
 	if (!r)
 		return 0;
 	if (may_skip && j->inflight_optional &&
@@ -127,7 +148,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		 */
 		op->id = *id;
 		op->pid = getpid();
-		op->pid_start = jr_proc_start_time(getpid());
+		op->pid_start = self_start_time();
 		op->orphaned = false;
 		snprintf(op->op, sizeof(op->op), "%s", op_name);
 		snprintf(op->actor, sizeof(op->actor), "%s", actor);
@@ -140,7 +161,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		op = &j->ops[j->n_ops++];
 		*op = (struct journal_inflight){.id = *id,
 						.pid = getpid(),
-						.pid_start = jr_proc_start_time(getpid()),
+						.pid_start = self_start_time(),
 						.since = jr_now_us() / 1000000};
 		snprintf(op->op, sizeof(op->op), "%s", op_name);
 		snprintf(op->actor, sizeof(op->actor), "%s", actor);

@@ -24,7 +24,7 @@
 #define LOG_MAX_LINE   4096
 #define LOG_MAX_REASON 1024
 
-static int log_open(struct journal *j, struct rterr *err)
+static int log_open_check(struct journal *j, struct rterr *err)
 {
 	char header[32], last, old[sizeof(j->log_path) + 2];
 	struct stat st;
@@ -62,6 +62,17 @@ static int log_open(struct journal *j, struct rterr *err)
 			return rterr_sys(err, n, "cannot write log %s", j->log_path);
 	}
 	return 0;
+}
+
+static int log_open(struct journal *j, struct rterr *err)
+{
+	int r;
+
+	if (j->batch && j->log_checked && j->log_fd >= 0)
+		return 0;
+	r = log_open_check(j, err);
+	j->log_checked = j->batch && r == 0;
+	return r;
 }
 
 static void iso_time(int64_t us, char *buf, size_t len)

@@ -28,6 +28,13 @@
 /* Far beyond any real host (a few hundred bytes per device); more is not ours. */
 #define JOURNAL_MAX_BYTES (4 << 20)
 
+/* Copy of the tables, so a failed commit leaves memory as the disk is. */
+struct jr_snapshot {
+	struct journal_entry *ents;
+	struct journal_inflight *ops;
+	int n_ents, n_ops;
+};
+
 struct journal {
 	char dir[PATH_MAX];
 	char path[PATH_MAX + 16];
@@ -43,6 +50,14 @@ struct journal {
 	int n_ops;
 	bool inflight_optional;	    /* journal_set_inflight_optional() */
 	struct rterr inflight_skip; /* the last in-flight write skipped */
+	/* journal_batch_begin(): commits are deferred to journal_batch_flush(); the tables as
+	 * they were at the last durable point, to go back to when a flush fails; whether
+	 * anything is pending, and whether any of it may not be skipped (new originals). */
+	bool batch, batch_dirty, batch_needs_disk;
+	/* Within a batch (the lock held throughout, so no other writer) the log's end was
+	 * checked once: its next records append without another fstat and pread. */
+	bool log_checked;
+	struct jr_snapshot batch_snap;
 };
 
 /* journal_format.c */
@@ -62,12 +77,6 @@ int jr_write_all(int fd, const char *buf, size_t len);
 int jr_grow(void *arr, int n, size_t size);
 struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
 struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);
-/* Copy of the tables, so a failed commit leaves memory as the disk is. */
-struct jr_snapshot {
-	struct journal_entry *ents;
-	struct journal_inflight *ops;
-	int n_ents, n_ops;
-};
 int jr_snapshot_take(struct journal *j, struct jr_snapshot *s, struct rterr *err);
 /* Put the snapshot back (a change that will not be committed) and free it. */
 void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s);

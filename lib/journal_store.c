@@ -109,9 +109,12 @@ int jr_write_all(int fd, const char *buf, size_t len)
 
 /*
  * Make the in-memory journal the one on disk: temp file, fsync, rename over, fsync dir.
- * A crash at any point leaves either the old or the new file, never a mix.
+ * A crash at any point leaves either the old or the new file, never a mix. Without
+ * sync_dir the rename may not survive a power loss (the old file comes back): only for
+ * the write that ends a batch's in-flight records, where the old file means what a crash
+ * just before the write would have meant (the operation is rolled back at the next start).
  */
-static int commit(struct journal *j, bool *visible, struct rterr *err)
+static int commit(struct journal *j, bool *visible, bool sync_dir, struct rterr *err)
 {
 	const char *step = "write";
 	size_t len;
@@ -146,7 +149,7 @@ static int commit(struct journal *j, bool *visible, struct rterr *err)
 		return rterr_sys(err, r, "cannot %s journal %s (nothing changed)", step,
 				 strcmp(step, "rename") ? j->tmp_path : j->path);
 	}
-	if (fsync(j->dir_fd) < 0) {
+	if (sync_dir && fsync(j->dir_fd) < 0) {
 		/* The new file is in place, so memory keeps matching it; durability is unsure. */
 		*visible = true;
 		return rterr_sys(err, errno, "cannot fsync state dir %s", j->dir);
@@ -198,12 +201,75 @@ void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s)
 int jr_commit_or_undo(struct journal *j, struct jr_snapshot *s, struct rterr *err)
 {
 	bool visible = false;
-	int r = commit(j, &visible, err);
+	int r;
 
+	if (j->batch) {
+		/* journal_batch_flush() writes it, or goes back to its own snapshot. */
+		jr_snapshot_drop(s);
+		j->batch_dirty = j->batch_needs_disk = true;
+		return 0;
+	}
+	r = commit(j, &visible, true, err);
 	if (r && !visible)
 		jr_snapshot_restore(j, s);
 	else
 		jr_snapshot_drop(s);
+	return r;
+}
+
+int journal_batch_begin(struct journal *j, struct rterr *err)
+{
+	int r;
+
+	if (j->batch)
+		return 0;
+	r = jr_snapshot_take(j, &j->batch_snap, err);
+	if (r)
+		return r;
+	j->batch = true;
+	j->batch_dirty = j->batch_needs_disk = false;
+	return 0;
+}
+
+/*
+ * Write what the batch changed. A failure goes back to the tables as they were at the last
+ * durable point. On a handle where in-flight records are optional (a restore), a state dir
+ * that cannot take the write is noted and memory goes back the same way, unless the batch
+ * journals new originals, which nothing may do without.
+ */
+int journal_batch_flush(struct journal *j, bool last, struct rterr *err)
+{
+	struct rterr e = {0};
+	bool visible = false;
+	int r = 0;
+
+	if (!j->batch)
+		return 0;
+	if (j->batch_dirty) {
+		r = commit(j, &visible, !last, &e);
+		if (r && !visible) {
+			jr_snapshot_restore(j, &j->batch_snap);
+			if (!last && jr_snapshot_take(j, &j->batch_snap, &e) < 0)
+				last = true;
+		} else if (!last) {
+			jr_snapshot_drop(&j->batch_snap);
+			if (jr_snapshot_take(j, &j->batch_snap, &e) < 0)
+				last = true;
+		}
+	}
+	if (r && !j->batch_needs_disk && j->inflight_optional &&
+	    (r == -ENOSPC || r == -EROFS || r == -EDQUOT || r == -EIO)) {
+		j->inflight_skip = e;
+		r = 0;
+	} else if (r && err) {
+		*err = e;
+	}
+	j->batch_dirty = j->batch_needs_disk = false;
+	if (last) {
+		jr_snapshot_drop(&j->batch_snap);
+		j->batch = false;
+		j->log_checked = false;
+	}
 	return r;
 }
 
@@ -401,6 +467,8 @@ void journal_close(struct journal *j)
 		close(j->lock_fd); /* releases the flock */
 	if (j->dir_fd >= 0)
 		close(j->dir_fd);
+	if (j->batch)
+		jr_snapshot_drop(&j->batch_snap);
 	free(j->ents);
 	free(j->ops);
 	free(j);

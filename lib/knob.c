@@ -12,9 +12,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ethnl_priv.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
+#include "rtltune/route.h"
 
 /* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
 #define RT_IFLA_GRO_MAX_SIZE	  58
@@ -40,6 +42,18 @@ static const char *const gro_features[] = {"rx-gro"};
 	.limit = -1, .legacy_max = 1, .twin = -1
 #define LINK_U32(attr) .backend = KNOB_B_LINK, .ifla = attr, .max = UINT32_MAX
 
+/* Knob name prefixes, value types and ranges of the ethtool groups' rows. */
+#define KP_RINGS    "ring_"
+#define KP_COALESCE "coalesce_"
+#define KP_CHANNELS "channels_"
+#define KP_PAUSE    "pause_"
+#define KT_U32	    KNOB_T_NUMBER
+#define KT_U8	    KNOB_T_NUMBER
+#define KT_BOOL	    KNOB_T_BOOL
+#define KMAX_U32    UINT32_MAX
+#define KMAX_U8	    UINT8_MAX
+#define KMAX_BOOL   1
+
 /* One row per knob: read as a table, so laid out by hand. */
 // clang-format off
 static const struct knob_desc knobs[KNOB__COUNT] = {
@@ -52,12 +66,12 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 	},
 	[KNOB_TSO] = {
 		.name = "tso", .type = KNOB_T_BOOL, FEATURES(tso_features, 2),
-		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "", .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.help = "TCP segmentation offload, IPv4 and IPv6 (every tx-tcp*-segmentation bit)",
 	},
 	[KNOB_GSO] = {
 		.name = "gso", .type = KNOB_T_BOOL, FEATURES(gso_features, 1),
-		.dir = KNOB_DIR_TX, .unit = "", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "", .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.help = "generic segmentation offload (tx-generic-segmentation)",
 	},
 	[KNOB_GRO] = {
@@ -69,7 +83,9 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_max_size", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SIZE),
 		.min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE, .limit_name = "tso_max_size",
 		.legacy_max = GSO_LEGACY_MAX_SIZE, .twin = KNOB_GSO_IPV4_MAX_SIZE,
-		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_STACK,
+		/* Up to 64K it moves the IPv4 twin too. */
+		.reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.shown = { { "tso_max_size", "tso_max_size" } },
 		.help = "largest GSO/TSO packet the stack builds for the device (IPv6, and IPv4 up "
 			"to 64K)",
@@ -78,7 +94,7 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_ipv4_max_size", .type = KNOB_T_NUMBER,
 		LINK_U32(RT_IFLA_GSO_IPV4_MAX_SIZE), .min = 1, .limit = CHIP_LIMIT_GSO_MAX_SIZE,
 		.limit_name = "tso_max_size", .legacy_max = GSO_LEGACY_MAX_SIZE, .twin = -1,
-		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_ROUTE_CACHED,
+		.dir = KNOB_DIR_TX, .unit = "bytes", .flags = KNOB_F_STACK, .reroute = ROUTE_IPV4,
 		.help = "largest IPv4 GSO/TSO packet (IPv4 BIG TCP above 64K)",
 	},
 	[KNOB_GRO_MAX_SIZE] = {
@@ -99,7 +115,7 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.name = "gso_max_segs", .type = KNOB_T_NUMBER, LINK_U32(IFLA_GSO_MAX_SEGS),
 		.min = 1, .limit = CHIP_LIMIT_TSO_MAX_SEGS, .limit_name = "tso_max_segs",
 		.legacy_max = GSO_MAX_SEGS_MAX, .twin = -1, .dir = KNOB_DIR_TX,
-		.unit = "segments", .flags = KNOB_F_ROUTE_CACHED,
+		.unit = "segments", .flags = KNOB_F_STACK, .reroute = ROUTE_IPV4 | ROUTE_IPV6,
 		.shown = { { "tso_max_segs", "tso_max_segs" } },
 		.help = "most segments in one GSO/TSO packet",
 	},
@@ -110,6 +126,29 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.unit = "packets",
 		.help = "length of the device's transmit queue (ip link set txqueuelen)",
 	},
+
+	/* The ethtool netlink groups, from knob_ethtool.def: the device's own maximum is
+	 * what "max" means (no chip limit cuts these; the chip database's max.KNOB does). */
+#define ETHNL_KNOB(id, grp, nm, attr, max_attr, typ, d, u, h)                              \
+	[KNOB_##id] = {                                                                    \
+		.name = KP_##grp nm, .type = KT_##typ, .backend = KNOB_B_ETHNL,           \
+		.ethnl_group = ETHNL_##grp, .ethnl_attr = attr, .ethnl_max_attr = max_attr, \
+		.min = 0, .max = KMAX_##typ, .limit = -1, .legacy_max = LINK_UNSET,        \
+		.twin = -1, .dir = KNOB_DIR_##d, .unit = u, .help = h,                     \
+	},
+#include "rtltune/knob_ethtool.def"
+#undef ETHNL_KNOB
+
+	/* Every feature by name, from knob_features.def. */
+#define FEATURE_KNOB(id, nm, d, h)                                                         \
+	[KNOB_FEAT_##id] = {                                                               \
+		.name = "feature." nm, .type = KNOB_T_BOOL, .backend = KNOB_B_FEATURES,    \
+		.features = (const char *const[]){nm}, .n_features = 1, .n_read = 1,       \
+		.min = 0, .max = 1, .limit = -1, .legacy_max = 1, .twin = -1,              \
+		.dir = KNOB_DIR_##d, .unit = "", .help = h,                                \
+	},
+#include "rtltune/knob_features.def"
+#undef FEATURE_KNOB
 };
 // clang-format on
 
@@ -140,16 +179,34 @@ enum knob_type knob_type(enum knob_id id)
 
 const char *knob_names_list(void)
 {
-	static char list[KNOB__COUNT * 24];
+	static char list[KNOB_FIRST_ETHNL * 24 + 160];
 	size_t len = 0;
 	int i;
 
 	if (list[0])
 		return list;
-	for (i = 0; i < KNOB__COUNT; i++)
+	for (i = 0; i < KNOB_FIRST_ETHNL; i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
 					knobs[i].name);
+	snprintf(list + len, sizeof(list) - len,
+		 ", ring_*, coalesce_*, channels_*, pause_*, feature.NAME (`rtltune knobs` lists "
+		 "them all)");
 	return list;
+}
+
+const char *knob_feature_name(enum knob_id id)
+{
+	return knob_is_feature(id) ? knobs[id].features[0] : NULL;
+}
+
+int knob_of_ethnl(int group, unsigned int attr)
+{
+	int k;
+
+	for (k = KNOB_FIRST_ETHNL; k < KNOB_FIRST_FEATURE; k++)
+		if (knobs[k].ethnl_group == group && knobs[k].ethnl_attr == attr)
+			return k;
+	return -1;
 }
 
 bool knob_value_valid(enum knob_id id, int64_t v)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtltune/ethtool.h"
 #include "rtltune/link.h"
 
 /* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
@@ -446,12 +447,8 @@ out:
 
 int link_index_to_name(int ifindex, char name[IF_NAMESIZE])
 {
-	if (ifindex <= 0)
-		return -ENODEV;
-	if (if_indextoname((unsigned int)ifindex, name))
-		return 0;
-	/* glibc's SIOCGIFNAME turns the kernel's ENODEV into ENXIO. */
-	return errno == ENXIO || errno == ENODEV ? -ENODEV : -errno;
+	/* Through the process's one ioctl socket (glibc's if_indextoname opens one a call). */
+	return ethtool_index_to_name(ifindex, name);
 }
 
 bool link_index_gone(int ifindex)

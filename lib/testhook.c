@@ -20,9 +20,17 @@ static const struct {
 	const char *name;
 	int err;
 } errno_names[] = {
-	{"EIO", EIO},	    {"ENOSPC", ENOSPC}, {"EROFS", EROFS},   {"EDQUOT", EDQUOT},
-	{"EACCES", EACCES}, {"EPERM", EPERM},	{"ENOMEM", ENOMEM}, {"EBUSY", EBUSY},
-	{"EINVAL", EINVAL}, {"ENODEV", ENODEV},
+	{"EIO", EIO},
+	{"ENOSPC", ENOSPC},
+	{"EROFS", EROFS},
+	{"EDQUOT", EDQUOT},
+	{"EACCES", EACCES},
+	{"EPERM", EPERM},
+	{"ENOMEM", ENOMEM},
+	{"EBUSY", EBUSY},
+	{"EINVAL", EINVAL},
+	{"ENODEV", ENODEV},
+	{"EPROTONOSUPPORT", EPROTONOSUPPORT},
 };
 
 /* Find "point" or "point=ARG" in a comma-separated list; *arg gets ARG or NULL. */

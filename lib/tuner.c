@@ -439,14 +439,16 @@ static void swap_windows(struct window *a, struct window *b)
 /*
  * Whether a raised size cap went unused: in the observed window hardly any skb is larger
  * than the old cap (the samples' at-cap counts, taken against the new cap, count the skbs
- * in its log2 bucket: those above the old one). A socket keeps the gso_max_size it
- * connected with, so long-lived connections send exactly what they sent before, and what
- * throughput did meanwhile is the traffic's own drift: tuner_backoff (two long-lived flows)
- * saw such raises kept at +23% and +34%, Welch t 3-4. A change that did not reach the
- * traffic is not credited, whatever the numbers say.
+ * in its log2 bucket: those above the old one). What throughput did meanwhile is then the
+ * traffic's own drift (tuner_backoff once saw such raises kept at +23% and +34%, Welch t
+ * 3-4, when established connections kept their old size): a change that did not reach
+ * the traffic is not credited, whatever the numbers say, and the verdict names the cause
+ * it can see: a device above the NIC that stops the size (env->limit_note), or else the
+ * traffic itself, whose skbs the size does not limit. (Established connections take a new
+ * size since the actuator invalidates their routes: docs/stack.md.)
  */
 static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
-			 const struct agg *ob, char *why, size_t len)
+			 const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
 {
 	unsigned int need;
 	double skbs, above;
@@ -469,10 +471,12 @@ static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
 		return false;
 	snprintf(why, len,
 		 "%s raised to %" PRId64 ", but only %.1f%% of the skbs were larger than %" PRId64
-		 " (< %.0f%%): the change did not reach the traffic (a connection keeps the size "
-		 "it started with); ",
+		 " (< %.0f%%): the change did not reach the traffic (%s); ",
 		 knob_name(tr->start.knob), tr->chg[0].to, 100 * above / skbs, tr->chg[0].from,
-		 100 * cfg->cap_share / 2);
+		 100 * cfg->cap_share / 2,
+		 env && env->limit_note[0]
+			 ? env->limit_note
+			 : "its connections sent no larger skbs: the size is not what limits them");
 	return true;
 }
 
@@ -514,7 +518,8 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				cfg->fix_max_loss * 100);
 		else
 			keep = fell;
-	} else if ((unused = raise_unused(cfg, tr, &ob, why, sizeof(why)))) {
+	} else if ((unused = raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
+					  sizeof(why)))) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 	} else if (tnr_cmp_up(&thr, tr->min_effect)) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
@@ -683,6 +688,13 @@ static enum tuner_action_kind trial_interrupted(const struct iface *ifc,
 	for (i = 0; i < tr->start.n_changes; i++) {
 		const struct tuner_change *c = &tr->chg[i];
 
+		if (env->manual[c->knob]) {
+			snprintf(why, len,
+				 "%s changed outside rtltune during the trial (%" PRId64
+				 " instead of %" PRId64 "): left as found",
+				 knob_name(c->knob), env->knob[c->knob], c->to);
+			return TUNER_ABANDON;
+		}
 		if (env->pinned[c->knob]) {
 			snprintf(why, len, "%s pinned during the trial", knob_name(c->knob));
 			return TUNER_ROLLBACK;

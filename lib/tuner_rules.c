@@ -59,11 +59,13 @@ static bool cand_twin(const struct ctx *x, struct tuner_candidate *c, enum knob_
 
 	if (cur < 0 || cur == to)
 		return true;
-	if (x->env->pinned[twin]) {
+	if (x->env->pinned[twin] || x->env->manual[twin]) {
 		if (to <= LEGACY_MAX_SIZE) {
 			cand_set(c, TUNER_CAND_PINNED,
-				 "%s is pinned and the kernel would move it with %s %" PRId64,
-				 knob_name(twin), knob_name(c->knob), to);
+				 "%s is %s and the kernel would move it with %s %" PRId64,
+				 knob_name(twin),
+				 x->env->manual[twin] ? "changed outside rtltune" : "pinned",
+				 knob_name(c->knob), to);
 			return false;
 		}
 		return true;
@@ -175,6 +177,10 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 	if (max <= 0)
 		return cand_set(c, TUNER_CAND_NO_DATA,
 				"the chip's gso_max_size limit is unknown: never raised");
+	if (cur >= max && x->env->limit_note[0])
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"gso_max_size %" PRId64 " is at the limit: %s", cur,
+				x->env->limit_note);
 	if (cur >= max)
 		return cand_set(c, TUNER_CAND_AT_LIMIT,
 				"gso_max_size %" PRId64 " is at the chip's limit %" PRId64, cur,
@@ -337,16 +343,21 @@ static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 	const struct tuner_backoff *b = &x->ifc->backoff[c->knob][c->dir];
 	unsigned int i;
 
-	if (x->env->pinned[c->knob]) {
-		cand_set(c, TUNER_CAND_PINNED, "%s is pinned", knob_name(c->knob));
-		return;
-	}
-	for (i = 0; i < c->n_changes; i++)
-		if (x->env->pinned[c->changes[i].knob]) {
-			cand_set(c, TUNER_CAND_PINNED, "%s is pinned",
-				 knob_name(c->changes[i].knob));
+	for (i = 0; i <= c->n_changes; i++) {
+		enum knob_id k = i ? c->changes[i - 1].knob : c->knob;
+
+		if (x->env->manual[k]) {
+			cand_set(c, TUNER_CAND_PINNED,
+				 "%s was changed outside rtltune: left alone until `rtltune "
+				 "autotune on` or `rtltune apply`",
+				 knob_name(k));
 			return;
 		}
+		if (x->env->pinned[k]) {
+			cand_set(c, TUNER_CAND_PINNED, "%s is pinned", knob_name(k));
+			return;
+		}
+	}
 	if (c->status != TUNER_CAND_READY && c->status != TUNER_CAND_WAITING)
 		return;
 	if (b->until_ms > x->now) {

@@ -9,13 +9,23 @@
 # About 1-2 minutes. Everything it creates is removed on exit, also on Ctrl-C or failure.
 set -eu
 cd "$(dirname "$0")/.."
-[ "$(id -u)" -eq 0 ] || { echo "demo: needs root (network namespaces, BPF): sudo make demo" >&2; exit 2; }
-for tool in iperf3 jq; do
-	command -v $tool >/dev/null || { echo "demo: $tool not installed (make deps)" >&2; exit 2; }
-done
 RTLTUNE=$PWD/build/rtltune
 RTLTUNED=$PWD/build/rtltuned
-[ -x "$RTLTUNED" ] || { echo "demo: build first (make)" >&2; exit 2; }
+# What the machine must allow, in one line when it does not (scripts/preflight.sh); with the
+# CLI built, BPF is tried for real.
+preflight=(scripts/preflight.sh)
+[ -x "$RTLTUNE" ] && preflight+=(--rtltune "$RTLTUNE")
+if ! refused=$("${preflight[@]}"); then
+	case $refused in
+	"needs root"*) echo "demo: $refused: run it with sudo, or as root" >&2 ;;
+	*) echo "demo: $refused; run it on the host, or in a container started with --privileged" >&2 ;;
+	esac
+	exit 2
+fi
+for tool in iperf3 jq python3; do
+	command -v $tool >/dev/null || { echo "demo: $tool not installed (scripts/deps.sh demo)" >&2; exit 2; }
+done
+[ -x "$RTLTUNED" ] && [ -x "$RTLTUNE" ] || { echo "demo: build first (make)" >&2; exit 2; }
 A=rtldemo-tx B=rtldemo-rx
 DST=10.77.0.2
 state=$(mktemp -d /tmp/rtltune-demo.XXXXXX)

@@ -49,10 +49,11 @@ t_netns() {
 	echo "$ns"
 }
 
-# t_veth_pair NS_A IF_A NS_B IF_B: a veth pair with one end in each namespace, both up.
+# t_veth_pair NS_A IF_A NS_B IF_B [OPTION...]: a veth pair with one end in each namespace
+# (or both in one), both up; OPTIONs go to both ends (numtxqueues 4 numrxqueues 4).
 # Variables T_NETNS must already hold the namespaces (made with t_netns in this shell).
 t_veth_pair() {
-	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3"
+	ip link add "$2" netns "$1" "${@:5}" type veth peer name "$4" netns "$3" "${@:5}"
 	ip -n "$1" link set "$2" up
 	ip -n "$3" link set "$4" up
 }
@@ -68,6 +69,33 @@ t_rtl() { local ns=$1; shift; ip netns exec "$ns" "$RTLTUNE" "$@"; }
 
 # Read one attribute of a link as ip(8) reports it: t_ip_attr NS IF gso_max_size
 t_ip_attr() { ip -n "$1" -d -j link show dev "$2" | jq -r ".[0].$3"; }
+
+# t_iperf3_servers NS ADDR PORT...: an iperf3 server (a daemon) in NS on each PORT, bound
+# to ADDR ("" for every address), listening when this returns; killed at exit.
+t_iperf3_servers() {
+	local ns=$1 addr=$2 port pidfiles=() i n
+	shift 2
+	for port in "$@"; do
+		pidfiles+=("$T_TMP/iperf3-$ns-$port.pid")
+		t_in "$ns" iperf3 -s ${addr:+-B "$addr"} -p "$port" -D --pidfile "${pidfiles[-1]}"
+	done
+	t_defer "kill \$(cat ${pidfiles[*]} 2>/dev/null) 2>/dev/null || true"
+	for ((i = 0; i < 100; i++)); do
+		n=0
+		for port in "$@"; do
+			[ -n "$(t_in "$ns" ss -Htln "sport = :$port")" ] && n=$((n + 1))
+		done
+		[ "$n" -eq $# ] && return 0
+		sleep 0.05
+	done
+	t_fail "iperf3 in $ns not listening on $* within 5 s"
+}
+
+# t_tcp_counts NS: "RetransSegs OutSegs" of NS so far (/proc/net is the reader's netns).
+t_tcp_counts() {
+	t_in "$1" awk '/^Tcp:/ && ++n == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+		/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp
+}
 
 [ "$(id -u)" -eq 0 ] || t_skip "needs root"
 [ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"

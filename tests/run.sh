@@ -2,13 +2,20 @@
 # Test runner for `make check`: every cmocka unit binary given on the command line, then
 # every tests/integration/*.sh (each in its own process, with a time limit). Ends with the
 # summary line "N passed, N failed, N skipped". Exit status 1 when anything failed.
-# Run a subset: TESTS='show_*' tests/run.sh
+# Run a subset: TESTS='show_*' tests/run.sh; several patterns: TESTS='show_* ethnl_*'
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0 failed=()
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
-pattern=${TESTS:-*}
+# read, unlike an unquoted expansion, leaves the globs unexpanded against the cwd.
+read -r -a patterns <<<"${TESTS:-*}"
+selected() {
+	local p
+	# shellcheck disable=SC2053
+	for p in "${patterns[@]}"; do [[ $1 == $p ]] && return 0; done
+	return 1
+}
 
 run_one() { # name, command...
 	local name=$1 rc start
@@ -30,18 +37,32 @@ run_one() { # name, command...
 
 for bin in "$@"; do
 	name=unit/$(basename "$bin")
-	# shellcheck disable=SC2053
-	[[ $(basename "$bin") == $pattern ]] || continue
+	selected "$(basename "$bin")" || continue
 	run_one "$name" "$bin"
 done
 
+# Integration tests need root, network namespaces and BPF. Where the machine refuses them
+# (no root, a container without the capabilities) each test is listed as skipped with the
+# one-line reason scripts/preflight.sh gives, rather than failing one by one.
+refused=unchecked
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
 	base=$(basename "$t" .sh)
-	[[ $base == $pattern ]] || continue
-	if [ "$(id -u)" -ne 0 ]; then
+	selected "$base" || continue
+	if [ "$refused" = unchecked ]; then
+		preflight=(scripts/preflight.sh)
+		[ -x "${RTLTUNE:-build/rtltune}" ] && preflight+=(--rtltune "${RTLTUNE:-build/rtltune}")
+		refused=$("${preflight[@]}") || true
+		# The details (errno text, capabilities) once; each test's line says what, not why.
+		why=$refused
+		while [[ $refused == "this system refuses"*\(*\)* ]]; do
+			refused=$(sed 's/ *([^()]*)//g' <<<"$refused")
+		done
+		[ "$why" = "$refused" ] || echo "integration tests: $why"
+	fi
+	if [ -n "$refused" ]; then
 		skip=$((skip + 1))
-		printf 'SKIP  %-40s needs root (network namespaces, BPF)\n' "integration/$base"
+		printf 'SKIP  %-40s %s\n' "integration/$base" "$refused"
 		continue
 	fi
 	run_one "integration/$base" timeout --kill-after=10 "${TEST_TIMEOUT:-300}" bash "$t"

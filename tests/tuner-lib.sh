@@ -11,25 +11,17 @@ TN_A='' TN_B=''
 TN_LOOPS=()
 TN_DST=10.89.0.2
 
-# tn_setup: the namespaces, the veth pair (no IPv6 chatter), iperf3 servers on ports 5201
-# and 5202 listening.
+# tn_setup [OPTION...]: the namespaces, the veth pair (no IPv6 chatter; OPTIONs for both
+# ends, as t_veth_pair takes them), iperf3 servers on ports 5201 and 5202 listening.
 tn_setup() {
-	local i port
 	TN_A=$(t_netns a)
 	TN_B=$(t_netns b)
-	t_veth_pair "$TN_A" ta "$TN_B" tb
+	t_veth_pair "$TN_A" ta "$TN_B" tb "$@"
 	t_silence "$TN_A" ta
 	t_silence "$TN_B" tb
 	ip -n "$TN_A" addr add 10.89.0.1/24 dev ta
 	ip -n "$TN_B" addr add $TN_DST/24 dev tb
-	for port in 5201 5202; do
-		t_in "$TN_B" iperf3 -s -B $TN_DST -p $port -D --pidfile "$T_TMP/iperf3-server.$port.pid"
-	done
-	for ((i = 0; i < 100; i++)); do
-		[ "$(t_in "$TN_B" ss -Htln '( sport = :5201 or sport = :5202 )' | wc -l)" -eq 2 ] && return 0
-		sleep 0.05
-	done
-	t_fail "iperf3 servers did not listen"
+	t_iperf3_servers "$TN_B" $TN_DST 5201 5202
 }
 
 # tn_conf FILE [TUNER-LINES...]: the daemon's configuration. 500 ms samples halve the
@@ -46,9 +38,9 @@ tn_conf() {
 
 # tn_loop_start [IPERF-ARGS...]: bulk TCP from A to B in the background: two loops of
 # 1-second iperf3 runs, staggered by half a second so that one's gaps (connection setup,
-# teardown) fall into the other's transfer. New connections all the time: a socket takes
-# gso_max_size when it connects (sk_setup_caps), so only traffic whose connections come and
-# go can show what a gso_max_size change does.
+# teardown) fall into the other's transfer. New connections all the time, the traffic of
+# web and RPC servers (tuner_longlived covers connections that stay open: the actuator
+# re-routes them after a change, docs/stack.md).
 tn_loop_start() {
 	local args="$*" port
 	for port in 5201 5202; do
@@ -99,22 +91,24 @@ tn_mbps_median() {
 	echo "# runs (Mbit/s): ${v[*]}" >&2
 }
 
-# tn_tcp_counts: "RetransSegs OutSegs" of the sender's namespace.
-tn_tcp_counts() {
-	t_in "$TN_A" awk '/^Tcp:/ && ++n == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
-		/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp
-}
-
 # tn_retrans SECONDS: what A sent over the next SECONDS (traffic must be running):
 # TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million.
 tn_retrans() {
 	local b a
-	read -ra b <<<"$(tn_tcp_counts)"
+	read -ra b <<<"$(t_tcp_counts "$TN_A")"
 	sleep "$1"
-	read -ra a <<<"$(tn_tcp_counts)"
+	read -ra a <<<"$(t_tcp_counts "$TN_A")"
 	TN_RETRANS=$((a[0] - b[0]))
 	TN_SEGS=$((a[1] - b[1]))
 	TN_PPM=$((TN_RETRANS * 1000000 / (TN_SEGS > 0 ? TN_SEGS : 1)))
+}
+
+# tn_ratio FILE: "FIRST LAST PERCENT" of one connection (iperf3 -i 1 -J): its mean Gbit/s
+# over the first 5 s and over the last 10 s, and the last over the first in percent.
+tn_ratio() {
+	jq -r '[.intervals[].sum.bits_per_second] as $v | ($v | length) as $n |
+		(($v[0:5] | add) / 5) as $first | (($v[$n - 10:$n] | add) / 10) as $last |
+		"\($first / 1e9 * 100 | floor / 100) \($last / 1e9 * 100 | floor / 100) \($last / $first * 100 | floor)"' "$1"
 }
 
 # The tuner's decisions so far, from `rtltune --json log`: one line each,

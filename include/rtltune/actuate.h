@@ -24,6 +24,8 @@
 struct actuator;
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err);
 void actuator_free(struct actuator *a); /* NULL is fine */
+/* The device sockets (rtnetlink, ethtool netlink) every read and write of the run uses. */
+struct nic_io *actuator_io(struct actuator *a);
 struct link_sock *actuator_link_sock(struct actuator *a);
 const char *actuator_sysfs_root(const struct actuator *a);
 /* A snapshot over the actuator's socket: by ifindex (a targeted RTM_GETLINK). */
@@ -57,17 +59,54 @@ struct act_opts {
  */
 int actuate(struct actuator *a, struct journal *j, struct plan *plan, const struct act_opts *o,
 	    struct rterr *err);
+/*
+ * The same for a device and the uppers planned with it (plan_stack()), as one operation:
+ * every record begun before the first change, a raise applied from the device up and a
+ * decrease from the top down (no upper is ever left above a lower), all read back, and a
+ * failure on any device undoes every device. Once, after the changes (and again after an
+ * undo), the cached routes the changed knobs need are invalidated (route.h) so that
+ * established connections take the new sizes; plans[0].rerouted says how, and the log has
+ * a "rerouted" record. RTLTUNE_TEST_FAULT=apply_upper fails the first upper.
+ */
+int actuate_set(struct actuator *a, struct journal *j, struct plan *plans, unsigned int n,
+		const struct act_opts *o, struct rterr *err);
 
 /*
- * Put nic back to its journaled originals: the plan (kernel limits only: the originals
- * were the kernel's own values), actuate() as op "restore", then the originals forgotten
- * and any operation in flight ended in one durable write. Returns 1 when originals were
- * journaled (plan executed), 0 when none are (nothing to do), negative on failure with
- * plan holding what was planned and done. A restore proceeds on a state dir that cannot be
- * written (journal_set_inflight_optional()); note then says what the journal still holds.
+ * One interface's part of a run of many (an `rtltune apply` of a profile to every NIC): its
+ * plans (plan_stack()) in, its outcome out.
  */
-int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic, const char *actor,
-		    struct plan *plan, char *note, size_t note_len, struct rterr *err);
+struct act_item {
+	struct plan *plans;
+	unsigned int n;
+	int rc;		  /* 0, or the negative errno of its failure */
+	struct rterr err; /* what failed and what was undone */
+};
+/*
+ * Execute items[0..n) as actuate_set() does each, with the journal written twice for the
+ * whole run whatever n is (journal_batch_begin()): every original and in-flight record of
+ * every item in one durable write before the first change, every record ended in one write
+ * after the last. Each item stays all-or-nothing on its own: a failure undoes that item only,
+ * and its error is in items[i].err. The cached routes are invalidated once, after the last
+ * change. Returns 0, minus the number of failed items, or a negative errno (err) when nothing
+ * could start.
+ */
+int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, unsigned int n,
+		const struct act_opts *o, struct rterr *err);
+
+/*
+ * Put nic back to its journaled originals, with the uppers of st (may be NULL) that have
+ * originals journaled (a change of nic reached them: plan_stack()), as one operation: the
+ * plans (kernel limits only: the originals were the kernel's own values) through
+ * actuate_set() as op "restore", then each device's originals forgotten and any operation
+ * in flight on it ended in one durable write. plans[] gets PLAN_SET_MAX plans, *n_plans how
+ * many were used. Returns 1 when originals were journaled (the plans executed), 0 when none
+ * are (nothing to do), negative on failure with the plans holding what was planned and
+ * done. A restore proceeds on a state dir that cannot be written
+ * (journal_set_inflight_optional()); note then says what the journal still holds.
+ */
+int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic,
+		    const struct nic_stack *st, const char *actor, struct plan *plans,
+		    unsigned int *n_plans, char *note, size_t note_len, struct rterr *err);
 
 /* What actuate_orphan() did. */
 enum act_orphan {
@@ -85,11 +124,24 @@ int actuate_orphan(struct actuator *a, struct journal *j, const struct journal_i
 		   const struct nic *nic, struct plan *plan, struct rterr *err);
 
 /*
- * A decision that changes nothing (the tuner keeps a trial, abandons one, or could not
- * start it): recorded in the log, and with end_inflight the device's in-flight record
- * ended, in the caller's one journal operation.
+ * Roll the operation in flight on nics[0..n) (a device and the devices planned with it, at
+ * levels[i] as plan.level says: NULL for index order)
+ * back to the pre-values its journal records hold: the tuner's rollback, whatever steps the
+ * trial took, on every device it reached. Through actuate_set() with o (its outcome
+ * "rolled_back"), which ends the records; when every knob is already back, the records are
+ * just ended. plans[] gets the PLAN_SET_MAX plans.
  */
-int actuate_conclude(struct journal *j, int ifindex, const struct journal_event *ev,
-		     bool end_inflight, struct rterr *err);
+int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *nics,
+		     const int *levels, unsigned int n, const struct act_opts *o,
+		     struct plan *plans, struct rterr *err);
+
+/*
+ * A decision that changes nothing (the tuner keeps a trial, abandons one, or could not
+ * start it): recorded in the log, and with end_inflight the in-flight records of nics[0..n)
+ * (the device and the uppers the trial reached) ended, in the caller's one journal
+ * operation.
+ */
+int actuate_conclude(struct journal *j, const struct nic *nics, unsigned int n,
+		     const struct journal_event *ev, bool end_inflight, struct rterr *err);
 
 #endif

@@ -39,8 +39,17 @@ enum chip_quirk {
 	CHIP_Q_MTU_CHANGE_MAY_FAIL = 1u << 13, /* MTU change reallocates (ENOMEM) */
 	CHIP_Q_GRO_OFF_BY_DEFAULT = 1u << 14,
 	CHIP_Q_JUDGE_SLOWLY = 1u << 15, /* throughput noisy: long windows */
+	/* The driver rewrites interrupt coalescing itself (r8169 8168: IntrMitigate 0 at
+	 * every open, reset, resume): such a change is re-applied, not left to an admin. */
+	CHIP_Q_COALESCE_RESET_BY_DRIVER = 1u << 16,
+	/* rx/tx-usecs change only in the request that turns adaptive moderation off (i40e,
+	 * ice: EINVAL otherwise). */
+	CHIP_Q_USECS_NEED_ADAPTIVE_OFF = 1u << 17,
+	CHIP_Q_QUEUE_CHANGE_RESETS_LINK = 1u << 18, /* ring/channel change rebuilds queues */
+	CHIP_Q_TX_COALESCE_FOLLOWS_RX = 1u << 19,   /* shared vectors: tx-usecs must stay 0 */
+	CHIP_Q_SHALLOW_IDLE = 1u << 20, /* IRQs miss deep-idle CPUs: rtltuned holds PM QoS */
 };
-#define CHIP_QUIRK_COUNT 16
+#define CHIP_QUIRK_COUNT 21
 
 const char *chip_quirk_name(enum chip_quirk q);	       /* "jumbo-disables-tso" */
 const char *chip_quirk_description(enum chip_quirk q); /* one line, for docs and `chips` */
@@ -82,6 +91,13 @@ struct chip_hint {
 	struct knob_value value;
 };
 
+/* max.KNOB = N: a ceiling for a knob the chip table has no named limit for (rings,
+ * channels, coalescing): "max" in a profile and every value are cut to it. */
+struct chip_knob_max {
+	enum knob_id knob;
+	int64_t value;
+};
+
 struct chip_entry {
 	char id[48]; /* the [section] name, unique in the database */
 	char name[96];
@@ -95,8 +111,11 @@ struct chip_entry {
 	int64_t limits[CHIP_LIMIT__COUNT]; /* LINK_UNSET (-1) when not declared */
 	int big_tcp;			   /* 1 yes, 0 no, -1 not declared */
 	uint32_t quirks;		   /* enum chip_quirk bits */
+	int32_t cpu_dma_latency_us;	   /* shallow-idle's PM QoS value; -1 not declared */
 	struct chip_hint *hints;
 	unsigned int n_hints;
+	struct chip_knob_max *maxes;
+	unsigned int n_maxes;
 	char note[1024];
 	char file[256];	   /* path the entry was read from */
 	unsigned int line; /* line of its [section] header */
@@ -160,6 +179,8 @@ static inline bool chip_has_quirk(const struct chip_entry *e, enum chip_quirk q)
 }
 /* The entry's declared limit, or LINK_UNSET (also for e == NULL). */
 int64_t chip_limit(const struct chip_entry *e, enum chip_limit l);
+/* The entry's max.KNOB for k, LINK_UNSET when it declares none (or e is NULL). */
+int64_t chip_knob_max(const struct chip_entry *e, enum knob_id k);
 
 /* Per-profile hint "hint.PROFILE.KNOB = value": 0 and *out filled, or -ENOENT. */
 int chip_hint(const struct chip_entry *e, const char *profile, enum knob_id knob,

@@ -10,7 +10,7 @@
  */
 enum rterr_kind {
 	RTERR_NONE = 0,
-	RTERR_DIFF = 1,   /* a check found differences */
+	RTERR_DIFF = 1,	  /* a check found differences */
 	RTERR_INPUT = 2,  /* usage or bad input: file:line or argument named in msg */
 	RTERR_SYSTEM = 3, /* the kernel refused: msg carries strerror and any limit */
 };

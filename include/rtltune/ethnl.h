@@ -39,6 +39,8 @@ struct ethnl_attr {
 	uint16_t attr;	   /* ETHTOOL_A_<GROUP>_* carrying the value (GET and SET) */
 	uint16_t max_attr; /* ETHTOOL_A_<GROUP>_*_MAX: the device's own maximum; 0 if none */
 	enum ethnl_type type;
+	enum ethnl_group group;
+	int knob; /* enum knob_id of the row (knob_ethtool.def) */
 };
 
 /* Highest attribute number of any group (ETHTOOL_A_COALESCE_TX_PROFILE in 6.18). */
@@ -76,7 +78,8 @@ struct ethnl;
 /*
  * One genl socket with NETLINK_EXT_ACK, the family id and the "monitor" group id resolved
  * once. No ethtool family (kernel < 5.6, CONFIG_ETHTOOL_NETLINK=n): -EOPNOTSUPP with a
- * message saying so; the caller falls back to the SIOCETHTOOL ioctl (rtltune/ethtool.h).
+ * message saying so; the caller falls back to the SIOCETHTOOL ioctl (rtltune/ethtool.h for
+ * features, rtltune/ethtool_groups.h for rings, coalescing, channels and pause).
  * The 5.6 family lacks the commands used here (5.7 added them): there every GET answers
  * -EOPNOTSUPP, and ethnl_features_get()'s message says to use the ioctl. A handle serves
  * one thread at a time and the network namespace it was opened in.

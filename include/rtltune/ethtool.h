@@ -8,6 +8,15 @@
 
 #include "rtltune/err.h"
 
+/*
+ * The process's one socket for interface ioctls (SIOCETHTOOL, SIOCGIFNAME, SIOCGIFINDEX,
+ * SO_NETNS_COOKIE), opened at first use; and the name <-> ifindex lookups through it
+ * (ethtool_index_to_name: -ENODEV for an ifindex nobody holds; name_to_index: 0 for none).
+ */
+int ethtool_ctl_fd(void);
+int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE]);
+int ethtool_name_to_index(const char *ifname);
+
 struct eth_drvinfo {
 	char driver[32];
 	char version[32];

@@ -171,6 +171,21 @@ int journal_inflight_end(struct journal *j, const struct journal_ident *id, stru
  * written".
  */
 void journal_set_inflight_optional(struct journal *j, bool optional);
+
+/*
+ * Many changes, one durable write: between journal_batch_begin() and a journal_batch_flush()
+ * every change of the journal (originals, in-flight records begun and ended, devices
+ * forgotten) stays in memory, and the flush writes them all in one commit. An apply of many
+ * interfaces journals every originals and in-flight record, flushes (durable before the
+ * first change, as one write), changes the devices, ends the records and flushes again with
+ * last set, which also ends the batch. A failed flush puts memory back to the last durable
+ * point and returns the error (the in-flight-optional rules of a restore apply to the batch
+ * as a whole). The last flush does not fsync the directory: should a power loss undo its
+ * rename, the records it ended are in flight again and the next start rolls them back,
+ * as after a crash just before it; everything else is as durable as ever.
+ */
+int journal_batch_begin(struct journal *j, struct rterr *err);
+int journal_batch_flush(struct journal *j, bool last, struct rterr *err);
 /*
  * The last in-flight write skipped on this handle: its errno (0 when none was skipped)
  * and, when err is not NULL, its message.

@@ -24,8 +24,20 @@ enum knob_id {
 	KNOB_GRO_IPV4_MAX_SIZE,
 	KNOB_GSO_MAX_SEGS,
 	KNOB_TXQUEUELEN,
+/* The ethtool netlink groups: rings, coalescing, channels, pause (knob_ethtool.def). */
+#define ETHNL_KNOB(id, ...) KNOB_##id,
+#include "rtltune/knob_ethtool.def"
+#undef ETHNL_KNOB
+/* Every offload feature by name, feature.NAME (knob_features.def). */
+#define FEATURE_KNOB(id, ...) KNOB_FEAT_##id,
+#include "rtltune/knob_features.def"
+#undef FEATURE_KNOB
 	KNOB__COUNT
 };
+
+/* The first knob of the ethtool groups and the first feature.NAME knob. */
+#define KNOB_FIRST_ETHNL   KNOB_RING_RX
+#define KNOB_FIRST_FEATURE KNOB_FEAT_TX_SCATTER_GATHER
 
 enum knob_type { KNOB_T_NUMBER, KNOB_T_BOOL };
 
@@ -33,15 +45,17 @@ enum knob_type { KNOB_T_NUMBER, KNOB_T_BOOL };
 enum knob_backend {
 	KNOB_B_LINK,	 /* one u32 rtnetlink attribute (RTM_NEWLINK IFLA_*) */
 	KNOB_B_FEATURES, /* netdev feature bits, all of .features switched together */
+	KNOB_B_ETHNL,	 /* one attribute of an ethtool netlink group (ethnl.h) */
 };
 
 /* Which traffic a knob moves: what the tuner judges a change of it by. */
 enum knob_dir { KNOB_DIR_TX, KNOB_DIR_RX, KNOB_DIR_BOTH };
 
 enum knob_flag {
-	/* Established sockets copied the device's limit at connect (sk_setup_caps) and keep
-	 * it until their route is looked up again. */
-	KNOB_F_ROUTE_CACHED = 1u << 0,
+	/* A size local traffic takes from the top of a device stack (a bridge, a bond, a
+	 * macvlan over the NIC), and one a lower below it must match or the skbs are
+	 * segmented in software there (docs/stack.md): applied to the uppers too. */
+	KNOB_F_STACK = 1u << 0,
 };
 
 /* A limit shown next to a knob by `show` ("mtu 1500 (min 68, max 65535)"). */
@@ -59,6 +73,11 @@ struct knob_desc {
 	 * "on" when any of the first n_read is active. */
 	const char *const *features;
 	unsigned int n_features, n_read;
+	/* KNOB_B_ETHNL: the group (enum ethnl_group), the attribute carrying the value and
+	 * the one carrying the device's own maximum (0: none). A group's knobs are adjacent
+	 * in the table and change in one request. */
+	int ethnl_group;
+	uint16_t ethnl_attr, ethnl_max_attr;
 	int64_t min, max; /* what the attribute may carry (booleans 0..1) */
 	int limit;	  /* enum chip_limit bounding it (kernel cut by chip database), or -1 */
 	const char *limit_name; /* how a refusal names that limit ("tso_max_size") */
@@ -71,6 +90,9 @@ struct knob_desc {
 	enum knob_dir dir;
 	const char *unit;   /* base unit of a number ("bytes", "segments", "packets"), "" */
 	unsigned int flags; /* enum knob_flag */
+	/* The cached routes a change must invalidate (enum route_family bits, route.h):
+	 * sockets copied the value when they got their route (sk_setup_caps). */
+	unsigned int reroute;
 	struct knob_shown_limit shown[2];
 	const char *help; /* one line: `rtltune knobs`, metrics and docs */
 };
@@ -83,6 +105,15 @@ int knob_from_name(const char *name); /* -1 when unknown */
 enum knob_type knob_type(enum knob_id id);
 /* "mtu, tso, gso, ..." (every name, in order), for messages that list the valid ones. */
 const char *knob_names_list(void);
+/* A feature.NAME knob (one netdev feature by its kernel name). */
+static inline bool knob_is_feature(enum knob_id id)
+{
+	return id >= KNOB_FIRST_FEATURE && id < KNOB__COUNT;
+}
+/* The kernel name of a feature.NAME knob ("rx-gro-hw"), NULL for other knobs. */
+const char *knob_feature_name(enum knob_id id);
+/* The knob of an ethtool group's attribute, or -1. */
+int knob_of_ethnl(int group, unsigned int attr);
 
 /* A profile's value for a knob. */
 enum knob_value_kind {

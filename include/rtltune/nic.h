@@ -6,10 +6,31 @@
 #include <stdint.h>
 
 #include "rtltune/err.h"
+#include "rtltune/ethnl.h"
 #include "rtltune/ethtool.h"
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
 #include "rtltune/pci.h"
+
+/*
+ * The sockets a run reads (and the actuator writes) devices through, opened once per run:
+ * rtnetlink, and the ethtool netlink family where the kernel has it. Without the family
+ * (kernel < 5.7 for these commands, CONFIG_ETHTOOL_NETLINK=n; RTLTUNE_TEST_FAULT=
+ * ethnl_open=EOPNOTSUPP in tests) the SIOCETHTOOL ioctl serves instead, and
+ * nic_io_path() says which one does.
+ */
+struct nic_io;
+int nic_io_open(const char *sysfs_root, struct nic_io **io, struct rterr *err);
+void nic_io_close(struct nic_io *io); /* NULL is fine */
+struct link_sock *nic_io_links(struct nic_io *io);
+struct ethnl *nic_io_ethnl(struct nic_io *io); /* NULL: the ioctl path */
+const char *nic_io_sysfs_root(const struct nic_io *io);
+/* Whether rings, coalescing, channels and pause go through SIOCETHTOOL (no family, or one
+ * without the group commands). */
+bool nic_io_groups_by_ioctl(const struct nic_io *io);
+/* "netlink" or "ioctl"; why the family is not used ("" when it is). */
+const char *nic_io_path(const struct nic_io *io);
+const char *nic_io_fallback_reason(const struct nic_io *io);
 
 /*
  * Everything rtltune knows about one interface at one moment: rtnetlink state, every
@@ -22,6 +43,12 @@ struct nic {
 	 * the driver lets nobody change them ("[fixed]"). */
 	bool requested[KNOB__COUNT];
 	bool fixed[KNOB__COUNT];
+	/* Ethtool group knobs: the device's own maximum (LINK_UNSET: none reported), and per
+	 * group 0 or the negative errno of its read (-EOPNOTSUPP: the driver has no such
+	 * operation; its knobs are then unsupported). */
+	int64_t max[KNOB__COUNT];
+	int group_err[ETHNL_GROUP_COUNT];
+	const char *ethtool_path; /* "netlink" or "ioctl": how groups and features were read */
 	bool have_drvinfo;
 	struct eth_drvinfo drv;
 	int64_t speed_mbps; /* -1 unknown */
@@ -29,19 +56,36 @@ struct nic {
 };
 
 /*
- * A snapshot from a link already read (a dump, a targeted get, a link event): the ethtool
- * and PCI parts are read now, features by ifindex.
+ * Which ethtool groups (rings, coalescing, channels, pause) a snapshot through io reads:
+ * NIC_GROUPS_ALL (the default), or the bits of the groups a command's knobs are in (an
+ * apply of size and offload knobs reads none). A group not read has group_err -ENODATA
+ * and its knobs LINK_UNSET; a read-back does not read it either. Features are always read.
  */
-void nic_from_link(const char *sysfs_root, const struct link_info *li, struct nic *out);
+#define NIC_GROUP_BIT(g) (1u << (unsigned int)(g))
+#define NIC_GROUPS_ALL	 ((1u << ETHNL_GROUP_COUNT) - 1)
+void nic_io_read_groups(struct nic_io *io, unsigned int groups);
+/*
+ * A snapshot from a link already read (a dump, a targeted get, a link event): the ethtool
+ * and PCI parts are read now through io, groups and features by ifindex.
+ */
+void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *out);
 /* One interface by ifindex (a targeted RTM_GETLINK); -ENODEV "interface N disappeared". */
-int nic_snapshot_index(struct link_sock *ls, const char *sysfs_root, int ifindex, struct nic *out,
-		       struct rterr *err);
+int nic_snapshot_index(struct nic_io *io, int ifindex, struct nic *out, struct rterr *err);
+/*
+ * The knobs of a snapshot read again (by its ifindex: link, ethtool groups, features), its
+ * identity kept: the read-back after a change, which moves no driver, chip or PCI id. A
+ * group the driver had no operation for is not asked again.
+ */
+int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err);
 /* One interface by name; -ENODEV "no such interface: NAME". */
-int nic_snapshot(struct link_sock *ls, const char *sysfs_root, const char *ifname, struct nic *out,
-		 struct rterr *err);
+int nic_snapshot(struct nic_io *io, const char *ifname, struct nic *out, struct rterr *err);
 /* Every link in the current netns (one netlink dump), sorted by ifindex. */
-int nic_snapshot_all(struct link_sock *ls, const char *sysfs_root, struct nic **nics, int *n,
-		     struct rterr *err);
+int nic_snapshot_all(struct nic_io *io, struct nic **nics, int *n, struct rterr *err);
+/*
+ * Re-read one ethtool group of nic (a monitor event, a check for outside changes): its
+ * knobs' values and maxima; the group's read status in nic->group_err.
+ */
+void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic);
 
 static inline int64_t nic_knob_value(const struct nic *nic, enum knob_id id)
 {

@@ -87,9 +87,17 @@ struct tuner_env {
 	int64_t mtu_max; /* max_mtu */
 	/* The admin's allowed_mtu range; 0..0 (the default) means MTU is never touched. */
 	int64_t allowed_mtu_min, allowed_mtu_max;
-	uint32_t quirks;	  /* enum chip_quirk bits of the matched entry */
+	uint32_t quirks; /* enum chip_quirk bits of the matched entry */
+	/* Why gso_max is lower than the chip allows, when a device above it stops a raise
+	 * ("br0 (upper of ta) caps at 65536: its port tap0 has gso_max_size 65536"), or why
+	 * the last change did not reach established connections (their routes could not be
+	 * invalidated), else "". A raise that goes unused names it. */
+	char limit_note[192];
 	bool pinned[KNOB__COUNT]; /* don't touch (config pins, ethtool "fixed" features) */
-	bool autotune;		  /* `autotune on|off IFACE`, --no-autotune */
+	/* Changed outside rtltune and left to whoever did it (docs/daemon.md "Hands off"):
+	 * never tried, and a trial of it ends at once without a rollback (TUNER_ABANDON). */
+	bool manual[KNOB__COUNT];
+	bool autotune; /* `autotune on|off IFACE`, --no-autotune */
 };
 
 /*

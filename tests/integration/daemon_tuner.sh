@@ -59,10 +59,12 @@ echo "ok: in-flight record ended with the verdict"
 t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$want" "gso_max_size after the verdict"
 d_wait_samples 1
 m=$(d_http /metrics)
-t_eq "$(echo "$m" | grep -c '^rtltune_tuning_decisions_total{device="ta",knob="gso_max_size",outcome="trial"} 1')" \
-	1 "trial counted in /metrics"
-t_eq "$(echo "$m" | grep -cE '^rtltune_tuning_decisions_total\{device="ta",knob="gso_max_size",outcome="(kept|rolled_back)"\} 1')" \
-	1 "verdict counted in /metrics"
+# At least these: established connections take a kept raise at once (their routes are
+# invalidated), so the next trial may already be under way.
+t_ge "$(echo "$m" | awk '/^rtltune_tuning_decisions_total\{device="ta",knob="gso_max_size",outcome="trial"\}/ { print $2 }')" \
+	1 "trials counted in /metrics"
+t_ge "$(echo "$m" | awk '/^rtltune_tuning_decisions_total\{device="ta",knob="gso_max_size",outcome="(kept|rolled_back)"\}/ { s += $2 } END { print s + 0 }')" \
+	1 "verdicts counted in /metrics"
 t_eq "$(d_rtl --json recommend ta | jq -r '.interfaces[0].tuner | has("state") and has("candidates")')" \
 	true "recommend carries the tuner's view"
 wait "$TRAFFIC" 2>/dev/null || true

@@ -5,32 +5,23 @@
 # ioctl's. Read-only: tests/tools/ethnl_dump can only send GET requests, and ethtool's
 # whole view is compared before and after to show nothing moved.
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/ethnl-lib.sh"
 
 nic=${RTLTUNE_TEST_NIC:-eth0}
-DUMP=$TOP/build/tests/tools/ethnl_dump
-[ -x "$DUMP" ] || t_fail "$DUMP not built (make build/tests/tools/ethnl_dump)"
-command -v ethtool >/dev/null || t_skip "ethtool(8) not installed"
 [ -e "/sys/class/net/$nic/device" ] || t_skip "no NIC $nic here (set RTLTUNE_TEST_NIC)"
 
-snapshot() { for o in -g -c -l -a -k; do ethtool "$o" "$nic" 2>&1 || true; done; }
-before=$(snapshot)
+before=$(ethtool_view "$nic")
 js=$("$DUMP" "$nic") || t_fail "ethnl_dump $nic failed"
 t_eq "$(echo "$js" | jq -r '.[0].ifindex')" "$(cat "/sys/class/net/$nic/ifindex")" ifindex
 
 # ethtool's word for a value -> ours: n/a is absent (null), on/off are 1/0.
 norm() { case $1 in n/a) echo null ;; on) echo 1 ;; off) echo 0 ;; *) echo "$1" ;; esac; }
-ours() { echo "$js" | jq -r --arg g "$1" --arg k "$2" '.[0][$g][$k] | if . == null then "null" else tostring end'; }
+ours() { en_value "$js" "$1" "$2"; }
 has_row() { echo "$js" | jq -e --arg g "$1" --arg k "$2" '.[0][$g] | has($k)' >/dev/null; }
 
-# "SECTION<TAB>LABEL<TAB>VALUE" of ethtool -g / -l (Pre-set maximums vs current).
-sections() {
-	awk '/^Pre-set maximums:/ { s = "max"; next } /^Current hardware settings:/ { s = "cur"; next }
-	     s && /:/ { k = $0; sub(/:.*/, "", k); v = $0; sub(/^[^:]*:[ \t]*/, "", v); print s "\t" k "\t" v }'
-}
-
-# compare GROUP KEY SECTION VALUE: one ethtool field against ours.
+# compare GROUP SECTION KEY VALUE: one ethtool field against ours.
 compare() {
-	local g=$1 k=$2 sec=$3 v=$4 want
+	local g=$1 sec=$2 k=$3 v=$4 want
 	want=$(norm "$v")
 	[ "$g" = rings ] && [ "$k" = tcp_data_split ] && case $v in on) want=2 ;; off) want=1 ;; esac
 	if [ "$sec" = max ]; then
@@ -43,71 +34,26 @@ compare() {
 	n_compared=$((n_compared + 1))
 }
 
-ring_key() {
-	case $1 in
-	RX) echo rx ;; "RX Mini") echo rx_mini ;; "RX Jumbo") echo rx_jumbo ;; TX) echo tx ;;
-	"RX Buf Len") echo rx_buf_len ;; "CQE Size") echo cqe_size ;; "TX Push") echo tx_push ;;
-	"RX Push") echo rx_push ;; "TX push buff len") echo tx_push_buf_len ;;
-	"TCP data split") echo tcp_data_split ;; "HDS thresh") echo hds_thresh ;;
-	*) t_fail "ethtool -g prints '$1': not mapped by this test" ;;
-	esac
-}
-
-t_log "rings"
-n_compared=0
-if out=$(ethtool -g "$nic" 2>&1); then
-	while IFS=$'\t' read -r sec label v; do
-		compare rings "$(ring_key "$label")" "$sec" "$v"
-	done < <(echo "$out" | sections)
-	t_ge "$n_compared" 4 "ring fields compared"
-else
-	t_eq "$(ours rings rx)" null "rings unsupported as ethtool says ($out)"
-fi
-
-t_log "coalesce"
-n_compared=0
-if out=$(ethtool -c "$nic" 2>&1); then
-	# "Adaptive RX: off  TX: n/a" and "CQE mode RX: n/a  TX: n/a" hold two fields each;
-	# ethtool says rx-frame-low where the option (and our row) is rx-frames-low.
-	while IFS=$'\t' read -r k v; do
-		compare coalesce "$k" cur "$v"
-	done < <(echo "$out" | awk '
-		/^Adaptive RX:/ { print "adaptive_rx\t" $3; print "adaptive_tx\t" $5; next }
-		/^CQE mode RX:/ { print "cqe_mode_rx\t" $4; print "cqe_mode_tx\t" $6; next }
-		/^[a-z-]+: / { k = $1; sub(/:$/, "", k); gsub(/-/, "_", k); sub(/_frame_/, "_frames_", k)
-			       print k "\t" $2 }')
-	t_ge "$n_compared" 20 "coalesce fields compared"
-else
-	t_eq "$(ours coalesce rx_usecs)" null "coalesce unsupported as ethtool says ($out)"
-fi
-
-t_log "channels"
-n_compared=0
-if out=$(ethtool -l "$nic" 2>&1); then
-	while IFS=$'\t' read -r sec label v; do
-		case $label in RX | TX | Other | Combined) ;; *) t_fail "ethtool -l prints '$label'" ;; esac
-		compare channels "$(echo "$label" | tr 'A-Z' 'a-z')" "$sec" "$v"
-	done < <(echo "$out" | sections)
-	t_eq "$n_compared" 8 "channel fields compared"
-else
-	t_eq "$(ours channels combined)" null "channels unsupported as ethtool says ($out)"
-fi
-
-t_log "pause"
-if out=$(ethtool -a "$nic" 2>&1); then
+# Per group: the ethtool option, how many fields it must print, and a row that is null
+# when the driver lacks the group (pause, which a virtio NIC lacks, is checked closer).
+for spec in "rings -g ge 4 rx" "coalesce -c ge 20 rx_usecs" "channels -l eq 8 combined" \
+	"pause -a eq 3 -"; do
+	read -r g opt cmp min row <<<"$spec"
+	t_log "$g"
 	n_compared=0
-	while IFS=$'\t' read -r k v; do
-		compare pause "$k" cur "$v"
-	done < <(echo "$out" | awk '/^Autonegotiate:/ { print "autoneg\t" $2 } /^RX:/ { print "rx\t" $2 }
-				    /^TX:/ { print "tx\t" $2 }')
-	t_eq "$n_compared" 3 "pause fields compared"
-else
-	echo "$out" | grep -q "Operation not supported" || t_fail "ethtool -a: $out"
-	t_eq "$(echo "$js" | jq -r '.[0].pause')" null "pause unsupported, as ethtool -a says"
-	echo "$js" | jq -r '.[0].errors.pause' | grep -q 'Operation not supported' ||
-		t_fail "pause error: $(echo "$js" | jq -r '.[0].errors.pause')"
-	echo "ok: pause: $(echo "$js" | jq -r '.[0].errors.pause')"
-fi
+	if out=$(ethtool "$opt" "$nic" 2>&1); then
+		ethtool_each "$g" "$out" compare "$g"
+		"t_$cmp" "$n_compared" "$min" "$g fields compared"
+	elif [ "$g" != pause ]; then
+		t_eq "$(ours "$g" "$row")" null "$g unsupported as ethtool says ($out)"
+	else
+		echo "$out" | grep -q "Operation not supported" || t_fail "ethtool -a: $out"
+		t_eq "$(echo "$js" | jq -r '.[0].pause')" null "pause unsupported, as ethtool -a says"
+		echo "$js" | jq -r '.[0].errors.pause' | grep -q 'Operation not supported' ||
+			t_fail "pause error: $(echo "$js" | jq -r '.[0].errors.pause')"
+		echo "ok: pause: $(echo "$js" | jq -r '.[0].errors.pause')"
+	fi
+done
 
 t_log "features"
 # Lines naming a kernel feature (aliases like tcp-segmentation-offload are ethtool's own):
@@ -131,5 +77,29 @@ t_ge "$n" 40 "feature lines compared"
 out=$("$DUMP" --compare-ioctl "$nic") || t_fail "netlink and ioctl features differ: $out"
 echo "ok: $out"
 
-[ "$(snapshot)" = "$before" ] || t_fail "ethtool's view of $nic changed during the test"
+t_log "rtltune show --json: the same values as the knobs users see"
+# show only reads (RTM_GETLINK, ETHTOOL_MSG_*_GET); every group knob and every feature knob
+# must equal what the module read above, which ethtool agreed with.
+shown=$("$RTLTUNE" --json show "$nic")
+t_eq "$(echo "$shown" | jq -r '.[0].ethtool_path')" netlink "show's path"
+n=0
+while read -r knob group attr; do
+	prefix=$(case $group in rings) echo ring_ ;; *) echo "${group}_" ;; esac)
+	row=${knob#"$prefix"}
+	want=$(ours "$group" "$row")
+	got=$(echo "$shown" | jq -r --arg k "$knob" '.[0][$k] | if . == null then "null" elif . == true then "1" elif . == false then "0" else tostring end')
+	t_eq "$got" "$want" "show $knob"
+	n=$((n + 1))
+done < <("$RTLTUNE" --json knobs | jq -r '.knobs[] | select(.set_by == "ethtool netlink") | "\(.name) \(.group) \(.attribute)"')
+t_ge "$n" 40 "group knobs compared with show"
+n=0
+while read -r knob name; do
+	want=$(echo "$js" | jq -r --arg n "$name" '.[0].features[$n] | if . == null then "null" elif .active then "1" else "0" end')
+	got=$(echo "$shown" | jq -r --arg k "$knob" '.[0][$k] | if . == null then "null" elif . then "1" else "0" end')
+	t_eq "$got" "$want" "show $knob"
+	n=$((n + 1))
+done < <("$RTLTUNE" --json knobs | jq -r '.knobs[] | select(.name | startswith("feature.")) | "\(.name) \(.features[0])"')
+t_ge "$n" 50 "feature knobs compared with show"
+
+[ "$(ethtool_view "$nic")" = "$before" ] || t_fail "ethtool's view of $nic changed during the test"
 echo "ok: ethtool -g/-c/-l/-a/-k of $nic unchanged by the test"

@@ -6,34 +6,11 @@
 # and the monitor group reporting changes made by ethtool(8). Everything is put back and
 # checked to be as it was.
 . "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/ethnl-lib.sh"
 
-SET=$TOP/build/tests/tools/ethnl_set
-DUMP=$TOP/build/tests/tools/ethnl_dump
-[ -x "$SET" ] && [ -x "$DUMP" ] || t_fail "ethnl test tools not built (make \$(TOOL_BINS))"
-command -v ethtool >/dev/null || t_skip "ethtool(8) not installed"
-
-ns=$(t_netns ethnl)
-ip -n "$ns" link add v0 numtxqueues 4 numrxqueues 4 type veth peer name v1 \
-	numtxqueues 4 numrxqueues 4
-ip -n "$ns" link set v0 up
-ip -n "$ns" link set v1 up
-ip -n "$ns" tuntap add dev tap0 mode tap
-v0=$(ip netns exec "$ns" cat /sys/class/net/v0/ifindex)
-tap=$(ip netns exec "$ns" cat /sys/class/net/tap0/ifindex)
-inns() { ip netns exec "$ns" "$@"; }
-
-# run_set EXPECTED_RC ARGS...: the tool's stdout in $out, stderr in $errout.
-run_set() {
-	local want=$1 rc=0
-	shift
-	out=$(inns "$SET" "$@" 2>"$T_TMP/err") || rc=$?
-	errout=$(cat "$T_TMP/err")
-	[ "$rc" -eq "$want" ] || t_fail "ethnl_set $*: exit $rc, expected $want ($errout)"
-}
-# ethtool -l v0 field: lval cur|max RX|TX
-lval() { inns ethtool -l v0 | awk -v s="$1" -v k="$2:" '/^Pre-set/ { m = "max" } /^Current/ { m = "cur" }
-	m == s && $1 == k { print $2 }'; }
-rx_frames() { inns ethtool -c tap0 | awk '$1 == "rx-frames:" { print $2 }'; }
+en_netns ethnl
+v0=$(inns cat /sys/class/net/v0/ifindex)
+tap=$(inns cat /sys/class/net/tap0/ifindex)
 feature() { t_feature "$ns" v0 "$1"; }
 k_line() { inns ethtool -k v0 | sed -n "s/^[ \t]*$1: //p"; }
 
@@ -77,11 +54,7 @@ echo "ok: ethtool -c tap0 as at start"
 
 t_log "unsupported groups, bad values"
 js=$(inns "$DUMP" v0)
-for g in rings coalesce pause; do
-	t_eq "$(echo "$js" | jq -r ".[0].$g")" null "veth $g unsupported"
-	t_eq "$(echo "$js" | jq -r ".[0].errors.$g")" \
-		"get $g (not implemented by the driver): Operation not supported" "veth $g message"
-done
+for g in rings coalesce pause; do en_unsupported "$js" $g veth; done
 run_set 3 v0 rings rx=256
 t_eq "$errout" "ethnl_set: set rings rx 256: Operation not supported" "rings SET on veth"
 run_set 2 v0 pause autoneg=2
@@ -120,13 +93,7 @@ t_eq "$(feature tx-tcp-segmentation)" on "TSO back once TX checksumming is (it w
 echo "ok: ethtool -k v0 as at start"
 
 t_log "monitor"
-mkfifo "$T_TMP/mon"
-inns "$DUMP" --monitor 3 10 >"$T_TMP/mon" &
-mon_pid=$!
-t_defer "kill $mon_pid"
-exec 3<"$T_TMP/mon"
-read -r -t 10 -u 3 line || t_fail "monitor did not start"
-t_eq "$line" ready "monitor subscribed"
+en_monitor 3
 inns ethtool -L v0 rx 3
 inns ethtool -C tap0 rx-frames 8
 inns ethtool -K v0 gro on
@@ -140,5 +107,4 @@ t_eq "$(echo "${events[0]}" | jq -c '[.what, .ifindex, .ifname, .values.rx, .val
 t_eq "$(echo "${events[1]}" | jq -c '[.what, .ifindex, .values.rx_frames]')" \
 	"[\"coalesce\",$tap,8]" "ethtool -C seen with the new value"
 t_eq "$(echo "${events[2]}" | jq -c '[.what, .ifindex]')" "[\"features\",$v0]" "ethtool -K seen"
-wait "$mon_pid" || t_fail "monitor exited $?"
-exec 3<&-
+en_monitor_done

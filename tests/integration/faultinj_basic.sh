@@ -19,24 +19,15 @@ t_silence "$nsa" v0
 t_silence "$nsb" v1
 ip -n "$nsa" addr add 10.77.0.1/24 dev v0
 ip -n "$nsb" addr add 10.77.0.2/24 dev v1
-t_in "$nsb" iperf3 -s -B 10.77.0.2 -D --pidfile "$T_TMP/iperf3.pid"
-for _ in $(seq 1 100); do
-	[ -n "$(t_in "$nsb" ss -Htln 'sport = :5201')" ] && break
-	sleep 0.05
-done
-[ -n "$(t_in "$nsb" ss -Htln 'sport = :5201')" ] || t_fail "iperf3 server did not listen"
-
-# "RetransSegs OutSegs" of the sender's namespace (/proc/net is the reader's netns).
-tcp_counts() { t_in "$nsa" awk '/^Tcp:/ && ++n == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
-	/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp; }
+t_iperf3_servers "$nsb" 10.77.0.2 5201
 stat_of() { t_in "$nsa" "$FAULTINJ" stats v0 | awk -v k="$1" '$1 == k { print $2 }'; }
 
 # flow LABEL: one bulk flow; sets RETRANS, SEGS, PPM (retransmits per million segments).
 flow() {
 	local b a
-	b=($(tcp_counts))
+	b=($(t_tcp_counts "$nsa"))
 	t_in "$nsa" iperf3 -c 10.77.0.2 -t "$SECS" -J >"$T_TMP/$1.json"
-	a=($(tcp_counts))
+	a=($(t_tcp_counts "$nsa"))
 	RETRANS=$((a[0] - b[0]))
 	SEGS=$((a[1] - b[1]))
 	PPM=$((RETRANS * 1000000 / (SEGS > 0 ? SEGS : 1)))

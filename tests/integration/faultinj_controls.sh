@@ -21,11 +21,7 @@ ip -n "$nsb" addr add 10.77.1.2/24 dev v1
 # Neighbours fixed, so ARP never competes with the packets counted.
 ip -n "$nsa" neigh replace 10.77.1.2 lladdr "$(t_ip_attr "$nsb" v1 address)" dev v0 nud permanent
 ip -n "$nsb" neigh replace 10.77.1.1 lladdr "$(t_ip_attr "$nsa" v0 address)" dev v1 nud permanent
-t_in "$nsb" iperf3 -s -B 10.77.1.2 -D --pidfile "$T_TMP/iperf3.pid"
-for _ in $(seq 1 100); do
-	[ -n "$(t_in "$nsb" ss -Htln 'sport = :5201')" ] && break
-	sleep 0.05
-done
+t_iperf3_servers "$nsb" 10.77.1.2 5201
 
 fi_() { t_in "$nsa" "$FAULTINJ" "$@"; }
 stat_of() { fi_ stats v0 | awk -v k="$1" '$1 == k { print $2 }'; }

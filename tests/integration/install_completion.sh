@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bash completion (completion/rtltune.bash, installed as completions/rtltune and rtltuned):
 # commands as `rtltune --help` lists them, interface names of the current namespace,
-# profile names and chip ids from the directories rtltune searches (RTLTUNE_PROFILE_PATH /
+# profile names, knob names (rtltune knobs --names) and chip ids from the directories rtltune searches (RTLTUNE_PROFILE_PATH /
 # RTLTUNE_CHIP_PATH first), histogram names, options. Runs without bash-completion
 # installed, as in a minimal system.
 . "$(dirname "$0")/../lib.sh"
@@ -46,5 +46,9 @@ t_eq "$(words "$RTLTUNE" profile show balanced --driver r81)" r8169 "--driver: d
 t_eq "$(complete_words "$RTLTUNE" hist cmpl0 '' | wc -l)" 5 "hist: the five histograms"
 t_eq "$(words "$RTLTUNE" autotune '')" "off on" "autotune: on|off"
 t_eq "$(words "$RTLTUNE" log --f)" --follow "log --follow"
+t_eq "$(complete_words "$RTLTUNE" knobs '' | wc -l)" "$("$RTLTUNE" --json knobs | jq '.knobs | length')" \
+	"knobs: every knob of the table"
+t_eq "$(words "$RTLTUNE" knobs feature.rx-gro)" "feature.rx-gro feature.rx-gro-hw feature.rx-gro-list" \
+	"knobs feature.rx-gro: the features by name"
 t_eq "$(words "$RTLTUNED" --no)" --no-autotune "rtltuned options"
 t_eq "$(words "$RTLTUNED" --profile lat)" latency "rtltuned --profile: names"

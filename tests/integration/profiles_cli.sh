@@ -16,7 +16,7 @@ t_eq "$(echo "$js" | jq -r '[.profiles[] | select(.name == "throughput" and (.sh
 t_eq "$(echo "$js" | jq -r '[.profiles[] | select(.name == "throughput" and .shadowed)] | length')" 1 "shipped copy listed as shadowed"
 
 show=$(RTLTUNE_PROFILE_PATH=$admin "$RTLTUNE" --json profile show throughput --driver r8169)
-echo "$show" | head -c 600; echo
+head -c 600 <<<"$show"; echo
 t_eq "$(echo "$show" | jq -r ".resolved.knobs.gro.value")" false "admin override of gro resolved off"
 
 printf '[knobs]\ngso_max_size = lots\n' >"$admin/broken.conf"

@@ -36,5 +36,8 @@ t_eq "$(sed -n 's/^Type=//p' "$svc")" notify "rtltuned.service Type"
 t_eq "$(sed -n 's/^CapabilityBoundingSet=//p' "$svc")" \
 	"CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_CHOWN" "rtltuned.service capabilities"
 grep -q '^WatchdogSec=' "$svc" || t_fail "no WatchdogSec"
+# PM QoS (daemon/pmqos.c): exactly one device through PrivateDevices=, optional on the host.
+t_eq "$(sed -n 's/^BindPaths=//p' "$svc")" "-/dev/cpu_dma_latency" "rtltuned.service BindPaths"
+t_eq "$(sed -n 's/^DeviceAllow=//p' "$svc")" "/dev/cpu_dma_latency rw" "rtltuned.service DeviceAllow"
 t_eq "$(sed -n 's/^ExecStart=//p' "$TOP/systemd/rtltune-apply@.service")" \
 	"/usr/sbin/rtltune apply %i" "rtltune-apply@ ExecStart"

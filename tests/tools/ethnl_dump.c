@@ -8,6 +8,13 @@
  *                                       lacks the operation), *_max, features
  *   ethnl_dump --compare-ioctl IFACE... features by netlink vs the SIOCETHTOOL ioctl,
  *                                       field by field; exit 1 on any difference
+ *   ethnl_dump --ioctl IFACE...         the same JSON as the first form, every group and
+ *                                       the features read through the ioctl fallback
+ *                                       (lib/ethtool_groups.c); no netlink socket at all.
+ *                                       IFINDEX:NAME reads an ifindex, NAME for messages
+ *   ethnl_dump --compare-groups IFACE... rings, coalesce, channels and pause by netlink vs
+ *                                       the ioctl, value by value under the rules of
+ *                                       rtltune/ethtool_groups.h; exit 1 on a difference
  *   ethnl_dump --repeat N IFACE         N reads of every group and the features on one
  *                                       handle; prints the time per full read
  *   ethnl_dump --monitor N [SECONDS]    prints "ready", then N notifications as JSON
@@ -22,12 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rtltune/ethnl.h"
-
-static int bit(const uint32_t *w, unsigned int i)
-{
-	return (w[i / 32] >> (i % 32)) & 1;
-}
+#include "ethnl_tool.h"
 
 static json_object *num_or_null(int64_t v)
 {
@@ -70,15 +72,20 @@ static json_object *features_json(const struct eth_features *f)
 	return o;
 }
 
-static int dump_one(struct ethnl *e, const char *ifname, json_object *arr)
+static int dump_one(struct ethnl *e, const char *arg, json_object *arr)
 {
 	json_object *o = json_object_new_object(), *errors = json_object_new_object();
-	int ifindex = (int)if_nametoindex(ifname), g, r;
+	int ifindex = (int)if_nametoindex(arg), g, r;
+	const char *ifname = arg, *colon = strchr(arg, ':');
 	struct eth_features f;
 	struct rterr err = {0};
 
+	if (!e && colon && ifindex <= 0) {
+		ifindex = atoi(arg);
+		ifname = colon + 1;
+	}
 	if (ifindex <= 0) {
-		fprintf(stderr, "ethnl_dump: no such interface: %s\n", ifname);
+		fprintf(stderr, "ethnl_dump: no such interface: %s\n", arg);
 		return 2;
 	}
 	json_object_object_add(o, "ifname", json_object_new_string(ifname));
@@ -88,7 +95,7 @@ static int dump_one(struct ethnl *e, const char *ifname, json_object *arr)
 		char key[32];
 
 		snprintf(key, sizeof(key), "%s_max", ethnl_group_name(g));
-		r = ethnl_get(e, ifindex, g, &v, &err);
+		r = group_get(e, ifindex, ifname, g, &v, &err);
 		if (r < 0) {
 			json_object_object_add(errors, ethnl_group_name(g),
 					       json_object_new_string(err.msg));
@@ -99,7 +106,8 @@ static int dump_one(struct ethnl *e, const char *ifname, json_object *arr)
 		json_object_object_add(o, ethnl_group_name(g), group_json(&v, g, false));
 		json_object_object_add(o, key, group_json(&v, g, true));
 	}
-	r = ethnl_features_get(e, ifindex, &f, &err);
+	r = e ? ethnl_features_get(e, ifindex, &f, &err)
+	      : ethtool_features_get_index(ifindex, ifname, &f, &err);
 	if (r < 0) {
 		json_object_object_add(errors, "features", json_object_new_string(err.msg));
 		json_object_object_add(o, "features", NULL);
@@ -151,6 +159,58 @@ static int compare_ioctl(struct ethnl *e, const char *ifname)
 	printf("%s: %u features compared, %d differences\n", ifname, nl.count, diffs);
 	ethtool_features_free(&nl);
 	ethtool_features_free(&io);
+	return diffs ? 1 : 0;
+}
+
+/*
+ * Every group by netlink against the ioctl: the same error text when a group fails, else
+ * per row the same value and maximum, with the ioctl's two documented differences (a
+ * row its struct lacks is LINK_UNSET; a coalesce field netlink leaves out is 0).
+ */
+static int compare_groups(struct ethnl *e, const char *ifname)
+{
+	int ifindex = (int)if_nametoindex(ifname), g, diffs = 0, compared = 0;
+
+	if (ifindex <= 0) {
+		fprintf(stderr, "ethnl_dump: no such interface: %s\n", ifname);
+		return 2;
+	}
+	for (g = 0; g < ETHNL_GROUP_COUNT; g++) {
+		struct rterr nl_err = {0}, io_err = {0};
+		struct ethnl_values nl, io;
+		int rn = ethnl_get(e, ifindex, g, &nl, &nl_err);
+		int ri = ethtool_group_get(ifindex, ifname, g, &io, &io_err);
+		size_t i, n;
+		const struct ethnl_attr *a = ethnl_attrs(g, &n);
+
+		if (rn < 0 || ri < 0) {
+			if (rn != ri || strcmp(nl_err.msg, io_err.msg) != 0) {
+				printf("%s: %s: netlink '%s' (%d), ioctl '%s' (%d)\n", ifname,
+				       ethnl_group_name(g), nl_err.msg, rn, io_err.msg, ri);
+				diffs++;
+			}
+			printf("%s: %s: both: %s\n", ifname, ethnl_group_name(g), nl_err.msg);
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			unsigned int k = a[i].attr;
+			int64_t want = nl.val[k], want_max = nl.max[k];
+
+			if (!ethtool_group_has(g, k))
+				want = want_max = LINK_UNSET;
+			else if (g == ETHNL_COALESCE && want == LINK_UNSET)
+				want = 0;
+			compared++;
+			if (io.val[k] != want || io.max[k] != want_max) {
+				printf("%s: %s %s: netlink %lld max %lld, ioctl %lld max %lld\n",
+				       ifname, ethnl_group_name(g), a[i].name, (long long)nl.val[k],
+				       (long long)nl.max[k], (long long)io.val[k],
+				       (long long)io.max[k]);
+				diffs++;
+			}
+		}
+	}
+	printf("%s: %d values compared, %d differences\n", ifname, compared, diffs);
 	return diffs ? 1 : 0;
 }
 
@@ -228,6 +288,20 @@ static int monitor(struct ethnl *e, int count, int seconds)
 	return got == count ? 0 : 1;
 }
 
+/* One JSON array, an object per interface named. */
+static int dump_all(struct ethnl *e, char **names, int n)
+{
+	json_object *arr = json_object_new_array();
+	int i, rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		rc = dump_one(e, names[i], arr);
+	if (!rc)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
+	json_object_put(arr);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rterr err = {0};
@@ -235,10 +309,12 @@ int main(int argc, char **argv)
 	int i, rc = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: ethnl_dump [--compare-ioctl|--repeat N|--monitor N [S]] "
-				"IFACE...\n");
+		fprintf(stderr, "usage: ethnl_dump [--ioctl|--compare-ioctl|--compare-groups|"
+				"--repeat N|--monitor N [S]] IFACE...\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "--ioctl") == 0)
+		return dump_all(NULL, argv + 2, argc - 2);
 	if (ethnl_open(&e, &err) < 0) {
 		fprintf(stderr, "ethnl_dump: %s\n", err.msg);
 		return err.errnum == EOPNOTSUPP ? 77 : 3;
@@ -247,18 +323,14 @@ int main(int argc, char **argv)
 		rc = monitor(e, atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 10);
 	} else if (strcmp(argv[1], "--repeat") == 0 && argc == 4) {
 		rc = repeat(e, argv[3], atoi(argv[2]) > 0 ? atoi(argv[2]) : 1);
+	} else if (strcmp(argv[1], "--compare-groups") == 0) {
+		for (i = 2; i < argc; i++)
+			rc |= compare_groups(e, argv[i]);
 	} else if (strcmp(argv[1], "--compare-ioctl") == 0) {
 		for (i = 2; i < argc; i++)
 			rc |= compare_ioctl(e, argv[i]);
 	} else {
-		json_object *arr = json_object_new_array();
-
-		for (i = 1; i < argc && !rc; i++)
-			rc = dump_one(e, argv[i], arr);
-		if (!rc)
-			printf("%s\n",
-			       json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
-		json_object_put(arr);
+		rc = dump_all(e, argv + 1, argc - 1);
 	}
 	ethnl_close(e);
 	return rc;

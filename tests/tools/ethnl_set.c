@@ -8,6 +8,9 @@
  *   ethnl_set IFACE features on|off NAME...  prints each name's state read back
  *                                            ("NAME on|off [requested on|off|fixed]") and
  *                                            the kernel's diff ("changed NAME on|off")
+ *   ethnl_set --ioctl IFACE GROUP NAME=VALUE... the first form through the SIOCETHTOOL
+ *                                            fallback (lib/ethtool_groups.c), set and read
+ *                                            back by ioctl; no netlink socket
  * Exit: 0 done as asked, 1 the kernel kept a feature other than requested, 2 bad
  * arguments, 3 the kernel refused (its message on stderr).
  */
@@ -16,12 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtltune/ethnl.h"
-
-static int bit(const uint32_t *w, unsigned int i)
-{
-	return (w[i / 32] >> (i % 32)) & 1;
-}
+#include "ethnl_tool.h"
 
 static int group_by_name(const char *name)
 {
@@ -33,7 +31,9 @@ static int group_by_name(const char *name)
 	return -1;
 }
 
-static int set_group(struct ethnl *e, int ifindex, enum ethnl_group g, int n, char **args)
+/* e == NULL: through the ioctl. */
+static int set_group(struct ethnl *e, int ifindex, const char *ifname, enum ethnl_group g, int n,
+		     char **args)
 {
 	struct ethnl_values want, now;
 	struct rterr err = {0};
@@ -60,11 +60,11 @@ static int set_group(struct ethnl *e, int ifindex, enum ethnl_group g, int n, ch
 		}
 		want.val[a->attr] = v;
 	}
-	if (ethnl_set(e, ifindex, g, &want, &err) < 0) {
+	if (group_set(e, ifindex, ifname, g, &want, &err) < 0) {
 		fprintf(stderr, "ethnl_set: %s\n", err.msg);
 		return err.kind == RTERR_INPUT ? 2 : 3;
 	}
-	if (ethnl_get(e, ifindex, g, &now, &err) < 0) {
+	if (group_get(e, ifindex, ifname, g, &now, &err) < 0) {
 		fprintf(stderr, "ethnl_set: %s\n", err.msg);
 		return 3;
 	}
@@ -131,12 +131,18 @@ int main(int argc, char **argv)
 {
 	struct eth_drvinfo drv;
 	struct rterr err = {0};
-	struct ethnl *e;
+	struct ethnl *e = NULL;
+	bool by_ioctl = argc > 1 && strcmp(argv[1], "--ioctl") == 0;
 	int ifindex, g, rc;
 
+	if (by_ioctl) {
+		argc--;
+		argv++;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: ethnl_set IFACE GROUP NAME=VALUE... | IFACE features "
-				"on|off NAME...\n");
+		fprintf(stderr,
+			"usage: ethnl_set [--ioctl] IFACE GROUP NAME=VALUE... | IFACE features "
+			"on|off NAME...\n");
 		return 2;
 	}
 	ifindex = (int)if_nametoindex(argv[1]);
@@ -149,6 +155,14 @@ int main(int argc, char **argv)
 			drv.driver);
 		return 2;
 	}
+	if (by_ioctl) {
+		g = group_by_name(argv[2]);
+		if (g < 0) {
+			fprintf(stderr, "ethnl_set: --ioctl: unknown group %s\n", argv[2]);
+			return 2;
+		}
+		return set_group(NULL, ifindex, argv[1], g, argc - 3, argv + 3);
+	}
 	if (ethnl_open(&e, &err) < 0) {
 		fprintf(stderr, "ethnl_set: %s\n", err.msg);
 		return 3;
@@ -157,7 +171,7 @@ int main(int argc, char **argv)
 	    (strcmp(argv[3], "on") == 0 || strcmp(argv[3], "off") == 0)) {
 		rc = set_features(e, ifindex, strcmp(argv[3], "on") == 0, argc - 4, argv + 4);
 	} else if ((g = group_by_name(argv[2])) >= 0) {
-		rc = set_group(e, ifindex, g, argc - 3, argv + 3);
+		rc = set_group(e, ifindex, argv[1], g, argc - 3, argv + 3);
 	} else {
 		fprintf(stderr, "ethnl_set: unknown group %s\n", argv[2]);
 		rc = 2;

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../lib/ethnl_priv.h"
+#include "tree.h"
 
 /* Capture-time facts (fixtures/ethnl/MANIFEST): ifindexes, NETDEV_FEATURE_COUNT of 6.18. */
 #define ETH0_IFINDEX 4
@@ -22,31 +23,8 @@
 #define TAP0_IFINDEX 4
 #define FEATURE_BITS 64
 
-static char tree[PATH_MAX] __attribute__((unused));
-
-static inline int find_tree(void)
-{
-	const char *env = getenv("RTLTUNE_SRCDIR");
-	ssize_t r;
-	int up;
-
-	if (env && *env) {
-		snprintf(tree, sizeof(tree), "%s", env);
-		return 0;
-	}
-	r = readlink("/proc/self/exe", tree, sizeof(tree) - 1);
-	if (r <= 0)
-		return -1;
-	tree[r] = '\0';
-	for (up = 0; up < 3; up++) {
-		char *slash = strrchr(tree, '/');
-
-		if (!slash)
-			return -1;
-		*slash = '\0';
-	}
-	return access(tree, R_OK);
-}
+/* The captured messages, in the tree (find_tree(ETHNL_FIXTURES) first). */
+#define ETHNL_FIXTURES "tests/unit/fixtures/ethnl"
 
 struct blob {
 	uint8_t *data;
@@ -55,23 +33,12 @@ struct blob {
 
 static inline struct blob load(const char *name)
 {
-	char path[PATH_MAX + 64];
-	struct blob b = {0};
-	FILE *f;
-	long n;
+	char rel[256];
+	struct blob b;
 
-	snprintf(path, sizeof(path), "%s/tests/unit/fixtures/ethnl/%s", tree, name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	b.data = malloc((size_t)n);
+	snprintf(rel, sizeof(rel), ETHNL_FIXTURES "/%s", name);
+	b.data = tree_read(rel, &b.len);
 	assert_non_null(b.data);
-	assert_int_equal(fread(b.data, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	b.len = (size_t)n;
 	return b;
 }
 

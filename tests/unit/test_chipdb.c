@@ -323,6 +323,15 @@ static void test_limits_big_tcp_and_hints(void **state)
 	assert_int_equal(v.kind, KV_KEEP);
 	assert_int_equal(chip_hint(e, "latency", KNOB_TSO, &v), -ENOENT);
 	assert_int_equal(chip_hint(NULL, "latency", KNOB_TSO, &v), -ENOENT);
+
+	/* 0 is a real request (only the shallowest state); undeclared is -1, not 0. */
+	e = chipdb_find(db, "shallow");
+	assert_true(chip_has_quirk(e, CHIP_Q_SHALLOW_IDLE));
+	assert_int_equal(e->cpu_dma_latency_us, 0);
+	e = chipdb_find(db, "shallow-default");
+	assert_true(chip_has_quirk(e, CHIP_Q_SHALLOW_IDLE));
+	assert_int_equal(e->cpu_dma_latency_us, -1);
+	assert_int_equal(chipdb_find(db, "small")->cpu_dma_latency_us, -1);
 	chipdb_free(db);
 }
 
@@ -358,6 +367,10 @@ static const struct bad_case bad_files[] = {
 	{"bad-continuation.conf", 4, "indented line continues 'max_mtu'"},
 	{"big-tcp-no.conf", 4, "gso_max_size 131072 contradicts big_tcp = no"},
 	{"indented-section.conf", 3, "indented '['"},
+	{"bad-latency.conf", 4,
+	 "cpu_dma_latency_us: expected microseconds from 0 to 1000000, got '-5'"},
+	{"latency-without-quirk.conf", 3,
+	 "cpu_dma_latency_us without quirk shallow-idle: expected 'quirks = shallow-idle' in [a]"},
 };
 
 static void test_malformed_files(void **state)
@@ -493,6 +506,10 @@ static void test_shipped_entries(void **state)
 	assert_true(chip_has_quirk(chipdb_find(db, "fec"), CHIP_Q_TSO_IPV4_ONLY));
 	assert_true(chip_has_quirk(chipdb_find(db, "fec"), CHIP_Q_MTU_CHANGE_NEEDS_LINK_DOWN));
 	assert_true(chip_has_quirk(chipdb_find(db, "mana"), CHIP_Q_TUNE_WITH_MASTER));
+	/* ERR006687: below the i.MX6 WAIT state's 50 us exit latency, above WFI's 1 us. */
+	assert_true(chip_has_quirk(chipdb_find(db, "fec"), CHIP_Q_SHALLOW_IDLE));
+	assert_int_equal(chipdb_find(db, "fec")->cpu_dma_latency_us, 10);
+	assert_false(chip_has_quirk(chipdb_find(db, "veth"), CHIP_Q_SHALLOW_IDLE));
 	chipdb_free(db);
 }
 

@@ -656,7 +656,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 	};
 
-	if (find_tree() < 0) {
+	if (find_tree(ETHNL_FIXTURES) < 0) {
 		fprintf(stderr, "test_ethnl: fixtures not found (set RTLTUNE_SRCDIR)\n");
 		return 1;
 	}

@@ -430,7 +430,7 @@ int main(void)
 		cmocka_unit_test(test_request_attr_at),	  cmocka_unit_test(test_event_unknown),
 	};
 
-	if (find_tree() < 0) {
+	if (find_tree(ETHNL_FIXTURES) < 0) {
 		fprintf(stderr, "test_ethnl_malformed: fixtures not found (set RTLTUNE_SRCDIR)\n");
 		return 1;
 	}

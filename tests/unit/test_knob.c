@@ -17,11 +17,12 @@
 
 #include <cmocka.h>
 
-#include "tree.h"
+#include "captured_link.h"
 
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
 #include "rtltune/plan.h"
+#include "rtltune/ethnl.h"
 #include "rtltune/profile.h"
 
 static void test_rows_consistent(void **state)
@@ -47,10 +48,33 @@ static void test_rows_consistent(void **state)
 		}
 		if (d->backend == KNOB_B_LINK) {
 			assert_true(d->ifla > 0);
+		} else if (d->backend == KNOB_B_ETHNL) {
+			/* The wire row of the same attribute names this knob back. */
+			size_t n, i;
+			const struct ethnl_attr *a = ethnl_attrs(d->ethnl_group, &n);
+
+			assert_int_equal(knob_of_ethnl(d->ethnl_group, d->ethnl_attr), k);
+			for (i = 0; i < n && a[i].knob != k; i++)
+				;
+			assert_true(i < n);
+			assert_int_equal(a[i].attr, d->ethnl_attr);
+			assert_int_equal(a[i].group, d->ethnl_group);
+			assert_true(strncmp(d->name, ethnl_knob_prefix(d->ethnl_group),
+					    strlen(ethnl_knob_prefix(d->ethnl_group))) == 0);
+			assert_string_equal(d->name + strlen(ethnl_knob_prefix(d->ethnl_group)),
+					    a[i].name);
+			assert_false(knob_is_feature((enum knob_id)k));
 		} else {
 			assert_int_equal(d->backend, KNOB_B_FEATURES);
 			assert_true(d->n_features > 0);
 			assert_true(d->n_read > 0 && d->n_read <= d->n_features);
+			/* feature.NAME knobs switch exactly that one feature. */
+			if (knob_is_feature((enum knob_id)k)) {
+				assert_int_equal(d->n_features, 1);
+				assert_true(strncmp(d->name, "feature.", 8) == 0);
+				assert_string_equal(d->name + 8,
+						    knob_feature_name((enum knob_id)k));
+			}
 		}
 		if (d->twin >= 0) {
 			assert_true(d->twin < KNOB__COUNT && d->twin != k);
@@ -103,27 +127,11 @@ static void test_txqueuelen_row(void **state)
 	assert_false(knob_value_valid(KNOB_TSO, 2));
 }
 
-/* A link as the kernel sent it (tests/fuzz/corpus/link_msg/dump-1: a veth port of a bridge). */
-static void read_captured(struct link_info *li)
-{
-	char path[PATH_MAX + 64];
-	unsigned char buf[4096];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/link_msg/dump-1", tree);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	assert_int_equal(link_info_from_msg(buf, n, li), 0);
-}
-
 static void test_link_parse_from_rows(void **state)
 {
 	struct link_info li;
 
-	read_captured(&li);
+	read_captured_link(&li);
 	assert_string_equal(li.ifname, "v1");
 	assert_string_equal(li.kind, "veth");
 	assert_string_equal(li.slave_kind, "bridge");
@@ -146,7 +154,7 @@ static void test_link_parse_from_rows(void **state)
 static void nic_of_captured(struct nic *nic)
 {
 	memset(nic, 0, sizeof(*nic));
-	read_captured(&nic->link);
+	read_captured_link(&nic->link);
 	memcpy(nic->val, nic->link.knob, sizeof(nic->val));
 	nic->val[KNOB_TSO] = nic->val[KNOB_GSO] = 1;
 	nic->val[KNOB_GRO] = 0;
@@ -192,7 +200,7 @@ static void test_txqueuelen_plans(void **state)
 	assert_int_equal(profile_load(path, &p, &err), 0);
 	assert_int_equal(plan_profile(p, &nic, NULL, &plan, &err), 0);
 	assert_int_equal(plan.items[KNOB_TXQUEUELEN].action, PLAN_SKIP);
-	assert_string_equal(plan.items[KNOB_TXQUEUELEN].note, "max: no limit known for txqueuelen");
+	assert_string_equal(plan_note(&plan, KNOB_TXQUEUELEN), "max: no limit known for txqueuelen");
 	assert_int_equal(plan.n_changes, 0);
 	profile_free(p);
 	unlink(path);
@@ -208,7 +216,7 @@ int main(void)
 		cmocka_unit_test(test_txqueuelen_plans),
 	};
 
-	if (find_tree("tests/fuzz/corpus/link_msg/dump-1") < 0)
+	if (find_tree(CAPTURED_LINK) < 0)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,4 +40,32 @@ static inline int find_tree(const char *rel)
 	return access(probe, R_OK);
 }
 
+/* The bytes of rel (a path in the tree, after find_tree), malloc'd for the caller to free,
+ * their count in *len; NULL when the file cannot be read or is empty. */
+static inline unsigned char *tree_read(const char *rel, size_t *len)
+{
+	char path[PATH_MAX + 256];
+	unsigned char *data = NULL;
+	FILE *f;
+	long n;
+
+	*len = 0;
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0) {
+		rewind(f);
+		data = malloc((size_t)n);
+		if (data && fread(data, 1, (size_t)n, f) == (size_t)n) {
+			*len = (size_t)n;
+		} else {
+			free(data);
+			data = NULL;
+		}
+	}
+	fclose(f);
+	return data;
+}
+
 #endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Changes made outside rtltune: noticed, counted, and left alone (outside.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "log.h"
+#include "loop.h"
+#include "outside.h"
+#include "rtltune/actuate.h"
+#include "rtltune/chipdb.h"
+#include "rtltune/ethnl.h"
+
+static struct ethnl_monitor *mon;
+static struct ev_io mon_io;
+
+/* Drain the monitor: each notification about an interface asks for its re-read. */
+static void mon_readable(struct ev_io *io, uint32_t events)
+{
+	struct ethnl_event ev;
+	struct rterr err = {0};
+	struct iface *ifc;
+	int r;
+
+	while ((r = ethnl_monitor_read(mon, &ev, &err)) != 0) {
+		if (r == -ENOBUFS) {
+			/* Notifications were lost: any managed interface may have changed. */
+			dlog(LOG_WARNING, NULL,
+			     "ethtool notifications lost: re-reading every "
+			     "managed interface");
+			for (ifc = iface_first(); ifc; ifc = ifc->next)
+				ifc->knob_dirty = true;
+			continue;
+		}
+		if (r < 0) {
+			if (r == -EBADMSG)
+				continue;
+			break; /* EAGAIN and the like: nothing more now */
+		}
+		ifc = ev.ifindex ? iface_by_index(ev.ifindex) : NULL;
+		if (ifc && ifc->m)
+			ifc->knob_dirty = true;
+	}
+}
+
+int outside_start(struct rterr *err)
+{
+	struct ethnl *en = nic_io_ethnl(actuator_io(rtd.act));
+	int r;
+
+	if (!en) {
+		dlog(LOG_NOTICE, NULL,
+		     "no ethtool netlink family (%s): changes of rings, coalescing, channels and "
+		     "pause made outside rtltune are noticed at the next sample only",
+		     nic_io_fallback_reason(actuator_io(rtd.act)));
+		return 0;
+	}
+	r = ethnl_monitor_open(en, &mon, err);
+	if (r < 0)
+		return r;
+	mon_io.fd = ethnl_monitor_fd(mon);
+	mon_io.cb = mon_readable;
+	return loop_add(&mon_io, EPOLLIN);
+}
+
+void outside_stop(void)
+{
+	if (mon_io.registered)
+		loop_del(&mon_io);
+	ethnl_monitor_close(mon);
+	mon = NULL;
+}
+
+/* Compare a fresh snapshot with what rtltuned last knew, then make it the known state. */
+static void recheck(struct iface *ifc)
+{
+	struct rterr err;
+	struct nic nic;
+	char a[24], b[24];
+	bool reset = false;
+	int k;
+
+	if (actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+		return; /* gone meanwhile: the DELLINK event removes it */
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
+		int64_t was = ifc->knob[k], now = nic.val[k];
+
+		/* A knob that just became readable (or unreadable) is no one's change. */
+		if (was == LINK_UNSET || now == LINK_UNSET || was == now)
+			continue;
+		/* r8169 8168 rewrites its coalescing at every open and reset: the driver's,
+		 * not an admin's, and the profile goes on again. */
+		if ((ifc->m->quirks & CHIP_Q_COALESCE_RESET_BY_DRIVER) &&
+		    knob_desc((enum knob_id)k)->backend == KNOB_B_ETHNL &&
+		    knob_desc((enum knob_id)k)->ethnl_group == ETHNL_COALESCE) {
+			dlog(LOG_NOTICE, ifc->name,
+			     "%s reset by the driver: %s -> %s (coalesce-reset-by-driver): "
+			     "applying "
+			     "the profile again",
+			     knob_name((enum knob_id)k),
+			     knob_value_str((enum knob_id)k, was, a, sizeof(a)),
+			     knob_value_str((enum knob_id)k, now, b, sizeof(b)));
+			reset = true;
+			continue;
+		}
+		ifc->m->external[k]++;
+		if (!ifc->m->manual[k])
+			dlog(LOG_NOTICE, ifc->name,
+			     "%s changed outside rtltune: %s -> %s (left alone until `rtltune "
+			     "autotune on %s` or `rtltune apply`)",
+			     knob_name((enum knob_id)k),
+			     knob_value_str((enum knob_id)k, was, a, sizeof(a)),
+			     knob_value_str((enum knob_id)k, now, b, sizeof(b)), ifc->name);
+		else
+			dlog(LOG_INFO, ifc->name, "%s changed outside rtltune again: %s -> %s",
+			     knob_name((enum knob_id)k),
+			     knob_value_str((enum knob_id)k, was, a, sizeof(a)),
+			     knob_value_str((enum knob_id)k, now, b, sizeof(b)));
+		ifc->m->manual[k] = true;
+	}
+	iface_update(ifc, &nic);
+	if (reset)
+		iface_reset_by_driver(ifc);
+}
+
+void outside_sample(struct iface *ifc)
+{
+	struct link_info li;
+	struct rterr err;
+	int k;
+
+	if (!ifc->m)
+		return;
+	/* The sizes no notification announces: one RTM_GETLINK by ifindex. */
+	if (!ifc->knob_dirty &&
+	    link_get_index(actuator_link_sock(rtd.act), ifc->ifindex, &li, &err) == 0)
+		for (k = 0; k < KNOB_FIRST_ETHNL && !ifc->knob_dirty; k++)
+			if (knob_desc((enum knob_id)k)->backend == KNOB_B_LINK &&
+			    li.knob[k] != ifc->knob[k])
+				ifc->knob_dirty = true;
+	if (ifc->knob_dirty)
+		recheck(ifc);
+}
+
+void outside_clear(struct iface *ifc, const bool *which)
+{
+	int k;
+
+	for (k = 0; ifc->m && k < KNOB__COUNT; k++)
+		if (ifc->m->manual[k] && (!which || which[k])) {
+			ifc->m->manual[k] = false;
+			dlog(LOG_INFO, ifc->name, "%s taken back: rtltune manages it again",
+			     knob_name((enum knob_id)k));
+		}
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_OUTSIDE_H
+#define RTLTUNED_OUTSIDE_H
+
+#include <stdbool.h>
+
+#include "iface.h"
+#include "rtltune/err.h"
+#include "rtltune/knob.h"
+
+/*
+ * Hands off what someone else changes (docs/daemon.md "Changes made outside rtltune").
+ * Every change rtltuned makes ends with the interface's read-back as its last known
+ * values (iface_update()); a managed knob later found at another value was changed by
+ * someone else (ip, ethtool, NetworkManager, the driver). It is logged ("eth0
+ * coalesce_rx_usecs changed outside rtltune: 50 -> 8"), counted
+ * (rtltune_knob_external_changes_total), marked manual (status), and left alone: the tuner
+ * never tries it (a trial of it ends without a rollback) and a profile reload skips it,
+ * until `rtltune autotune on IFACE` or an explicit `rtltune apply` / `restore` takes it
+ * back.
+ *
+ * How a change is noticed: rtnetlink link events (features, MTU, txqueuelen) and the
+ * ethtool netlink monitor (rings, coalescing, channels, pause, features) mark the
+ * interface for a re-read; gso_max_size, gso_ipv4_max_size, gro_max_size and gso_max_segs
+ * change without any notification (do_setlink() raises none for them), so each sample
+ * also reads every managed interface's link by ifindex (one RTM_GETLINK) and compares.
+ * A notification carries no sender and also comes for rtltuned's own changes: it only
+ * asks for the re-read, whose values are compared with the last known ones.
+ */
+
+/* The ethtool monitor socket on the event loop; a missing family only logs. */
+int outside_start(struct rterr *err);
+void outside_stop(void);
+
+/* Per sample for a managed interface: compare its link with the last known values, and
+ * re-read and compare everything when that or a notification says so. */
+void outside_sample(struct iface *ifc);
+
+/* Take knobs back: every one (which NULL: autotune on) or those in which[] (an explicit
+ * apply or restore set them). */
+void outside_clear(struct iface *ifc, const bool *which);
+
+#endif

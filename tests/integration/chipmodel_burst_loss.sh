@@ -1,0 +1,51 @@
+#!/bin/bash
+# Chip model 3, burst losses (the i.MX6 fec seed: TCP collapses under big GSO bursts, TSO off
+# or gso_max_size 16384 recovers): an RX ring of 64 frames drained at one frame per 500 ns
+# loses the frames of a burst that find it full. With 64K GSO skbs (45 frames each, back to
+# back) a new connection's rate falls >= 5x below the same with gso_max_size 16384 and with
+# TSO off; its retransmit rate is >= 10x theirs; with the model off 64K is no slower than
+# 16K (the direction is the model's, not veth's). Best of 2 one-second streams each.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/chipmodel-lib.sh"
+
+RING=${CM_RING:-64} DRAIN_NS=${CM_DRAIN_NS:-500}
+cm_pair
+cm_serve
+
+# run LABEL: best of 2 one-second streams; sets RATE, PPM, LOST (frames the ring lost).
+run() {
+	local lost0
+	lost0=$(cm_stat ring_drop_frames)
+	cm_best 1 2
+	RATE=$CM_GBIT PPM=$CM_PPM LOST=$(($(cm_stat ring_drop_frames) - lost0))
+	t_log "$1: $RATE Gbit/s, $PPM retransmits per million segments, $LOST frames lost at the ring," \
+		"gso_max_size $(t_ip_attr "$CM_NSA" va gso_max_size), tso $(t_feature "$CM_NSA" va tcp-segmentation-offload)"
+}
+gso() { ip -n "$CM_NSA" link set dev va gso_max_size "$1"; }
+
+cm_ensure
+run "model off, gso_max_size 65536"
+off64=$RATE
+gso 16384
+run "model off, gso_max_size 16384"
+off16=$RATE
+cm_ge_ratio "$off64" "$off16" 0.8 "64K vs 16K GSO with the model off"
+
+cm_burst_loss "$RING" "$DRAIN_NS"
+gso 65536
+run "ring $RING frames / $DRAIN_NS ns, gso_max_size 65536"
+big=$RATE big_ppm=$PPM big_lost=$LOST
+gso 16384
+run "ring $RING frames / $DRAIN_NS ns, gso_max_size 16384"
+small=$RATE small_ppm=$PPM
+gso 65536
+cm_sender_offload off on
+run "ring $RING frames / $DRAIN_NS ns, TSO off"
+tsooff=$RATE tsooff_ppm=$PPM
+cm_sender_offload on on
+
+t_ge "$big_lost" 1 "frames lost at the ring with 64K bursts"
+cm_ge_ratio "$small" "$big" 5 "gso_max_size 16384 vs 65536 under the model"
+cm_ge_ratio "$tsooff" "$big" 5 "TSO off vs on (gso_max_size 65536) under the model"
+t_ge "$big_ppm" $((10 * small_ppm)) "retransmit rate with 64K bursts vs 10x 16K's ($small_ppm)"
+t_ge "$big_ppm" $((10 * tsooff_ppm)) "retransmit rate with 64K bursts vs 10x TSO off's ($tsooff_ppm)"
