@@ -2,6 +2,10 @@
 /*
  * rtltune probes: what the stack hands each driver and what each driver delivers, counted
  * per selected interface in per-CPU maps (user space sums the CPUs; no per-packet events).
+ * Per frame one program runs on TX (net_dev_start_xmit) and one on RX (the entry point
+ * the driver used); counts and byte sums take every event, histogram buckets a sample
+ * whose rate follows the event rate (sample()). Driver refusals are not counted here:
+ * the kernel counts them (qdisc requeues, tx_dropped), lib/probes_kernel.c reads those.
  *
  * Every hook exists twice: tp_btf (typed arguments the verifier lets us dereference with
  * plain loads, the cheap path) and raw_tp (raw u64 arguments read with
@@ -22,6 +26,11 @@ char LICENSE[] SEC("license") = "GPL";
 /* Argument shapes that differ between kernels; lib/probes.c sets them from kernel BTF. */
 const volatile bool kfree_skb_has_reason = true;   /* reason arg since 5.17 */
 const volatile bool tcp_retransmit_has_err = true; /* err arg since 6.13 */
+/* rtltune trace --exact: every event into its bucket, whatever the rate. */
+const volatile bool exact_histograms = false;
+/* Test hook (RTLTUNE_PROBE_EMPTY, the bench's floor): programs attached, bodies skipped,
+ * so what remains is what the kernel's dispatch of a tracepoint program costs. */
+const volatile bool empty_bodies = false;
 
 /* (netns inode, ifindex) -> slot: only selected interfaces are counted. */
 struct {
@@ -64,8 +73,8 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  * The filter is a hash lookup (~30 ns); most events hit the same few interfaces, so each
  * program keeps a small per-CPU memo of (netns, ifindex) -> slot, negative answers
  * included. User space bumps filter_gen after changing the filter, which retires every
- * memo entry. Each program has its own memo row: BPF never runs a tracing program
- * nested in itself on one CPU, so no other writer can tear an entry mid-update.
+ * memo entry. Each program has its own memo row: BPF never runs a tracing program nested
+ * in itself on one CPU, so no other writer can tear an entry mid-update.
  */
 __u32 filter_gen;
 
@@ -80,14 +89,23 @@ struct slot_memo_entry {
 	__u32 slot;
 };
 
+/* The device of the last hit: most events of a program come from the device before. */
+struct slot_memo_last {
+	__u64 dev; /* struct net_device * */
+	__u32 ifindex;
+	__u32 gen;
+	__u32 slot;
+	__u32 pad;
+};
+
 struct slot_memo {
+	struct slot_memo_last last;
 	struct slot_memo_entry e[MEMO_WAYS];
 };
 
 /* Memo rows: one per program (the tp_btf and raw_tp variants of a hook never coexist). */
 enum memo_row {
 	MEMO_TXSTART,
-	MEMO_TXDONE,
 	MEMO_TXTMO,
 	MEMO_RXGRO,
 	MEMO_RXFRAGS,
@@ -109,6 +127,8 @@ struct {
 	__type(value, struct slot_memo);
 } slot_memo SEC(".maps");
 
+/* The filter's slot for (netns, ifindex). Hit path: no helper call (the per-CPU array
+ * lookups are inlined by the verifier). */
 static __always_inline __u32 slot_of(__u32 row, void *filter, __u32 netns, __u32 ifindex)
 {
 	struct rtl_iface_key key = {.netns = netns, .ifindex = ifindex};
@@ -135,12 +155,8 @@ static __always_inline __u32 slot_of(__u32 row, void *filter, __u32 netns, __u32
 	return slot;
 }
 
-/* A per-CPU slot's stats for key, or NULL when the interface is not selected. */
-static __always_inline struct rtl_slot_stats *stats_for(__u32 row, __u32 netns, __u32 ifindex,
-							__u32 *slotp)
+static __always_inline struct rtl_slot_stats *slot_stats_of(__u32 slot, __u32 *slotp)
 {
-	__u32 slot = slot_of(row, &iface_slot, netns, ifindex);
-
 	if (slot == SLOT_NONE)
 		return NULL;
 	if (slotp)
@@ -148,42 +164,103 @@ static __always_inline struct rtl_slot_stats *stats_for(__u32 row, __u32 netns, 
 	return bpf_map_lookup_elem(&slot_stats, &slot);
 }
 
+/*
+ * A per-CPU slot's stats for the device, or NULL when it is not selected. In front of the
+ * memo sits the device of the program's last event, known by its address and ifindex:
+ * then the namespace, a pointer chase into a line of struct net that the stack's fast path
+ * does not touch, is not read at all. A device freed and another allocated at its address
+ * with its ifindex in another namespace would pass for it until the next filter change;
+ * the (netns inode, ifindex) key of the filter itself has the same exposure to reuse.
+ */
 static __always_inline struct rtl_slot_stats *dev_stats(__u32 row, const struct net_device *dev,
 							bool btf, __u32 *slotp)
 {
-	__u32 ifindex, netns;
+	__u32 gen = *(volatile __u32 *)&filter_gen, ifindex, netns, slot;
+	struct slot_memo *memo;
 
 	if (!dev)
 		return NULL;
-	if (btf) {
-		ifindex = dev->ifindex;
-		netns = dev->nd_net.net->ns.inum;
-	} else {
-		ifindex = BPF_CORE_READ(dev, ifindex);
-		netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
-	}
-	return stats_for(row, netns, ifindex, slotp);
+	ifindex = btf ? dev->ifindex : BPF_CORE_READ(dev, ifindex);
+	memo = bpf_map_lookup_elem(&slot_memo, &row);
+	if (!memo)
+		return NULL;
+	if (memo->last.dev == (__u64)dev && memo->last.ifindex == ifindex && memo->last.gen == gen)
+		return slot_stats_of(memo->last.slot, slotp);
+	netns = btf ? dev->nd_net.net->ns.inum : BPF_CORE_READ(dev, nd_net.net, ns.inum);
+	slot = slot_of(row, &iface_slot, netns, ifindex);
+	memo->last.gen = MEMO_GEN_INVALID;
+	memo->last.dev = (__u64)dev;
+	memo->last.ifindex = ifindex;
+	memo->last.slot = slot;
+	memo->last.gen = gen;
+	return slot_stats_of(slot, slotp);
 }
 
-/* The device's slot, or the host slot for events that carry no device. */
+/* The device's slot, or the host slot (filter key (0, 0)) for events without a device. */
 static __always_inline struct rtl_slot_stats *
 dev_or_host_stats(__u32 row, const struct net_device *dev, bool btf, __u32 *slotp)
 {
 	if (dev)
 		return dev_stats(row, dev, btf, slotp);
-	return stats_for(row, 0, 0, slotp);
+	return slot_stats_of(slot_of(row, &iface_slot, 0, 0), slotp);
 }
 
-static __always_inline void hist_add(struct rtl_hist_raw *h, __u64 v)
+/*
+ * The sampled event (struct rtl_sampler): its weight, the block's rate check, the next
+ * gap. A subprogram of its own, not inlined: it runs for one event in 2^shift, and out
+ * of line the path every event takes stays short and in few cache lines. --exact comes
+ * here for every event (the countdown stays at 1) and takes weight 1.
+ */
+static __noinline __u32 sample_hit(struct rtl_sampler *s)
 {
-	__u32 i = rtl_hist_index(v);
+	int block_end;
+	__u32 w;
 
-	/* The verifier cannot follow the bit tricks in rtl_hist_index: bound i again. */
+	if (exact_histograms) {
+		s->countdown = 1;
+		return 1;
+	}
+	w = rtl_sample_hit(s, &block_end);
+	if (block_end)
+		rtl_sample_block_end(s, bpf_ktime_get_ns(), bpf_get_prandom_u32());
+	rtl_sample_next(s);
+	return w;
+}
+
+/* The weight of this event's bucket update, 0 when it is not sampled: an event that is
+ * not sampled costs one decrement. */
+static __always_inline __u32 sample(struct rtl_sampler *s)
+{
+	if (s->countdown > 1) {
+		s->countdown--;
+		return 0;
+	}
+	return sample_hit(s);
+}
+
+/* A sampled event's bucket: out of line for the same reason as sample_hit(). */
+static __noinline void bucket_add(struct rtl_family_buckets *b, __u64 v, __u32 w)
+{
+	__u64 i = rtl_hist_index(v);
+
+	/* The verifier cannot follow the bit tricks in rtl_hist_index: bound i again, in a
+	 * 64-bit register (a u32 gets zero-extended once for the test and once more for the
+	 * index, and the verifier learns the bound on the first copy only). */
 	barrier_var(i);
 	if (i >= RTL_HIST_BUCKETS)
 		i = RTL_HIST_BUCKETS - 1;
-	h->buckets[i]++;
-	h->sum += v;
+	b->buckets[i] += w;
+	b->samples++;
+}
+
+/* One event of a family: its count and sum always, its bucket when sampled (weight w). */
+static __always_inline void family_add(struct rtl_family_sum *f, struct rtl_family_buckets *b,
+				       __u64 v, __u32 w)
+{
+	f->count++;
+	f->sum += v;
+	if (w)
+		bucket_add(b, v, w);
 }
 
 /*
@@ -211,18 +288,20 @@ static __always_inline __u32 rx_frame_len(const struct sk_buff *skb, bool btf)
 static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct net_device *dev,
 					 bool btf)
 {
-	struct rtl_slot_stats *st = dev_stats(MEMO_TXSTART, dev, btf, NULL);
 	struct skb_shared_info *shinfo;
+	struct rtl_slot_stats *st;
 	unsigned char *head;
 	__u16 gso_size, gso_segs;
-	__u32 len, end;
+	__u32 len, end, w;
 
+	if (empty_bodies)
+		return 0;
+	st = dev_stats(MEMO_TXSTART, dev, btf, NULL);
 	if (!st)
 		return 0;
 	len = RD(btf, skb, len);
-	hist_add(&st->tx_skb_bytes, len);
-
-	/* skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit). */
+	/* skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit). It is
+	 * read for every skb: the GSO count and sums are exact, like the packet count. */
 	head = RD(btf, skb, head);
 	end = RD(btf, skb, end);
 	if (btf) {
@@ -235,23 +314,13 @@ static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct
 		gso_size = BPF_CORE_READ(shinfo, gso_size);
 		gso_segs = gso_size ? BPF_CORE_READ(shinfo, gso_segs) : 0;
 	}
+	w = sample(&st->tx_sampler);
+	family_add(&st->tx_skb_bytes, &st->tx_skb_bytes_b, len, w);
 	if (!gso_size)
 		return 0;
-	hist_add(&st->tx_gso_size, gso_size);
-	hist_add(&st->tx_gso_segs, gso_segs);
+	family_add(&st->tx_gso_size, &st->tx_gso_size_b, gso_size, w);
+	family_add(&st->tx_gso_segs, &st->tx_gso_segs_b, gso_segs, w);
 	st->tx_gso_bytes += len;
-	return 0;
-}
-
-static __always_inline int on_xmit(const struct net_device *dev, int rc, bool btf)
-{
-	struct rtl_slot_stats *st;
-
-	if (rc == 0)
-		return 0;
-	st = dev_stats(MEMO_TXDONE, dev, btf, NULL);
-	if (st)
-		st->tx_busy++;
 	return 0;
 }
 
@@ -267,20 +336,28 @@ static __always_inline int on_xmit_timeout(const struct net_device *dev, bool bt
 /* One of the driver entry points: each frame passes exactly one of them per device. */
 static __always_inline int on_rx_entry(__u32 row, const struct sk_buff *skb, bool btf)
 {
-	struct rtl_slot_stats *st = dev_stats(row, RD(btf, skb, dev), btf, NULL);
+	struct rtl_slot_stats *st;
 
+	if (empty_bodies)
+		return 0;
+	st = dev_stats(row, RD(btf, skb, dev), btf, NULL);
 	if (st)
-		hist_add(&st->rx_frame_bytes, rx_frame_len(skb, btf));
+		family_add(&st->rx_frame_bytes, &st->rx_frame_bytes_b, rx_frame_len(skb, btf),
+			   sample(&st->rx_frame_sampler));
 	return 0;
 }
 
 /* netif_receive_skb fires once per skb entering the protocol stack, after GRO. */
 static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 {
-	struct rtl_slot_stats *st = dev_stats(MEMO_RXSKB, RD(btf, skb, dev), btf, NULL);
+	struct rtl_slot_stats *st;
 
+	if (empty_bodies)
+		return 0;
+	st = dev_stats(MEMO_RXSKB, RD(btf, skb, dev), btf, NULL);
 	if (st)
-		hist_add(&st->rx_skb_bytes, rx_frame_len(skb, btf));
+		family_add(&st->rx_skb_bytes, &st->rx_skb_bytes_b, rx_frame_len(skb, btf),
+			   sample(&st->rx_skb_sampler));
 	return 0;
 }
 
@@ -362,9 +439,6 @@ static __always_inline int on_tcp_retransmit(const struct sock *sk, const struct
 
 TP_PAIR(txstart, net_dev_start_xmit, ARGS(const struct sk_buff *skb, const struct net_device *dev),
 	on_start_xmit(skb, dev, btf))
-TP_PAIR(txdone, net_dev_xmit,
-	ARGS(struct sk_buff *skb, int rc, struct net_device *dev, unsigned int skb_len),
-	on_xmit(dev, rc, btf))
 TP_PAIR(txtmo, net_dev_xmit_timeout, ARGS(struct net_device *dev, int queue_index),
 	on_xmit_timeout(dev, btf))
 TP_PAIR(rxgro, napi_gro_receive_entry, ARGS(const struct sk_buff *skb),
@@ -432,13 +506,11 @@ SEC("xdp.frags")
 int rtl_xdp(struct xdp_md *ctx)
 {
 	__u32 slot = slot_of(MEMO_XDP, &xdp_slot, 0, ctx->ingress_ifindex);
-	struct rtl_slot_stats *st;
+	struct rtl_slot_stats *st = slot_stats_of(slot, NULL);
 
-	if (slot == SLOT_NONE)
-		return XDP_PASS;
-	st = bpf_map_lookup_elem(&slot_stats, &slot);
 	if (st)
-		hist_add(&st->rx_xdp_frame_bytes, bpf_xdp_get_buff_len(ctx));
+		family_add(&st->rx_xdp_frame_bytes, &st->rx_xdp_frame_bytes_b,
+			   bpf_xdp_get_buff_len(ctx), sample(&st->rx_xdp_sampler));
 	return XDP_PASS;
 }
 

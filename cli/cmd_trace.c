@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rtltune trace [IFACE...] [--seconds N] [--xdp] [--stats]: attach the probes, count for N
- * seconds or until SIGINT/SIGTERM, detach, then print per-interface counters and BCC-style
- * histograms. No daemon needed. IFACE is a name in the current network namespace, or
- * NETNS/IFACE for one in a named namespace (ip netns); no IFACE means every interface of
- * the current namespace plus the host-wide counters.
+ * rtltune trace [IFACE...] [--seconds N] [--xdp] [--stats] [--exact]: attach the probes,
+ * count for N seconds or until SIGINT/SIGTERM, detach, then print per-interface counters
+ * and BCC-style histograms. No daemon needed. Histograms are sampled above the threshold
+ * of docs/probes.md unless --exact; "sampling" in the JSON says which ones were. IFACE is a name in
+ * the current network namespace, or NETNS/IFACE for one in a named namespace (ip netns); no IFACE
+ * means every interface of the current namespace plus the host-wide counters.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -213,6 +214,42 @@ static json_object *drops_json(const struct probes *p, const struct probe_counte
 	return o;
 }
 
+static const char *const hist_names[PROBE_HIST_COUNT] = {
+	[PROBE_HIST_TX_SKB_BYTES] = "tx_skb_bytes",
+	[PROBE_HIST_TX_GSO_SIZE_BYTES] = "tx_gso_size_bytes",
+	[PROBE_HIST_TX_GSO_SEGMENTS] = "tx_gso_segments",
+	[PROBE_HIST_RX_FRAME_BYTES] = "rx_frame_bytes",
+	[PROBE_HIST_RX_SKB_BYTES] = "rx_skb_bytes",
+	[PROBE_HIST_RX_XDP_FRAME_BYTES] = "rx_xdp_frame_bytes",
+};
+
+/*
+ * Per histogram: the events that went into a bucket and the largest mean gap between
+ * them. samples == count: exact; otherwise an estimate (docs/probes.md "Sampling").
+ */
+static json_object *sampling_json(const struct probe_counters *c, const struct rtl_hist *const *h,
+				  bool xdp)
+{
+	json_object *o = json_object_new_object();
+	unsigned int i;
+
+	for (i = 0; i < PROBE_HIST_COUNT; i++) {
+		json_object *f;
+
+		if (i == PROBE_HIST_RX_XDP_FRAME_BYTES && !xdp)
+			continue;
+		f = json_object_new_object();
+		add_u64(f, "samples", c->sampling[i].samples);
+		json_object_object_add(f, "max_gap",
+				       json_object_new_double(c->sampling[i].max_gap));
+		json_object_object_add(
+			f, "exact",
+			json_object_new_boolean(c->sampling[i].samples == hist_count(h[i])));
+		json_object_object_add(o, hist_names[i], f);
+	}
+	return o;
+}
+
 /* The SPEC's per-interface families, without the metric prefix and suffix. */
 static void counters_json(json_object *o, const struct probes *p, const struct probe_counters *c,
 			  bool xdp)
@@ -238,6 +275,14 @@ static void counters_json(json_object *o, const struct probes *p, const struct p
 	json_object_object_add(o, "drops", drops_json(p, c));
 	add_u64(o, "tcp_retransmits", c->tcp_retransmits);
 	add_u64(o, "tcp_retransmit_segments", c->tcp_retransmit_segments);
+	{
+		const struct rtl_hist *h[PROBE_HIST_COUNT] = {
+			&c->tx_skb_bytes,   &c->tx_gso_size_bytes, &c->tx_gso_segments,
+			&c->rx_frame_bytes, &c->rx_skb_bytes,	   &c->rx_xdp_frame_bytes,
+		};
+
+		json_object_object_add(o, "sampling", sampling_json(c, h, xdp));
+	}
 }
 
 static json_object *ns_per_run(const struct probe_cost *c)
@@ -299,12 +344,14 @@ static void kv(const char *label, json_object *val)
 
 static void render_hist(json_object *o, const char *family, const char *unit)
 {
+	json_object *smp = get(get(get(o, "sampling"), family), "exact");
 	struct rtl_hist h;
 	char *text;
 
 	if (hist_from_json(get(o, family), &h) != 0 || !hist_count(&h))
 		return;
-	printf("  %s (count %" PRIu64 ", sum %" PRIu64 ")\n", family, hist_count(&h), h.sum);
+	printf("  %s (count %" PRIu64 ", sum %" PRIu64 "%s)\n", family, hist_count(&h), h.sum,
+	       smp && !json_object_get_boolean(smp) ? "; buckets estimated from a sample" : "");
 	text = hist_render(&h, unit, 2);
 	if (text)
 		fputs(text, stdout);
@@ -398,7 +445,7 @@ static int usage(struct cli_ctx *ctx, const char *what)
 {
 	return cli_usage_error(ctx,
 			       "trace: %s (usage: rtltune trace [[NETNS/]IFACE...] [--seconds N] "
-			       "[--xdp] [--stats] [--max-ifaces N])",
+			       "[--xdp] [--stats] [--exact] [--max-ifaces N])",
 			       what);
 }
 
@@ -487,6 +534,7 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"xdp", no_argument, NULL, 'x'},
 		{"stats", no_argument, NULL, 'S'},
+		{"exact", no_argument, NULL, 'e'},
 		{"max-ifaces", required_argument, NULL, 'm'},
 		{NULL, 0, NULL, 0},
 	};
@@ -518,6 +566,9 @@ static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		case 'S':
 			t.opts.run_stats = true;
+			break;
+		case 'e':
+			t.opts.exact = true;
 			break;
 		case 'm':
 			errno = 0;
@@ -585,6 +636,6 @@ fail:
 	trace_free(&t);
 	return cli_fail(ctx, &err);
 }
-CLI_COMMAND(trace, .name = "trace", .usage = "trace [IFACE...] [--seconds N]",
+CLI_COMMAND(trace, .name = "trace", .usage = "trace [IFACE...] [--seconds N] [--exact]",
 	    .help = "attach the probes, count, print counters and histograms, detach",
 	    .run = cmd_trace);

@@ -17,11 +17,14 @@ static const char *const counter_names[SC__COUNT] = {
 };
 
 static const char *const counter_help[SC__COUNT] = {
-	[SC_TX_PACKETS] = "Packets handed to the driver for transmission (skbs).",
-	[SC_RX_PACKETS] = "Packets the driver delivered to the stack.",
-	[SC_TX_BYTES] = "Bytes handed to the driver for transmission.",
-	[SC_RX_BYTES] = "Bytes the driver delivered to the stack.",
-	[SC_TX_BUSY] = "Transmissions the driver refused (NETDEV_TX_BUSY).",
+	[SC_TX_PACKETS] =
+		"Packets handed to the driver for transmission (skbs); exact, every one counted.",
+	[SC_RX_PACKETS] = "Packets the driver delivered to the stack; exact, every one counted.",
+	[SC_TX_BYTES] = "Bytes handed to the driver for transmission; exact.",
+	[SC_RX_BYTES] = "Bytes the driver delivered to the stack; exact.",
+	[SC_TX_BUSY] =
+		"Transmissions the device refused, from the kernel's own counters: requeues of "
+		"the root qdisc (NETDEV_TX_BUSY) plus the device's tx_dropped.",
 	[SC_TX_TIMEOUTS] = "TX watchdog timeouts.",
 	[SC_TCP_RETRANSMITS] = "TCP retransmissions through the device (skbs, not segments).",
 	[SC_TCP_RETRANSMIT_SEGMENTS] =
@@ -34,12 +37,18 @@ static const char *const hist_names[SH__COUNT] = {
 	[SH_RX_SKB_BYTES] = "rx_skb_bytes",
 };
 
+/* Every histogram's _count and _sum are exact; its buckets are sampled at high rates. */
+#define HIST_SAMPLED                                                                               \
+	" _count and _sum are exact; the buckets are exact up to 16384 events/s per CPU and an "   \
+	"estimate from a sample above (docs/probes.md, Sampling, states the error)."
+
 static const char *const hist_help[SH__COUNT] = {
-	[SH_TX_SKB_BYTES] = "Length of each skb handed to the driver.",
-	[SH_TX_GSO_SIZE_BYTES] = "gso_size of each GSO skb handed to the driver.",
-	[SH_TX_GSO_SEGMENTS] = "gso_segs of each GSO skb handed to the driver.",
-	[SH_RX_FRAME_BYTES] = "Length of each frame as the driver delivered it (before GRO).",
-	[SH_RX_SKB_BYTES] = "Length of each skb entering the stack (after GRO).",
+	[SH_TX_SKB_BYTES] = "Length of each skb handed to the driver." HIST_SAMPLED,
+	[SH_TX_GSO_SIZE_BYTES] = "gso_size of each GSO skb handed to the driver." HIST_SAMPLED,
+	[SH_TX_GSO_SEGMENTS] = "gso_segs of each GSO skb handed to the driver." HIST_SAMPLED,
+	[SH_RX_FRAME_BYTES] =
+		"Length of each frame as the driver delivered it (before GRO)." HIST_SAMPLED,
+	[SH_RX_SKB_BYTES] = "Length of each skb entering the stack (after GRO)." HIST_SAMPLED,
 };
 
 const char *stat_counter_name(enum stat_counter c)

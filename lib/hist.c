@@ -80,6 +80,69 @@ void hist_delta(struct rtl_hist *dst, const struct rtl_hist *now, const struct r
 	dst->sum = counter_delta(now->sum, before->sum);
 }
 
+/* Share n out over the buckets in proportion to w (total wsum > 0), largest remainder. */
+static void share_out(uint64_t *dst, const uint64_t *w, uint64_t wsum, uint64_t n)
+{
+	unsigned __int128 rem[HIST_BUCKETS];
+	uint64_t given = 0;
+	unsigned int i, best;
+
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		unsigned __int128 x = (unsigned __int128)n * w[i];
+
+		dst[i] += (uint64_t)(x / wsum);
+		given += (uint64_t)(x / wsum);
+		rem[i] = x % wsum;
+	}
+	/* At most HIST_BUCKETS - 1 left over: one each to the largest remainders. */
+	while (given < n) {
+		best = 0;
+		for (i = 1; i < HIST_BUCKETS; i++)
+			if (rem[i] > rem[best])
+				best = i;
+		dst[best]++;
+		rem[best] = 0;
+		given++;
+	}
+}
+
+void hist_estimate(struct hist_estimator *e, uint64_t count, uint64_t sum,
+		   const uint64_t weights[HIST_BUCKETS], int sampled)
+{
+	uint64_t gained[HIST_BUCKETS], gained_sum = 0, have, n;
+	unsigned int i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (weights[i] < e->weights[i])
+			break;
+	if (count < e->count || i < HIST_BUCKETS)
+		memset(e, 0, sizeof(*e));
+	if (!sampled) {
+		/* Every event has its bucket: report the buckets as counted (a read racing
+		 * with an update may see a count one ahead of its bucket; the next catches up). */
+		memcpy(e->est.buckets, weights, sizeof(e->est.buckets));
+	} else {
+		have = hist_count(&e->est);
+		n = count > have ? count - have : 0; /* events not yet in a bucket */
+		for (i = 0; i < HIST_BUCKETS; i++) {
+			gained[i] = weights[i] - e->weights[i];
+			gained_sum += gained[i];
+		}
+		if (n && gained_sum) {
+			share_out(e->est.buckets, gained, gained_sum, n);
+		} else if (n) {
+			/* No sample since the last call: the new events' mean says where. */
+			uint64_t mean = sum > e->sum ? (sum - e->sum) / (count - e->count ?: 1) : 0;
+
+			e->est.buckets[hist_bucket_index(mean)] += n;
+		}
+	}
+	memcpy(e->weights, weights, sizeof(e->weights));
+	e->count = count;
+	e->sum = sum;
+	e->est.sum = sum;
+}
+
 /* First and last non-empty bucket; returns false when the histogram is empty. */
 static int hist_span(const struct rtl_hist *h, unsigned int *lo, unsigned int *hi)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Loader and reader of the BPF probes (include/rtltune/probes.h, bpf/rtltune.bpf.c).
+ * Loader and filter of the BPF probes (include/rtltune/probes.h, bpf/rtltune.bpf.c);
+ * lib/probes_read.c reads them, lib/probes_kernel.c adds the kernel's refusal counters.
  *
  * Each hook has a tp_btf and a raw_tp program in the object; per hook we pick one from
  * what the kernel offers (btf_trace_<tp> in kernel BTF, the event in tracefs), load, and
@@ -24,13 +25,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rtltune/probes.h"
-#include "../bpf/rtltune_abi.h"
+#include "probes_priv.h"
 #include "rtltune.skel.h"
 
 #define max(a, b) ((a) > (b) ? (a) : (b))
 
-_Static_assert(sizeof(struct rtl_hist_raw) == sizeof(struct rtl_hist), "histogram layouts");
+_Static_assert(sizeof(((struct rtl_family_buckets *)0)->buckets) ==
+		       sizeof(((struct rtl_hist *)0)->buckets),
+	       "histogram layouts");
 
 /* Tracepoint and program stem (rtl_<stem>_btf / rtl_<stem>_raw) of each probe. */
 static const struct {
@@ -38,7 +40,6 @@ static const struct {
 	const char *stem;
 } probe_defs[PROBE_COUNT] = {
 	[PROBE_NET_DEV_START_XMIT] = {"net_dev_start_xmit", "txstart"},
-	[PROBE_NET_DEV_XMIT] = {"net_dev_xmit", "txdone"},
 	[PROBE_NET_DEV_XMIT_TIMEOUT] = {"net_dev_xmit_timeout", "txtmo"},
 	[PROBE_NAPI_GRO_RECEIVE_ENTRY] = {"napi_gro_receive_entry", "rxgro"},
 	[PROBE_NAPI_GRO_FRAGS_ENTRY] = {"napi_gro_frags_entry", "rxfrags"},
@@ -54,61 +55,6 @@ static const struct {
 
 /* Suffix that RTLTUNE_PROBE_DISABLE appends to a tracepoint name: no kernel has it. */
 #define UNAVAILABLE_SUFFIX "__rtltune_unavailable"
-/* Distinct (slot, reason) pairs kept: a link sees a handful of reasons, 16 is generous. */
-#define DROP_REASONS_PER_SLOT 16
-#define DROP_MAP_MIN_ENTRIES  256
-/* Bytes of keys and values fetched per batch lookup of the drops map (a bound on the
- * scratch, whatever the number of CPUs). */
-#define DROP_BATCH_BYTES 16384
-
-/* A value of enum skb_drop_reason and its name's offset in probes.drop_name_text. */
-struct drop_name {
-	__u32 reason;
-	__u32 name_off;
-};
-
-/* One (slot, reason) pair of the drops map, summed over CPUs. */
-struct drop_entry {
-	__u32 slot;
-	__u32 reason;
-	__u64 count;
-};
-
-struct probe_slot {
-	bool used;
-	struct rtl_iface_key key;
-	int xdp_link_fd; /* -1 when no XDP program is attached for this slot */
-};
-
-struct probes {
-	struct rtltune *skel;
-	struct probe_status status[PROBE_COUNT];
-	struct bpf_program *prog[PROBE_COUNT]; /* the variant in use, NULL when none */
-	struct bpf_link *link[PROBE_COUNT];
-	struct probe_slot *slots; /* [0] is the host */
-	unsigned int nslots;	  /* max_ifaces + 1 */
-	int ncpus;
-	int stats_fd;
-	bool xdp;
-	bool want_floor; /* load the empty calibration program (run-time stats only) */
-	struct bpf_link *floor_link;
-	struct btf *vmlinux_btf; /* only while opening: 5 MiB that a daemon should not keep */
-	void *percpu;		 /* ncpus values of struct rtl_slot_stats, scratch for reads */
-
-	/* enum skb_drop_reason, ascending by value: names without the SKB_DROP_REASON_. */
-	struct drop_name *drop_names;
-	unsigned int n_drop_names;
-	char *drop_name_text;
-
-	/* The last walk of the drops map, by slot then reason. */
-	struct drop_entry *drops;
-	unsigned int n_drops, drops_cap;
-	struct rtl_drop_key *batch_keys; /* scratch of one batch lookup */
-	__u64 *batch_vals;
-	__u32 batch_len;		 /* entries per batch lookup */
-	bool batch_unsupported;		 /* kernel without batch ops on hash maps (before 5.6) */
-	struct probe_counters *read_all; /* probes_read_all()'s scratch */
-};
 
 const char *probe_hook_name(enum probe_hook hook)
 {
@@ -391,6 +337,8 @@ static int open_skel(struct probes *p, const enum plan *plan, unsigned int drop_
 		tp_has_third_arg(p->vmlinux_btf, "kfree_skb", "reason");
 	skel->rodata->tcp_retransmit_has_err =
 		tp_has_third_arg(p->vmlinux_btf, "tcp_retransmit_skb", "err");
+	skel->rodata->exact_histograms = p->exact;
+	skel->rodata->empty_bodies = p->empty_bodies;
 
 	/* Only the chosen variant of each probe is loaded. */
 	bpf_object__for_each_program(prog, skel->obj)
@@ -606,8 +554,10 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 				   : rterr_sys(err, -p->ncpus, "counting possible CPUs");
 		goto fail;
 	}
-	for (i = 0; i < p->nslots; i++)
+	for (i = 0; i < p->nslots; i++) {
 		p->slots[i].xdp_link_fd = -1;
+		p->slots[i].refusals.sock = -1;
+	}
 
 	prev = quiet_libbpf();
 	p->vmlinux_btf = btf__load_vmlinux_btf();
@@ -621,6 +571,9 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 	}
 	plan_probes(p, opts, plan);
 	p->want_floor = opts->run_stats;
+	p->exact = opts->exact;
+	p->empty_bodies =
+		getenv("RTLTUNE_PROBE_EMPTY") && strcmp(getenv("RTLTUNE_PROBE_EMPTY"), "1") == 0;
 	ret = load(p, plan, err);
 	if (!ret) {
 		attach_all(p, plan);
@@ -681,9 +634,12 @@ void probes_close(struct probes *p)
 
 	if (!p)
 		return;
-	for (i = 0; p->slots && i < p->nslots; i++)
+	for (i = 0; p->slots && i < p->nslots; i++) {
 		if (p->skel)
 			slot_detach_xdp(p, &p->slots[i]);
+		free(p->slots[i].est);
+	}
+	kernel_refusals_close(p);
 	for (i = 0; i < PROBE_COUNT; i++)
 		bpf_link__destroy(p->link[i]);
 	bpf_link__destroy(p->floor_link);
@@ -776,6 +732,7 @@ static void xdp_attach(struct probes *p, int slot, int ifindex)
 int probes_select(struct probes *p, int ifindex, struct rterr *err)
 {
 	struct rtl_iface_key key = {0};
+	struct probe_slot *s;
 	char name[IF_NAMESIZE];
 	int ret, fd;
 	__u32 slot;
@@ -803,18 +760,36 @@ int probes_select(struct probes *p, int ifindex, struct rterr *err)
 					 p->nslots - 1);
 	}
 
+	s = &p->slots[slot];
+	if (!s->est) {
+		s->est = calloc(PROBE_HIST_COUNT, sizeof(*s->est));
+		if (!s->est)
+			return rterr_sys(err, ENOMEM, "probes");
+	}
+	probes_read_slot_reset(p, slot);
+	/* The device's own refusal counters, from now on (none for the host slot). */
+	ret = ifindex != PROBES_HOST_IFINDEX ? kernel_refusals_select(p, s, ifindex, key.netns, err)
+					     : 0;
+	if (ret)
+		return ret;
 	/* Zero first, then open the filter: counting starts from a clean slot. */
 	memset(p->percpu, 0, (size_t)p->ncpus * sizeof(struct rtl_slot_stats));
 	fd = bpf_map__fd(p->skel->maps.slot_stats);
-	if (bpf_map_update_elem(fd, &slot, p->percpu, BPF_ANY) != 0)
-		return rterr_sys(err, errno, "clearing counters of slot %u", slot);
+	if (bpf_map_update_elem(fd, &slot, p->percpu, BPF_ANY) != 0) {
+		ret = rterr_sys(err, errno, "clearing counters of slot %u", slot);
+		kernel_refusals_unselect(p, s);
+		return ret;
+	}
 	drops_clear_slot(p, slot);
 	fd = bpf_map__fd(p->skel->maps.iface_slot);
-	if (bpf_map_update_elem(fd, &key, &slot, BPF_ANY) != 0)
-		return rterr_sys(err, errno, "selecting %s", ifindex ? name : "the host slot");
+	if (bpf_map_update_elem(fd, &key, &slot, BPF_ANY) != 0) {
+		ret = rterr_sys(err, errno, "selecting %s", ifindex ? name : "the host slot");
+		kernel_refusals_unselect(p, s);
+		return ret;
+	}
 	filter_changed(p);
-	p->slots[slot].used = true;
-	p->slots[slot].key = key;
+	s->used = true;
+	s->key = key;
 	if (p->xdp && ifindex != PROBES_HOST_IFINDEX) {
 		libbpf_print_fn_t prev = quiet_libbpf();
 
@@ -842,220 +817,10 @@ int probes_unselect(struct probes *p, int slot, struct rterr *err)
 	    errno != ENOENT)
 		return rterr_sys(err, errno, "unselecting slot %d", slot);
 	filter_changed(p);
+	kernel_refusals_unselect(p, s);
+	free(s->est);
+	s->est = NULL;
 	s->used = false;
-	return 0;
-}
-
-static void sum_hist(struct rtl_hist *dst, const struct rtl_hist_raw *src)
-{
-	unsigned int i;
-
-	for (i = 0; i < HIST_BUCKETS; i++)
-		dst->buckets[i] += src->buckets[i];
-	dst->sum += src->sum;
-}
-
-static int cmp_drop_entry(const void *a, const void *b)
-{
-	const struct drop_entry *x = a, *y = b;
-
-	if (x->slot != y->slot)
-		return x->slot < y->slot ? -1 : 1;
-	return x->reason < y->reason ? -1 : x->reason > y->reason;
-}
-
-static int drops_add(struct probes *p, const struct rtl_drop_key *key, const __u64 *vals)
-{
-	struct drop_entry *d;
-	__u64 n = 0;
-	int c;
-
-	for (c = 0; c < p->ncpus; c++)
-		n += vals[c];
-	if (!n)
-		return 0;
-	if (p->n_drops == p->drops_cap) {
-		unsigned int cap = p->drops_cap ? 2 * p->drops_cap : 64;
-
-		d = reallocarray(p->drops, cap, sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		p->drops = d;
-		p->drops_cap = cap;
-	}
-	d = &p->drops[p->n_drops++];
-	d->slot = key->slot;
-	d->reason = key->reason;
-	d->count = n;
-	return 0;
-}
-
-/*
- * The whole drops map in a few BPF_MAP_LOOKUP_BATCH calls. 1 when the kernel cannot
- * (no batch ops on hash maps before 5.6; a bucket fuller than a batch: ENOSPC), for the
- * caller to walk key by key instead.
- */
-static int drops_collect_batch(struct probes *p, int fd)
-{
-	__u64 in_batch = 0, out_batch = 0; /* the kernel's bucket cursor (a __u32) */
-	bool first = true;
-	int ret;
-
-	if (p->batch_unsupported)
-		return 1;
-	for (;;) {
-		__u32 i, count = p->batch_len;
-
-		ret = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, p->batch_keys,
-					   p->batch_vals, &count, NULL);
-		if (ret < 0 && ret != -ENOENT) {
-			if (ret == -EINVAL || ret == -ENOTSUP || ret == -EOPNOTSUPP)
-				p->batch_unsupported = true;
-			return ret == -EFAULT ? ret : 1;
-		}
-		for (i = 0; i < count; i++) {
-			int r = drops_add(p, &p->batch_keys[i],
-					  p->batch_vals + (size_t)i * (size_t)p->ncpus);
-			if (r)
-				return r;
-		}
-		if (ret == -ENOENT) /* the last batch */
-			return 0;
-		in_batch = out_batch;
-		first = false;
-	}
-}
-
-/* Every (slot, reason) with a count, into p->drops by slot then reason. */
-static int drops_collect(struct probes *p)
-{
-	int fd = bpf_map__fd(p->skel->maps.drop_reasons);
-	struct rtl_drop_key key, prev_key, *prev = NULL;
-	int ret;
-
-	if (!p->batch_keys) {
-		p->batch_len = max(DROP_BATCH_BYTES / (sizeof(struct rtl_drop_key) +
-						       (size_t)p->ncpus * sizeof(__u64)),
-				   16u);
-		p->batch_keys = calloc(p->batch_len, sizeof(*p->batch_keys));
-		p->batch_vals = calloc((size_t)p->batch_len * (size_t)p->ncpus, sizeof(__u64));
-		if (!p->batch_keys || !p->batch_vals) {
-			free(p->batch_keys);
-			free(p->batch_vals);
-			p->batch_keys = NULL;
-			p->batch_vals = NULL;
-			return -ENOMEM;
-		}
-	}
-	p->n_drops = 0;
-	ret = drops_collect_batch(p, fd);
-	if (ret < 0)
-		return ret;
-	if (ret > 0) {
-		p->n_drops = 0;
-		while (bpf_map_get_next_key(fd, prev, &key) == 0) {
-			prev_key = key;
-			prev = &prev_key;
-			if (bpf_map_lookup_elem(fd, &key, p->batch_vals) != 0)
-				continue; /* deleted meanwhile */
-			ret = drops_add(p, &key, p->batch_vals);
-			if (ret)
-				return ret;
-		}
-	}
-	qsort(p->drops, p->n_drops, sizeof(*p->drops), cmp_drop_entry);
-	return 0;
-}
-
-/* First entry of p->drops at or after slot. */
-static unsigned int drops_of_slot(const struct probes *p, __u32 slot)
-{
-	unsigned int lo = 0, hi = p->n_drops, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p->drops[mid].slot < slot)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* A slot's counters, its drop reasons taken from p->drops (drops_collect() first). */
-static int read_slot(struct probes *p, int slot, struct probe_counters *out, struct rterr *err)
-{
-	const struct rtl_slot_stats *v;
-	__u32 key = (__u32)slot;
-	unsigned int i;
-	int c;
-
-	memset(out, 0, sizeof(*out));
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.slot_stats), &key, p->percpu) != 0)
-		return rterr_sys(err, errno, "reading counters of slot %d", slot);
-	for (c = 0; c < p->ncpus; c++) {
-		v = (const struct rtl_slot_stats *)p->percpu + c;
-		sum_hist(&out->tx_skb_bytes, &v->tx_skb_bytes);
-		sum_hist(&out->tx_gso_size_bytes, &v->tx_gso_size);
-		sum_hist(&out->tx_gso_segments, &v->tx_gso_segs);
-		out->tx_gso_bytes += v->tx_gso_bytes;
-		out->tx_busy += v->tx_busy;
-		out->tx_timeouts += v->tx_timeouts;
-		sum_hist(&out->rx_frame_bytes, &v->rx_frame_bytes);
-		sum_hist(&out->rx_skb_bytes, &v->rx_skb_bytes);
-		sum_hist(&out->rx_xdp_frame_bytes, &v->rx_xdp_frame_bytes);
-		out->napi_polls += v->napi_polls;
-		out->napi_budget_exhausted += v->napi_budget_exhausted;
-		out->tcp_retransmits += v->tcp_retransmits;
-		out->tcp_retransmit_segments += v->tcp_retransmit_segs;
-		out->drops += v->drops;
-	}
-	for (i = drops_of_slot(p, key); i < p->n_drops && p->drops[i].slot == key &&
-					out->n_drop_reasons < PROBES_MAX_DROP_REASONS;
-	     i++) {
-		out->drop_reasons[out->n_drop_reasons].reason = p->drops[i].reason;
-		out->drop_reasons[out->n_drop_reasons].count = p->drops[i].count;
-		out->n_drop_reasons++;
-	}
-	return 0;
-}
-
-int probes_read(struct probes *p, int slot, struct probe_counters *out, struct rterr *err)
-{
-	int ret;
-
-	memset(out, 0, sizeof(*out));
-	if (!slot_get(p, slot))
-		return rterr_sys(err, ENOENT, "slot %d is not selected", slot);
-	ret = drops_collect(p);
-	if (ret)
-		return rterr_sys(err, ret, "reading drop reasons of slot %d", slot);
-	return read_slot(p, slot, out, err);
-}
-
-int probes_read_all(struct probes *p, probes_read_fn fn, void *arg, struct rterr *err)
-{
-	unsigned int slot;
-	int ret;
-
-	if (!p->read_all) {
-		p->read_all = malloc(sizeof(*p->read_all));
-		if (!p->read_all)
-			return rterr_sys(err, ENOMEM, "probes");
-	}
-	ret = drops_collect(p);
-	if (ret)
-		return rterr_sys(err, ret, "reading drop reasons");
-	for (slot = 0; slot < p->nslots; slot++) {
-		if (!p->slots[slot].used)
-			continue;
-		ret = read_slot(p, (int)slot, p->read_all, err);
-		if (ret)
-			return ret;
-		ret = fn((int)slot, (int)p->slots[slot].key.ifindex, p->read_all, arg);
-		if (ret < 0)
-			return ret;
-	}
 	return 0;
 }
 

@@ -11,7 +11,8 @@
  * first bucket whose le >= v. Bucket i holds (2^(i-1), 2^i] for i = 0..20 (bucket 0 holds
  * 0 and 1), so le runs 1, 2, 4, ... 1048576 (1 MiB, above the 512 KiB BIG TCP limit); the
  * last bucket holds everything above that up to 2^32 and is labelled 4294967296, which
- * bounds every u32 the kernel reports. Counts are exact integers, never scaled.
+ * bounds every u32 the kernel reports. Counts are integers: exact, or, for the probes'
+ * histograms above their sampling threshold, an estimate from a sample (hist_estimate()).
  */
 #define HIST_BUCKETS	  22
 #define HIST_LOG2_BUCKETS 21 /* buckets 0..20: le = 2^i */
@@ -37,6 +38,27 @@ void hist_add(struct rtl_hist *dst, const struct rtl_hist *src);
 /* dst = now - before, bucket by bucket (for rates between two snapshots); a bucket that
  * went backwards (counters reset) yields now's value. */
 void hist_delta(struct rtl_hist *dst, const struct rtl_hist *now, const struct rtl_hist *before);
+
+/*
+ * Sampled buckets turned into counts a reader can use (docs/probes.md "Sampling"). The
+ * probes count every event's count and sum exactly but weight the buckets from a sample.
+ * Feed hist_estimate() the cumulative exact count and sum and the cumulative bucket
+ * weights of a family, each time they are read; e->est is then the histogram to report:
+ * - while the weights are exact (sampled says no event was skipped) it is the weights;
+ * - otherwise its buckets add up to the exact count, the events counted since the last
+ *   call shared out by the weights gained since (largest remainder; by their mean value
+ *   when no sample came in), so no bucket ever goes down between calls and deltas
+ *   between two snapshots, or Prometheus rates, stay meaningful.
+ * The sum is the exact sum. A count or weight that went backwards starts over.
+ */
+struct hist_estimator {
+	uint64_t count;			/* exact count at the last call */
+	uint64_t sum;			/* exact sum at the last call */
+	uint64_t weights[HIST_BUCKETS]; /* cumulative weights at the last call */
+	struct rtl_hist est;
+};
+void hist_estimate(struct hist_estimator *e, uint64_t count, uint64_t sum,
+		   const uint64_t weights[HIST_BUCKETS], int sampled);
 
 /*
  * The SPEC's JSON form: {"buckets": [[le, count], ...], "sum": S, "count": N}, with

@@ -12,7 +12,7 @@
 /*
  * The BPF probes (bpf/rtltune.bpf.c): what the stack hands each driver and receives from
  * it, counted per interface in per-CPU maps and summed here. docs/probes.md describes
- * every hook and how RX is counted once.
+ * every hook, how RX is counted once, and how histograms are sampled at high event rates.
  *
  * Lifecycle: probes_open() loads and attaches every probe the kernel has (each on its own:
  * a missing tracepoint disables that probe only, see probes_status()), probes_select()
@@ -25,7 +25,6 @@
 /* One per tracepoint (plus the optional XDP program). The name is the tracepoint's. */
 enum probe_id {
 	PROBE_NET_DEV_START_XMIT,     /* TX skb sizes, GSO */
-	PROBE_NET_DEV_XMIT,	      /* driver refusals (rc != 0) */
 	PROBE_NET_DEV_XMIT_TIMEOUT,   /* TX watchdog */
 	PROBE_NAPI_GRO_RECEIVE_ENTRY, /* RX entry points: frames as delivered */
 	PROBE_NAPI_GRO_FRAGS_ENTRY,
@@ -80,6 +79,7 @@ struct probes_opts {
 	unsigned int max_ifaces; /* 0: PROBES_DEFAULT_MAX_IFACES; maps are sized by it */
 	bool xdp;		 /* load the XDP program and attach it to each selected iface */
 	bool run_stats;		 /* turn BPF run-time stats on while open (BPF_ENABLE_STATS) */
+	bool exact;		 /* every event into its histogram bucket: no sampling */
 };
 
 struct probe_drop {
@@ -87,19 +87,43 @@ struct probe_drop {
 	uint64_t count;
 };
 
+/* The histogram families, for probe_counters.sampling[]. */
+enum probe_hist {
+	PROBE_HIST_TX_SKB_BYTES,
+	PROBE_HIST_TX_GSO_SIZE_BYTES,
+	PROBE_HIST_TX_GSO_SEGMENTS,
+	PROBE_HIST_RX_FRAME_BYTES,
+	PROBE_HIST_RX_SKB_BYTES,
+	PROBE_HIST_RX_XDP_FRAME_BYTES,
+	PROBE_HIST_COUNT
+};
+
+/*
+ * How a histogram's buckets were counted (docs/probes.md "Sampling"). Its count and sum
+ * are exact whatever the rate. Its buckets are exact while samples == count; above the
+ * sampling threshold they are an estimate that adds up to the exact count and never goes
+ * down between two reads, with a standard error per bucket of at most
+ * sqrt(4/3 * p * (1 - p) * count * max_gap) for a bucket holding a share p.
+ */
+struct probe_hist_sampling {
+	uint64_t samples; /* events that went into a bucket */
+	double max_gap;	  /* the largest mean gap between samples any CPU used; 1: exact */
+};
+
 /*
  * One interface's counters since it was selected, summed over CPUs. Byte sizes include
  * the link-layer header (skb->len at the driver, 14 bytes for Ethernet) and no FCS.
  * Derived families: tx_packets = hist_count(&tx_skb_bytes), tx_bytes = tx_skb_bytes.sum,
  * rx_packets = hist_count(&rx_frame_bytes), rx_bytes = rx_frame_bytes.sum,
- * GSO skbs = hist_count(&tx_gso_segments).
+ * GSO skbs = hist_count(&tx_gso_segments): exact at any rate (each histogram's buckets
+ * add up to its exact count, see struct probe_hist_sampling).
  */
 struct probe_counters {
 	struct rtl_hist tx_skb_bytes;	    /* every skb handed to the driver */
 	struct rtl_hist tx_gso_size_bytes;  /* GSO skbs: gso_size (the MSS for TCP) */
 	struct rtl_hist tx_gso_segments;    /* GSO skbs: gso_segs */
 	uint64_t tx_gso_bytes;		    /* sum of skb lengths of GSO skbs */
-	uint64_t tx_busy;		    /* driver refused (net_dev_xmit rc != 0) */
+	uint64_t tx_busy;		    /* refused by the device: the kernel's counters */
 	uint64_t tx_timeouts;		    /* TX watchdog fired */
 	struct rtl_hist rx_frame_bytes;	    /* frames as the driver delivered them */
 	struct rtl_hist rx_skb_bytes;	    /* skbs after GRO (netif_receive_skb) */
@@ -111,6 +135,7 @@ struct probe_counters {
 	uint64_t drops; /* all drops (kfree_skb) */
 	unsigned int n_drop_reasons;
 	struct probe_drop drop_reasons[PROBES_MAX_DROP_REASONS]; /* by reason, ascending */
+	struct probe_hist_sampling sampling[PROBE_HIST_COUNT];
 };
 
 struct probes;
@@ -122,7 +147,9 @@ struct probes;
  * all (no kernel BTF, no privilege, map creation refused) or no probe could be attached.
  * Test hooks (environment): RTLTUNE_PROBE_DISABLE=name[,name...] looks those tracepoints up
  * under an impossible name so they take the "kernel lacks it" path;
- * RTLTUNE_PROBE_HOOK=raw_tp skips tp_btf.
+ * RTLTUNE_PROBE_HOOK=raw_tp skips tp_btf; RTLTUNE_PROBE_EMPTY=1 attaches every program
+ * with its body skipped (nothing is counted): what the kernel's dispatch alone costs, the
+ * floor scripts/bench-probes.sh measures.
  */
 int probes_open(struct probes **out, const struct probes_opts *opts, struct rterr *err);
 /* Detach and free everything (and turn run-time stats back off). NULL is fine. */
@@ -143,6 +170,9 @@ unsigned int probes_attached(const struct probes *p);
  * any namespace. Counters of a new slot start at zero. -ENOSPC when max_ifaces are in use.
  * With probes_opts.xdp the XDP program is attached here (native, else generic); a failure
  * there is recorded in probes_status(p, PROBE_XDP) and does not fail the call.
+ * tx_busy is not counted by a program on every transmit: it is read from the kernel's own
+ * counters of the device (the root qdisc's requeues, which NETDEV_TX_BUSY causes, plus the
+ * device's tx_dropped), through an rtnetlink socket opened here in the caller's namespace.
  */
 int probes_select(struct probes *p, int ifindex, struct rterr *err);
 int probes_unselect(struct probes *p, int slot, struct rterr *err);

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What lib/probes.c (loader, filter), lib/probes_read.c (readout) and lib/probes_kernel.c
+ * (the kernel's own refusal counters) share. Not an interface: include/rtltune/probes.h is.
+ */
+#ifndef RTLTUNE_PROBES_PRIV_H
+#define RTLTUNE_PROBES_PRIV_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "rtltune/hist.h"
+#include "rtltune/probes.h"
+#include "../bpf/rtltune_abi.h"
+
+/* Distinct (slot, reason) pairs kept: a link sees a handful of reasons, 16 is generous. */
+#define DROP_REASONS_PER_SLOT 16
+#define DROP_MAP_MIN_ENTRIES  256
+/* Bytes of keys and values fetched per batch lookup of the drops map (a bound on the
+ * scratch, whatever the number of CPUs). */
+#define DROP_BATCH_BYTES 16384
+
+/* A value of enum skb_drop_reason and its name's offset in probes.drop_name_text. */
+struct drop_name {
+	__u32 reason;
+	__u32 name_off;
+};
+
+/* One (slot, reason) pair of the drops map, summed over CPUs. */
+struct drop_entry {
+	__u32 slot;
+	__u32 reason;
+	__u64 count;
+};
+
+/* The kernel's counters of refused transmissions of one device (lib/probes_kernel.c). */
+struct kernel_refusals {
+	int sock;	/* index in probes.netns_socks, -1 for none (the host slot) */
+	bool have;	/* a first reading was made */
+	__u64 requeues; /* the last raw values read */
+	__u64 tx_dropped;
+	__u64 busy;	       /* refusals counted since the slot was selected */
+	__u64 tx_packets_seen; /* TX packets at the last reading: read again only after more */
+};
+
+struct probe_slot {
+	bool used;
+	struct rtl_iface_key key;
+	int xdp_link_fd; /* -1 when no XDP program is attached for this slot */
+	struct kernel_refusals refusals;
+	struct hist_estimator *est; /* [PROBE_HIST_COUNT], while selected */
+};
+
+/* One rtnetlink socket per network namespace that has selected interfaces. */
+struct netns_sock {
+	__u32 inum; /* the namespace's inode number, 0 for a free entry */
+	int fd;
+	unsigned int users;
+};
+
+struct probes {
+	struct rtltune *skel;
+	struct probe_status status[PROBE_COUNT];
+	struct bpf_program *prog[PROBE_COUNT]; /* the variant in use, NULL when none */
+	struct bpf_link *link[PROBE_COUNT];
+	struct probe_slot *slots; /* [0] is the host */
+	unsigned int nslots;	  /* max_ifaces + 1 */
+	int ncpus;
+	int stats_fd;
+	bool xdp;
+	bool want_floor;   /* load the empty calibration program (run-time stats only) */
+	bool exact;	   /* probes_opts.exact: no sampling */
+	bool empty_bodies; /* RTLTUNE_PROBE_EMPTY: the dispatch floor, nothing counted */
+	struct bpf_link *floor_link;
+	struct btf *vmlinux_btf; /* only while opening: 5 MiB that a daemon should not keep */
+	void *percpu;		 /* ncpus values of struct rtl_slot_stats, scratch for reads */
+
+	/* enum skb_drop_reason, ascending by value: names without the SKB_DROP_REASON_. */
+	struct drop_name *drop_names;
+	unsigned int n_drop_names;
+	char *drop_name_text;
+
+	/* The last walk of the drops map, by slot then reason. */
+	struct drop_entry *drops;
+	unsigned int n_drops, drops_cap;
+	struct rtl_drop_key *batch_keys; /* scratch of one batch lookup */
+	__u64 *batch_vals;
+	__u32 batch_len;		 /* entries per batch lookup */
+	bool batch_unsupported;		 /* kernel without batch ops on hash maps (before 5.6) */
+	struct probe_counters *read_all; /* probes_read_all()'s scratch */
+
+	struct netns_sock *netns_socks;
+	unsigned int n_netns_socks;
+};
+
+/* lib/probes_read.c */
+void probes_read_slot_reset(struct probes *p, unsigned int slot);
+
+/* lib/probes_kernel.c: a slot's refusal counters, from its selection on. */
+int kernel_refusals_select(struct probes *p, struct probe_slot *s, int ifindex, __u32 netns,
+			   struct rterr *err);
+void kernel_refusals_unselect(struct probes *p, struct probe_slot *s);
+/* The refusals since selection; asks the kernel only when tx_packets moved since. */
+__u64 kernel_refusals_read(struct probes *p, struct probe_slot *s, __u64 tx_packets);
+void kernel_refusals_close(struct probes *p);
+
+#endif
