@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtltune/actuate.h"
+#include "rtltune/cpustat.h"
 #include "rtltune/tuner.h"
 #include "tune.h"
 
@@ -138,7 +139,8 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
 	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
 		if (which[k] && base.items[k].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name, plan_note(&base, (enum knob_id)k));
+			r = rterr_input(&err, "%s: %s", ifc->name,
+					plan_note(&base, (enum knob_id)k));
 	if (r == 0)
 		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
 			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
@@ -283,24 +285,13 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 
 void tune_sample_begin(void)
 {
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	static long hz;
 	uint64_t ns;
-	FILE *f;
 
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	f = fopen("/proc/stat", "re");
-	if (!f)
+	/* Kernel time of all CPUs: where the network stack's cost shows. */
+	if (cpustat_kernel_ns(&ns) < 0)
 		return;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait,
-		   &irq, &softirq) == 7) {
-		/* Kernel time of all CPUs: where the network stack's cost shows. */
-		ns = (sys + irq + softirq) * (1000000000ULL / (uint64_t)hz);
-		cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
-		cpu_ns_prev = ns;
-	}
-	fclose(f);
+	cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
+	cpu_ns_prev = ns;
 }
 
 static uint64_t delta(uint64_t now, uint64_t before)
