@@ -323,6 +323,13 @@ static int pause_daemon(struct sweep_ctx *s, struct rterr *err)
 	json_object_object_add(req, "reason", json_object_new_string(reason));
 	r = ctl_request(s->daemon, req, &res, err);
 	json_object_put(req);
+	if (r == 0) {
+		json_object *p = NULL;
+
+		json_object_object_get_ex(res, "paused", &p);
+		/* An interface rtltuned does not manage has no tuner to pause. */
+		s->run.daemon = json_object_get_boolean(p) ? "paused" : "not managing it";
+	}
 	json_object_put(res);
 	if (r < 0) {
 		rterr_prefix(err,
@@ -331,7 +338,6 @@ static int pause_daemon(struct sweep_ctx *s, struct rterr *err)
 			     s->run.ifname);
 		return r;
 	}
-	s->run.daemon = "paused";
 	return 0;
 }
 

@@ -40,6 +40,10 @@ struct iface_tune {
 	uint64_t prev_counter[SC__COUNT];
 	uint64_t prev_drops;
 	struct rtl_hist prev_hist[SH__COUNT];
+	/* tune_pause(): holders of a pause (an `rtltune sweep` each) and the first's reason;
+	 * while any holds it, the tuner starts no trial here. */
+	unsigned int paused;
+	char paused_by[96];
 };
 
 /* What only a managed interface has, allocated while it is managed. */

@@ -83,7 +83,9 @@ static void recheck(struct iface *ifc)
 
 	if (actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
 		return; /* gone meanwhile: the DELLINK event removes it */
-	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
+	/* A sweep pausing the tuner here changes the interface on purpose, through the
+	 * journal: its steps are nobody's manual change. */
+	for (k = 0; ifc->m && !ifc->m->tune.paused && k < KNOB__COUNT; k++) {
 		int64_t was = ifc->knob[k], now = nic.val[k];
 
 		/* A knob that just became readable (or unreadable) is no one's change. */
@@ -141,6 +143,15 @@ void outside_sample(struct iface *ifc)
 				ifc->knob_dirty = true;
 	if (ifc->knob_dirty)
 		recheck(ifc);
+}
+
+void outside_adopt(struct iface *ifc)
+{
+	struct rterr err;
+	struct nic nic;
+
+	if (ifc->m && actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) == 0)
+		iface_update(ifc, &nic);
 }
 
 void outside_clear(struct iface *ifc, const bool *which)
