@@ -9,6 +9,7 @@
 #include "bpf.h"
 #include "ctl.h"
 #include "handlers.h"
+#include "history.h"
 #include "http.h"
 #include "iface.h"
 #include "log.h"
@@ -554,6 +555,29 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
+static json_object *h_history(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	json_object *since;
+	double t = 0;
+
+	if (!ifc)
+		return NULL;
+	if (json_object_object_get_ex(rc->req, "since", &since)) {
+		if (!json_object_is_type(since, json_type_int) &&
+		    !json_object_is_type(since, json_type_double)) {
+			rterr_input(err, "\"since\" is a Unix time (a number)");
+			return NULL;
+		}
+		t = json_object_get_double(since);
+	}
+	if (!ifc->m) {
+		rterr_sys(err, ENODATA, "%s: no history: not managed (%s)", ifc->name, ifc->why);
+		return NULL;
+	}
+	return history_json(ifc, t, err);
+}
+
 /*
  * Pauses (`rtltune sweep`): the tuner stops trying anything on an interface for as long as
  * the client that asked holds its connection open, or until it resumes. A client killed
@@ -605,8 +629,7 @@ static json_object *pause_json(const struct iface *ifc, bool rolled_back)
 
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "managed", json_object_new_boolean(ifc->m != NULL));
-	json_object_object_add(o, "paused",
-			       json_object_new_boolean(ifc->m && ifc->m->tune.paused));
+	json_object_object_add(o, "paused", json_object_new_boolean(ifc->m && ifc->m->tune.paused));
 	json_object_object_add(o, "paused_by",
 			       ifc->m && ifc->m->tune.paused
 				       ? json_object_new_string(ifc->m->tune.paused_by)
@@ -658,12 +681,12 @@ static json_object *h_resume(struct ctl_request_ctx *rc, struct rterr *err)
 }
 
 static const struct ctl_handler handlers[] = {
-	{"hello", false, h_hello},	{"status", false, h_status},
-	{"stats", false, h_stats},	{"hist", false, h_hist},
-	{"log", false, h_log},		{"recommend", false, h_recommend},
-	{"autotune", true, h_autotune}, {"apply", true, h_apply},
-	{"restore", true, h_restore},	{"pause", true, h_pause},
-	{"resume", true, h_resume},
+	{"hello", false, h_hello},     {"status", false, h_status},
+	{"stats", false, h_stats},     {"hist", false, h_hist},
+	{"log", false, h_log},	       {"recommend", false, h_recommend},
+	{"history", false, h_history}, {"autotune", true, h_autotune},
+	{"apply", true, h_apply},      {"restore", true, h_restore},
+	{"pause", true, h_pause},      {"resume", true, h_resume},
 };
 
 const struct ctl_handler *handlers_find(const char *cmd)

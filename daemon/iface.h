@@ -46,6 +46,8 @@ struct iface_tune {
 	char paused_by[96];
 };
 
+struct history;
+
 /* What only a managed interface has, allocated while it is managed. */
 struct iface_mgd {
 	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
@@ -81,6 +83,7 @@ struct iface_mgd {
 	struct iface_stats stats; /* sampler.c */
 	struct iface_apply apply; /* applier.c */
 	struct iface_tune tune;	  /* tune.c */
+	struct history *history;  /* history.c: recent samples for `rtltune report` */
 };
 
 struct iface {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "history.h"
 #include "log.h"
 #include "loop.h"
 #include "outside.h"
@@ -107,6 +108,7 @@ static void recheck(struct iface *ifc)
 			continue;
 		}
 		ifc->m->external[k]++;
+		history_external(ifc, (enum knob_id)k, was, now);
 		if (!ifc->m->manual[k])
 			dlog(LOG_NOTICE, ifc->name,
 			     "%s changed outside rtltune: %s -> %s (left alone until `rtltune "
