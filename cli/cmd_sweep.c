@@ -316,8 +316,7 @@ static int pause_daemon(struct sweep_ctx *s, struct rterr *err)
 	r = ctl_open(s->cli->socket_path, &s->daemon, err);
 	if (r < 0)
 		return r;
-	snprintf(reason, sizeof(reason), "rtltune sweep %s (pid %d)", knob_name(s->run.knob),
-		 (int)getpid());
+	snprintf(reason, sizeof(reason), "rtltune sweep %s", knob_name(s->run.knob));
 	req = control_request_new("pause");
 	json_object_object_add(req, "iface", json_object_new_string(s->run.ifname));
 	json_object_object_add(req, "reason", json_object_new_string(reason));
