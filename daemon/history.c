@@ -232,7 +232,8 @@ json_object *history_json(const struct iface *ifc, double since, struct rterr *e
 
 	events = json_object_new_array();
 	f = (struct log_filter){ifc->name, since, events};
-	if (journal_log_read(rtd.cfg.state_dir, &cur, log_event, &f, err) < 0) {
+	if (rtd.cfg.state_dir[0] &&
+	    journal_log_read(rtd.cfg.state_dir, &cur, log_event, &f, err) < 0) {
 		json_object_put(events);
 		return NULL;
 	}

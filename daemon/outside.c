@@ -152,7 +152,7 @@ void outside_adopt(struct iface *ifc)
 	struct rterr err;
 	struct nic nic;
 
-	if (ifc->m && actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) == 0)
+	if (ifc->m && rtd.act && actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) == 0)
 		iface_update(ifc, &nic);
 }
 

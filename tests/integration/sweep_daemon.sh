@@ -52,13 +52,16 @@ echo "ok: after the sweep: $(echo "$trial" | cut -c1-100)"
 tn_wait_decision ' (kept|rolled_back) gso_max_size ' 25 >/dev/null || t_fail "the trial did not end within 25 s"
 gro=$(t_feature "$TN_A" ta generic-receive-offload)
 want=$([ "$gro" = on ] && echo off || echo on)
-sw sweep ta gro "$want" --seconds 5 --settle 0.2 >"$T_TMP/out" 2>"$T_TMP/err" &
+# ip netns exec execs the command: $! is rtltune itself (a shell function would fork).
+RTLTUNE_SOCKET=$D_SOCK ip netns exec "$TN_A" "$RTLTUNE" sweep ta gro "$want" --seconds 5 --settle 0.2 \
+	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 for ((i = 0; i < 200; i++)); do
 	[ "$(t_feature "$TN_A" ta generic-receive-offload)" = "$want" ] && break
 	sleep 0.05
 done
 t_eq "$(t_feature "$TN_A" ta generic-receive-offload)" "$want" "gro at the sweep's step"
+t_eq "$(cat /proc/$pid/comm)" rtltune "the process killed"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 for ((i = 0; i < 100; i++)); do

@@ -14,7 +14,8 @@ ip -n "$TN_A" link set ta gso_max_size 16384
 before=$(t_link_state "$TN_A" ta)
 tn_loop_start
 
-t_in "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K,128K --seconds 4 --settle 0.2 \
+# ip netns exec execs the command: $! is rtltune itself (a shell function would fork).
+ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K,128K --seconds 4 --settle 0.2 \
 	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 t_defer "kill -9 $pid 2>/dev/null || true"
@@ -23,6 +24,7 @@ v=$(sw_wait_value "$TN_A" ta gso_max_size 16384 15) || t_fail "the sweep changed
 t_eq "$v" 32768 "first step applied"
 v=$(sw_wait_value "$TN_A" ta gso_max_size 32768 15) || t_fail "no second step within 15 s"
 t_eq "$v" 65536 "second step applied"
+t_eq "$(cat /proc/$pid/comm)" rtltune "the process killed"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 t_eq "$(t_ip_attr "$TN_A" ta gso_max_size)" 65536 "left at the step's value by SIGKILL"
@@ -34,7 +36,7 @@ t_eq "$(t_link_state "$TN_A" ta)" "$before" "every setting after restore"
 t_eq "$(sw_inflight)" 0 "operations in flight after restore"
 
 # SIGINT: the sweep stops at once and puts the value back itself.
-t_in "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K --seconds 4 --settle 0.2 \
+ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K --seconds 4 --settle 0.2 \
 	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 sw_wait_value "$TN_A" ta gso_max_size 16384 15 >/dev/null || t_fail "the second sweep changed nothing"
