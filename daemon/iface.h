@@ -44,6 +44,7 @@ struct iface_tune {
 	 * while any holds it, the tuner starts no trial here. */
 	unsigned int paused;
 	char paused_by[96];
+	bool recover; /* the last pause went: roll back what its client left in flight */
 };
 
 struct history;

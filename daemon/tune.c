@@ -228,6 +228,8 @@ out:
 	journal_close(j);
 }
 
+static void recover_orphans(struct iface *only);
+
 static void track(struct iface *ifc)
 {
 	if (!tuner)
@@ -321,6 +323,10 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
+	if (ifc->m->tune.recover) {
+		ifc->m->tune.recover = false;
+		recover_orphans(ifc);
+	}
 	/* Uppers' sizes change without a notification (rtnetlink sends none for them). */
 	if (iface_stacked(ifc))
 		iface_read_stack(ifc);
@@ -511,9 +517,10 @@ int tune_pause(struct iface *ifc, bool on, const char *by)
 	if (!on) {
 		if (tp->paused && --tp->paused == 0) {
 			tp->paused_by[0] = '\0';
-			/* Its operation ended, or its process died with it in flight. */
-			if (tuner)
-				recover_orphans(ifc);
+			/* Its operation ended, or its process died with it in flight: looked at
+			 * by the next sample, since a killed client's socket closes before the
+			 * kernel has made it a zombie, and until then its record is a live one. */
+			tp->recover = true;
 			tp->prev_valid = false;
 		}
 		return 0;

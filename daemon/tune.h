@@ -27,9 +27,9 @@ void tune_recover_orphans(void);
 /*
  * Pause the tuner on ifc (on; by says who: "rtltune sweep mtu (pid 812)") or let one pause
  * go. Pauses nest: the tuner starts no trial while any is held. Taking one rolls a trial in
- * progress back first (returns 1 then, else 0); letting the last go rolls back what an
- * operation left in flight on ifc when its process died (a sweep killed midway), as at
- * start. -ENOENT when ifc is not managed (nothing tunes it).
+ * progress back first (returns 1 then, else 0); after the last goes, the next sample rolls
+ * back what an operation left in flight on ifc when its process died (a sweep killed
+ * midway), as at start. -ENOENT when ifc is not managed (nothing tunes it).
  */
 int tune_pause(struct iface *ifc, bool on, const char *by);
 json_object *tune_status_json(const struct iface *ifc);
