@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -191,28 +190,12 @@ static void add_set_json(json_object *arr, const struct plan *set, unsigned int 
 	json_object_put(docs);
 }
 
-/*
- * apply and restore go through rtltuned when it runs in this network namespace, so the
- * journal has one owner and the daemon's SO_PEERCRED check decides who may change. A
- * daemon in another namespace sees other links: then the CLI works directly (the journal
- * lock still serialises the two).
- */
+/* apply and restore go through rtltuned when it runs in this network namespace
+ * (ctl_daemon_here()): the journal has one owner, and the daemon's SO_PEERCRED check
+ * decides who may change. */
 static bool daemon_here(struct cli_ctx *ctx)
 {
-	json_object *req, *res = NULL, *ns;
-	struct rterr e = {0};
-	struct stat st;
-	bool same = false;
-
-	if (stat("/proc/self/ns/net", &st) < 0 || !ctl_daemon_running(ctx->socket_path))
-		return false;
-	req = control_request_new("hello");
-	if (ctl_call(ctx->socket_path, req, &res, &e) == 0 &&
-	    json_object_object_get_ex(res, "netns", &ns))
-		same = (uint64_t)json_object_get_int64(ns) == (uint64_t)st.st_ino;
-	json_object_put(req);
-	json_object_put(res);
-	return same;
+	return ctl_daemon_here(ctx->socket_path);
 }
 
 /* Send an apply/restore to the daemon and print its answer like a local run's. */

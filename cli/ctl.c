@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -196,4 +197,21 @@ bool ctl_daemon_running(const char *path)
 		return false;
 	ctl_close(c);
 	return true;
+}
+
+bool ctl_daemon_here(const char *path)
+{
+	json_object *req, *res = NULL, *ns;
+	struct rterr e = {0};
+	struct stat st;
+	bool same = false;
+
+	if (stat("/proc/self/ns/net", &st) < 0 || !ctl_daemon_running(path))
+		return false;
+	req = control_request_new("hello");
+	if (ctl_call(path, req, &res, &e) == 0 && json_object_object_get_ex(res, "netns", &ns))
+		same = (uint64_t)json_object_get_int64(ns) == (uint64_t)st.st_ino;
+	json_object_put(req);
+	json_object_put(res);
+	return same;
 }

@@ -37,5 +37,11 @@ int ctl_request(struct ctl_conn *c, json_object *req, json_object **result, stru
 int ctl_call(const char *path, json_object *req, json_object **result, struct rterr *err);
 /* Whether a daemon answers on path (apply/restore route through it when it does). */
 bool ctl_daemon_running(const char *path);
+/*
+ * Whether a daemon answers on path and runs in this network namespace: then it sees the
+ * same links, and apply, restore and sweep go through it. A daemon in another namespace
+ * sees other links: the CLI works directly (the journal lock still serialises the two).
+ */
+bool ctl_daemon_here(const char *path);
 
 #endif

@@ -72,7 +72,7 @@ _rtltune_commands()
 {
 	local out
 	out=$("$1" --help 2>/dev/null | awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { exit }')
-	[[ -n $out ]] || out="show chips profiles profile apply verify restore trace status stats hist log autotune recommend version"
+	[[ -n $out ]] || out="show chips profiles profile apply verify restore trace sweep report status stats hist log autotune recommend version"
 	printf '%s\n' "$out" help
 }
 
@@ -92,7 +92,7 @@ _rtltune()
 	# the positional arguments after it.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--socket | --driver | --chip | --seconds | --watch | --lines) ((i++)) ;;
+		--socket | --driver | --chip | --seconds | --watch | --lines | --settle | --svg | --since) ((i++)) ;;
 		--json | -j | --help | -h) ;;
 		-*) ;;
 		*)
@@ -110,8 +110,16 @@ _rtltune()
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
-	--seconds | --watch | --lines)
+	--seconds | --watch | --lines | --settle)
 		COMPREPLY=()
+		return
+		;;
+	--since)
+		COMPREPLY=($(compgen -W "10m 30m 1h 6h 1d" -- "$cur"))
+		return
+		;;
+	--svg)
+		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
 	--driver)
@@ -148,6 +156,20 @@ _rtltune()
 	trace)
 		opts="--seconds"
 		words_for=$(_rtltune_ifaces)
+		;;
+	sweep)
+		opts="--seconds --settle --svg"
+		if ((nargs == 0)); then
+			words_for=$(_rtltune_ifaces)
+		elif ((nargs == 1)); then
+			words_for=$(_rtltune_knobs "$prog")
+		elif ((nargs == 2)); then
+			words_for="max on off"
+		fi
+		;;
+	report)
+		opts="--svg --since"
+		((nargs == 0)) && words_for=$(_rtltune_ifaces)
 		;;
 	apply | verify)
 		[[ $cmd == apply ]] && opts="--dry-run"

@@ -33,6 +33,7 @@ struct ctl_client {
 	uint64_t follow_seq;
 	bool closing; /* flush what is queued, then close */
 	uint32_t events;
+	void (*on_close)(struct ctl_client *c); /* what a request asked for while connected */
 };
 
 static ctl_lookup_fn lookup_handler;
@@ -59,10 +60,17 @@ const char *ctl_path(void)
 	return listen_path;
 }
 
+void ctl_client_on_close(struct ctl_client *c, void (*fn)(struct ctl_client *c))
+{
+	c->on_close = fn;
+}
+
 static void client_free(struct ctl_client *c)
 {
 	struct ctl_client **pp;
 
+	if (c->on_close)
+		c->on_close(c);
 	for (pp = &clients; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -228,7 +236,7 @@ static void handle_line(struct ctl_client *c, const char *line, size_t len)
 	if (!h) {
 		reply_error(c, RTERR_INPUT, EINVAL,
 			    "unknown command '%.64s' (expected hello, status, stats, hist, log, "
-			    "recommend, autotune, apply or restore)",
+			    "recommend, history, autotune, apply, restore, pause or resume)",
 			    cmd);
 	} else if (h->changes && !c->peer.may_change) {
 		reply_error(

@@ -44,6 +44,13 @@ struct ctl_handler {
 	json_object *(*fn)(struct ctl_request_ctx *rc, struct rterr *err);
 };
 
+/*
+ * Run fn when client c disconnects (or the server stops): what a request holds for as long
+ * as its connection lasts (a `pause`) is let go even when the client dies. One per client;
+ * a later call replaces it.
+ */
+void ctl_client_on_close(struct ctl_client *c, void (*fn)(struct ctl_client *c));
+
 /* The handler of a request's "cmd", or NULL (handlers.h handlers_find()). */
 typedef const struct ctl_handler *(*ctl_lookup_fn)(const char *cmd);
 

@@ -9,6 +9,7 @@
 #include "bpf.h"
 #include "ctl.h"
 #include "handlers.h"
+#include "history.h"
 #include "http.h"
 #include "iface.h"
 #include "log.h"
@@ -560,12 +561,138 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
+static json_object *h_history(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	json_object *since;
+	double t = 0;
+
+	if (!ifc)
+		return NULL;
+	if (json_object_object_get_ex(rc->req, "since", &since)) {
+		if (!json_object_is_type(since, json_type_int) &&
+		    !json_object_is_type(since, json_type_double)) {
+			rterr_input(err, "\"since\" is a Unix time (a number)");
+			return NULL;
+		}
+		t = json_object_get_double(since);
+	}
+	if (!ifc->m) {
+		rterr_sys(err, ENODATA, "%s: no history: not managed (%s)", ifc->name, ifc->why);
+		return NULL;
+	}
+	return history_json(ifc, t, err);
+}
+
+/*
+ * Pauses (`rtltune sweep`): the tuner stops trying anything on an interface for as long as
+ * the client that asked holds its connection open, or until it resumes. A client killed
+ * mid-sweep lets go with its connection: its operation in flight is then rolled back
+ * (tune_pause()).
+ */
+#define MAX_PAUSES 256
+static struct pause_hold {
+	struct ctl_client *client;
+	int ifindex;
+} holds[MAX_PAUSES];
+
+static void hold_release(struct pause_hold *h)
+{
+	struct iface *ifc = iface_by_index(h->ifindex);
+
+	h->client = NULL;
+	if (!ifc)
+		return;
+	tune_pause(ifc, false, NULL);
+	/* What the sweep (or the rollback of one that died) left is rtltuned's known state. */
+	outside_adopt(ifc);
+	if (ifc->m && !ifc->m->tune.paused)
+		dlog(LOG_NOTICE, ifc->name, "tuner resumed");
+}
+
+static void holds_of_closed(struct ctl_client *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_PAUSES; i++)
+		if (holds[i].client == c)
+			hold_release(&holds[i]);
+}
+
+static struct pause_hold *hold_find(struct ctl_client *c, int ifindex)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_PAUSES; i++)
+		if (holds[i].client == c && holds[i].ifindex == ifindex)
+			return &holds[i];
+	return NULL;
+}
+
+static json_object *pause_json(const struct iface *ifc, bool rolled_back)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "managed", json_object_new_boolean(ifc->m != NULL));
+	json_object_object_add(o, "paused", json_object_new_boolean(ifc->m && ifc->m->tune.paused));
+	json_object_object_add(o, "paused_by",
+			       ifc->m && ifc->m->tune.paused
+				       ? json_object_new_string(ifc->m->tune.paused_by)
+				       : NULL);
+	json_object_object_add(o, "rolled_back", json_object_new_boolean(rolled_back));
+	return o;
+}
+
+static json_object *h_pause(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	const char *reason = req_str(rc->req, "reason");
+	struct pause_hold *h;
+	char by[96];
+	int r = 0;
+
+	if (!ifc)
+		return NULL;
+	if (!hold_find(rc->client, ifc->ifindex)) {
+		for (h = holds; h < holds + MAX_PAUSES && h->client; h++)
+			;
+		if (h == holds + MAX_PAUSES) {
+			rterr_sys(err, EBUSY, "%s: %u pauses held already", ifc->name, MAX_PAUSES);
+			return NULL;
+		}
+		snprintf(by, sizeof(by), "%.64s", reason ? reason : "a client");
+		snprintf(by + strlen(by), sizeof(by) - strlen(by), " (uid %u, pid %d)",
+			 (unsigned int)rc->peer->uid, (int)rc->peer->pid);
+		*h = (struct pause_hold){.client = rc->client, .ifindex = ifc->ifindex};
+		ctl_client_on_close(rc->client, holds_of_closed);
+		r = tune_pause(ifc, true, by);
+		dlog(LOG_NOTICE, ifc->name, "tuner paused by %s%s", by,
+		     r == 1 ? ": the trial in progress was rolled back" : "");
+	}
+	return pause_json(ifc, r == 1);
+}
+
+static json_object *h_resume(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	struct iface *ifc = req_iface(rc->req, true, err);
+	struct pause_hold *h;
+
+	if (!ifc)
+		return NULL;
+	h = hold_find(rc->client, ifc->ifindex);
+	if (h)
+		hold_release(h);
+	return pause_json(ifc, false);
+}
+
 static const struct ctl_handler handlers[] = {
-	{"hello", false, h_hello},	{"status", false, h_status},
-	{"stats", false, h_stats},	{"hist", false, h_hist},
-	{"log", false, h_log},		{"recommend", false, h_recommend},
-	{"autotune", true, h_autotune}, {"apply", true, h_apply},
-	{"restore", true, h_restore},
+	{"hello", false, h_hello},     {"status", false, h_status},
+	{"stats", false, h_stats},     {"hist", false, h_hist},
+	{"log", false, h_log},	       {"recommend", false, h_recommend},
+	{"history", false, h_history}, {"autotune", true, h_autotune},
+	{"apply", true, h_apply},      {"restore", true, h_restore},
+	{"pause", true, h_pause},      {"resume", true, h_resume},
 };
 
 const struct ctl_handler *handlers_find(const char *cmd)

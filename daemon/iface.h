@@ -40,7 +40,14 @@ struct iface_tune {
 	uint64_t prev_counter[SC__COUNT];
 	uint64_t prev_drops;
 	struct rtl_hist prev_hist[SH__COUNT];
+	/* tune_pause(): holders of a pause (an `rtltune sweep` each) and the first's reason;
+	 * while any holds it, the tuner starts no trial here. */
+	unsigned int paused;
+	char paused_by[96];
+	bool recover; /* the last pause went: roll back what its client left in flight */
 };
+
+struct history;
 
 /* What only a managed interface has, allocated while it is managed. */
 struct iface_mgd {
@@ -78,6 +85,7 @@ struct iface_mgd {
 	struct iface_stats stats; /* sampler.c */
 	struct iface_apply apply; /* applier.c */
 	struct iface_tune tune;	  /* tune.c */
+	struct history *history;  /* history.c: recent samples for `rtltune report` */
 };
 
 struct iface {

@@ -21,6 +21,7 @@
 #include "bpf.h"
 #include "ctl.h"
 #include "handlers.h"
+#include "history.h"
 #include "http.h"
 #include "iface.h"
 #include "linkmon.h"
@@ -93,6 +94,7 @@ static void subscribe_observers(void)
 	iface_subscribe(applier_iface_event);
 	iface_subscribe(sampler_iface_event);
 	iface_subscribe(pmqos_iface_event);
+	iface_subscribe(history_iface_event);
 }
 
 /* SIGHUP: read everything anew; anything bad keeps the running state whole. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "history.h"
 #include "log.h"
 #include "loop.h"
 #include "outside.h"
@@ -83,7 +84,9 @@ static void recheck(struct iface *ifc)
 
 	if (actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
 		return; /* gone meanwhile: the DELLINK event removes it */
-	for (k = 0; ifc->m && k < KNOB__COUNT; k++) {
+	/* A sweep pausing the tuner here changes the interface on purpose, through the
+	 * journal: its steps are nobody's manual change. */
+	for (k = 0; ifc->m && !ifc->m->tune.paused && k < KNOB__COUNT; k++) {
 		int64_t was = iface_knob(ifc, k), now = nic.val[k];
 
 		/* A knob that just became readable (or unreadable) is no one's change. */
@@ -105,6 +108,7 @@ static void recheck(struct iface *ifc)
 			continue;
 		}
 		ifc->m->external[k]++;
+		history_external(ifc, (enum knob_id)k, was, now);
 		if (!ifc->m->manual[k])
 			dlog(LOG_NOTICE, ifc->name,
 			     "%s changed outside rtltune: %s -> %s (left alone until `rtltune "
@@ -141,6 +145,15 @@ void outside_sample(struct iface *ifc)
 				ifc->knob_dirty = true;
 	if (ifc->knob_dirty)
 		recheck(ifc);
+}
+
+void outside_adopt(struct iface *ifc)
+{
+	struct rterr err;
+	struct nic nic;
+
+	if (ifc->m && rtd.act && actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) == 0)
+		iface_update(ifc, &nic);
 }
 
 void outside_clear(struct iface *ifc, const bool *which)

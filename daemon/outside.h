@@ -36,6 +36,12 @@ void outside_stop(void);
  * re-read and compare everything when that or a notification says so. */
 void outside_sample(struct iface *ifc);
 
+/* Read ifc now and take what it has as rtltuned's own last known values, nothing marked
+ * manual: the end of a pause (a sweep put its values back itself, through the journal).
+ * While the tuner is paused on an interface (tune_pause()) its changes are taken so at
+ * every sample too. */
+void outside_adopt(struct iface *ifc);
+
 /* Take knobs back: every one (which NULL: autotune on) or those in which[] (an explicit
  * apply or restore set them). */
 void outside_clear(struct iface *ifc, const bool *which);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bpf.h"
+#include "history.h"
 #include "linkmon.h"
 #include "log.h"
 #include "loop.h"
@@ -162,6 +163,7 @@ uint64_t sampler_step(void)
 		outside_sample(ifc);
 		stat_advance(&ifc->m->stats, sample_now, slot_us);
 		ifc->m->stats.valid = true;
+		history_sample(ifc, sample_now);
 		tune_sample(ifc, sample_now);
 		cursor = ifc->ifindex;
 		if (now_us() - start >= SAMPLE_SLICE_US) {

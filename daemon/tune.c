@@ -14,6 +14,7 @@
 #include "log.h"
 #include "loop.h"
 #include "rtltune/actuate.h"
+#include "rtltune/cpustat.h"
 #include "rtltune/tuner.h"
 #include "tune.h"
 
@@ -227,6 +228,8 @@ out:
 	journal_close(j);
 }
 
+static void recover_orphans(struct iface *only);
+
 static void track(struct iface *ifc)
 {
 	if (!tuner)
@@ -284,24 +287,13 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 
 void tune_sample_begin(void)
 {
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	static long hz;
 	uint64_t ns;
-	FILE *f;
 
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	f = fopen("/proc/stat", "re");
-	if (!f)
+	/* Kernel time of all CPUs: where the network stack's cost shows. */
+	if (cpustat_kernel_ns(&ns) < 0)
 		return;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait,
-		   &irq, &softirq) == 7) {
-		/* Kernel time of all CPUs: where the network stack's cost shows. */
-		ns = (sys + irq + softirq) * (1000000000ULL / (uint64_t)hz);
-		cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
-		cpu_ns_prev = ns;
-	}
-	fclose(f);
+	cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
+	cpu_ns_prev = ns;
 }
 
 static uint64_t delta(uint64_t now, uint64_t before)
@@ -331,6 +323,10 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
+	if (ifc->m->tune.recover) {
+		ifc->m->tune.recover = false;
+		recover_orphans(ifc);
+	}
 	/* Uppers' sizes change without a notification (rtnetlink sends none for them). */
 	if (iface_stacked(ifc))
 		iface_read_stack(ifc);
@@ -406,7 +402,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;
-	env.autotune = ifc->autotune;
+	/* Paused (a sweep measures): samples go on, trials do not. */
+	env.autotune = ifc->autotune && !tp->paused;
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		act(ifc, &a);
 }
@@ -453,9 +450,10 @@ static struct iface *iface_of(const struct journal_ident *rec)
 /*
  * journal.h: an operation whose process is gone must be rolled back (its pre-values set)
  * before anything else touches the device. A trial the daemon was running when it was
- * killed is the common case; an `rtltune apply` killed mid-way is handled the same way.
+ * killed is the common case; an `rtltune apply` or `sweep` killed mid-way is handled the
+ * same way. only: that interface's records alone (NULL: every interface here).
  */
-void tune_recover_orphans(void)
+static void recover_orphans(struct iface *only)
 {
 	const struct journal_inflight *ops;
 	struct journal_inflight *orphans;
@@ -478,7 +476,8 @@ void tune_recover_orphans(void)
 		struct nic nic;
 		int r;
 
-		if (!ifc || actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+		if (!ifc || (only && ifc != only) ||
+		    actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
 			continue; /* not here (another netns, unplugged): left for later */
 		r = actuate_orphan(rtd.act, j, op, &nic, &plan, &err);
 		if (r < 0) {
@@ -500,6 +499,42 @@ void tune_recover_orphans(void)
 	}
 	free(orphans);
 	journal_close(j);
+}
+
+void tune_recover_orphans(void)
+{
+	recover_orphans(NULL);
+}
+
+int tune_pause(struct iface *ifc, bool on, const char *by)
+{
+	struct iface_tune *tp;
+	struct tuner_action a = {0};
+	char why[160];
+
+	if (!ifc->m)
+		return -ENOENT;
+	tp = &ifc->m->tune;
+	if (!on) {
+		if (tp->paused && --tp->paused == 0) {
+			tp->paused_by[0] = '\0';
+			/* Its operation ended, or its process died with it in flight: looked at
+			 * by the next sample, since a killed client's socket closes before the
+			 * kernel has made it a zombie, and until then its record is a live one. */
+			tp->recover = true;
+			tp->prev_valid = false;
+		}
+		return 0;
+	}
+	if (!tp->paused++)
+		snprintf(tp->paused_by, sizeof(tp->paused_by), "%s", by);
+	snprintf(why, sizeof(why), "tuner paused by %s", by);
+	if (tuner && tp->tuned && tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0 &&
+	    a.kind != TUNER_NONE) {
+		act(ifc, &a);
+		return 1;
+	}
+	return 0;
 }
 
 static json_object *changes_json(const struct tuner_change *c, unsigned int n)
@@ -528,6 +563,9 @@ json_object *tune_status_json(const struct iface *ifc)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
+	json_object_object_add(o, "paused_by",
+			       ifc->m->tune.paused ? json_object_new_string(ifc->m->tune.paused_by)
+						   : NULL);
 	json_object_object_add(o, "samples", json_object_new_int((int)info.samples));
 	json_object_object_add(o, "needed", json_object_new_int((int)info.needed));
 	if (info.in_trial) {

@@ -24,6 +24,14 @@ void tune_sample_begin(void);
 void tune_sample(struct iface *ifc, uint64_t now_us);
 /* Operations a crash left in flight: their pre-values put back (start-up). */
 void tune_recover_orphans(void);
+/*
+ * Pause the tuner on ifc (on; by says who: "rtltune sweep mtu (pid 812)") or let one pause
+ * go. Pauses nest: the tuner starts no trial while any is held. Taking one rolls a trial in
+ * progress back first (returns 1 then, else 0); after the last goes, the next sample rolls
+ * back what an operation left in flight on ifc when its process died (a sweep killed
+ * midway), as at start. -ENOENT when ifc is not managed (nothing tunes it).
+ */
+int tune_pause(struct iface *ifc, bool on, const char *by);
 json_object *tune_status_json(const struct iface *ifc);
 json_object *tune_recommend_json(const struct iface *ifc);
 

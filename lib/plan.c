@@ -237,9 +237,9 @@ static int plan_coalesce_quirks(struct plan *plan, const struct chip_entry *chip
 					   "%s: %s: %s cannot change while %s stays on: chip %s "
 					   "takes usecs only with adaptive moderation off "
 					   "(usecs-need-adaptive-off, %s); set %s = off too",
-					   plan_src(plan, usecs[i]), plan->ifname, knob_name(usecs[i]),
-					   knob_name(adaptive[i]), chip->id, where,
-					   knob_name(adaptive[i]));
+					   plan_src(plan, usecs[i]), plan->ifname,
+					   knob_name(usecs[i]), knob_name(adaptive[i]), chip->id,
+					   where, knob_name(adaptive[i]));
 	}
 	if (chip_has_quirk(chip, CHIP_Q_TX_COALESCE_FOLLOWS_RX) && tx->action == PLAN_CHANGE &&
 	    tx->target != 0)
@@ -300,8 +300,7 @@ static int plan_quirks(struct plan *plan, const struct chip_entry *chip, struct 
 						   ": chip %s stops pause frames above 1500 "
 						   "(jumbo-disables-pause, %s)",
 						   plan_src(plan, pause[i]), plan->ifname,
-						   knob_name(pause[i]),
-						   mtu_after, chip->id, where);
+						   knob_name(pause[i]), mtu_after, chip->id, where);
 		}
 		plan_warn(plan, "%s%s: MTU above 1500 stops pause frames (%s)", chip->id, where);
 	}
@@ -347,8 +346,8 @@ static int plan_overlap(const struct plan *plan, struct rterr *err)
 						"%s: %s: %s and %s (%s) both set: %s includes %s",
 						plan_src(plan, (enum knob_id)f), plan->ifname,
 						d->name, knob_name((enum knob_id)f),
-						plan_src(plan, (enum knob_id)k),
-						d->name, d->features[i]);
+						plan_src(plan, (enum knob_id)k), d->name,
+						d->features[i]);
 	}
 	return 0;
 }
@@ -438,6 +437,15 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
 	return r;
 }
 
+int64_t plan_knob_max(enum knob_id k, const struct nic *nic, const struct chip_entry *chip)
+{
+	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
+	const char *from;
+
+	chip_effective_limits(chip, nic, eff);
+	return knob_max(k, nic, chip, eff, &from);
+}
+
 void nic_from_link_only(const struct link_info *li, struct nic *out)
 {
 	int k;
@@ -508,9 +516,9 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 		plan_set_src(p, (enum knob_id)k, "lower of %s (tuned with it)", base->ifname);
 		if (cap != LINK_UNSET && cap < want) {
 			plan_set_note(p, (enum knob_id)k, "%s raised to %lld only: its own %s",
-				 knob_name((enum knob_id)k),
-				 (long long)(cap > it->cur ? cap : it->cur),
-				 k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
+				      knob_name((enum knob_id)k),
+				      (long long)(cap > it->cur ? cap : it->cur),
+				      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
 			want = cap;
 		}
 		if (want <= it->cur)
@@ -562,9 +570,9 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 				if (t < want)
 					plan_set_note(p, (enum knob_id)k,
 						      "%s raised to %" PRId64 " only: %s",
-						 knob_name((enum knob_id)k),
-						 t > it->cur ? t : it->cur,
-						 why[0] ? why : "its own tso_max_size");
+						      knob_name((enum knob_id)k),
+						      t > it->cur ? t : it->cur,
+						      why[0] ? why : "its own tso_max_size");
 				if (t <= it->cur)
 					continue;
 			} else {

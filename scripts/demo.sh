@@ -180,6 +180,15 @@ fi
 kill $follower 2>/dev/null || true
 follower=
 
+# Charts are kept after the demo (the state directory is not).
+charts=${DEMO_CHARTS:-/tmp/rtltune-demo-charts}
+mkdir -p "$charts"
+bold "A sweep: throughput against gso_max_size on the traffic that flows (the tuner paused meanwhile)"
+rtl sweep demo0 gso_max_size 16K,32K,64K,128K --seconds 2 --settle 0.5 --svg "$charts/sweep.svg" || true
+bold "The report: what rtltuned saw and did, as a timeline"
+rtl report demo0 --since 10m --svg "$charts/report.svg" | tail -n 12 || true
+echo "charts: $charts/sweep.svg $charts/report.svg (open them in a browser)"
+
 bold "The decision counters in /metrics"
 ip netns exec $A python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9775/metrics").read().decode())' |
 	grep '^rtltune_tuning_decisions_total{device="demo0"' || true

@@ -54,7 +54,7 @@ struct plan {
 	int ifindex;	  /* actuate() follows the device by this */
 	char chip_id[48]; /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
-	char warnings[512]; /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
+	char warnings[512];   /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
 	char text[PLAN_TEXT]; /* the items' sources and notes; text[0] is "" */
 	uint16_t text_used;
 	unsigned int n_changes;
@@ -102,6 +102,9 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
 int plan_stack(const struct plan *base, const int64_t *want, const struct nic_stack *st,
 	       const struct link_info *links, int n, bool with_lowers,
 	       struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err);
+/* What "max" means for knob k on nic (the kernel's limit cut by the chip database, the
+ * device's own maximum, or the legacy ceiling), LINK_UNSET when nothing bounds it. */
+int64_t plan_knob_max(enum knob_id k, const struct nic *nic, const struct chip_entry *chip);
 /* A snapshot of a device from its link alone (stacked knobs are all rtnetlink's). */
 void nic_from_link_only(const struct link_info *li, struct nic *out);
 

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Recent samples and outside changes per managed interface, for `rtltune report`. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+#include "loop.h"
+#include "rtltune/journal.h"
+
+/* One sample: rates over its interval. Floats: a chart needs 7 digits, not 17. */
+struct history_sample {
+	double time; /* realtime, end of the interval */
+	float secs;
+	float tx_bytes, rx_bytes, tx_packets, rx_packets; /* per second */
+	float tx_segs, retrans_segs, drops;		  /* per second */
+};
+
+struct history_external {
+	double time;
+	int knob;
+	int64_t old_value, new_value;
+};
+
+struct history {
+	struct history_sample *s;
+	unsigned int cap, n, head; /* head: the oldest when the ring is full */
+	struct history_external ext[HISTORY_EXTERNAL];
+	unsigned int n_ext, ext_head;
+	/* The cumulative counts of the previous sample. */
+	bool prev_valid;
+	uint64_t prev_us;
+	uint64_t prev[8];
+};
+
+enum { P_TXB, P_RXB, P_TXP, P_RXP, P_SEGS, P_RTX, P_DROPS };
+
+static struct history *history_of(struct iface *ifc)
+{
+	if (!ifc->m)
+		return NULL;
+	if (!ifc->m->history)
+		ifc->m->history = calloc(1, sizeof(struct history));
+	return ifc->m->history;
+}
+
+static void history_free(struct iface *ifc)
+{
+	if (ifc->m && ifc->m->history) {
+		free(ifc->m->history->s);
+		free(ifc->m->history);
+		ifc->m->history = NULL;
+	}
+}
+
+void history_iface_event(struct iface *ifc, const struct iface_change *c)
+{
+	if (c->ev == IFACE_GONE || (c->ev == IFACE_SELECTED && !ifc->managed))
+		history_free(ifc);
+}
+
+/* The ring grows as samples come, up to HISTORY_SAMPLES: a short-lived interface costs
+ * little. */
+static struct history_sample *slot(struct history *h)
+{
+	struct history_sample *s;
+	unsigned int cap;
+
+	if (h->n == h->cap && h->cap < HISTORY_SAMPLES) {
+		cap = h->cap ? h->cap * 2 : 64;
+		if (cap > HISTORY_SAMPLES)
+			cap = HISTORY_SAMPLES;
+		s = realloc(h->s, cap * sizeof(*s));
+		if (s) {
+			h->s = s;
+			h->cap = cap;
+		}
+	}
+	if (!h->cap)
+		return NULL;
+	if (h->n < h->cap)
+		return &h->s[h->n++];
+	/* Full: the oldest goes (the ring only fills once it has grown to its bound). */
+	s = &h->s[h->head];
+	h->head = (h->head + 1) % h->cap;
+	return s;
+}
+
+void history_sample(struct iface *ifc, uint64_t now_us)
+{
+	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
+	struct history *h = history_of(ifc);
+	const struct rtl_hist *g;
+	struct history_sample *x;
+	uint64_t cur[8] = {0};
+	double secs;
+	unsigned int i;
+
+	if (!h || !st)
+		return;
+	g = &st->hist[SH_TX_GSO_SEGMENTS];
+	cur[P_TXB] = st->counter[SC_TX_BYTES];
+	cur[P_RXB] = st->counter[SC_RX_BYTES];
+	cur[P_TXP] = st->counter[SC_TX_PACKETS];
+	cur[P_RXP] = st->counter[SC_RX_PACKETS];
+	/* A GSO skb leaves as gso_segs segments, any other as one (as the tuner counts). */
+	cur[P_SEGS] = cur[P_TXP] - (hist_count(g) <= cur[P_TXP] ? hist_count(g) : 0) + g->sum;
+	cur[P_RTX] = st->counter[SC_TCP_RETRANSMIT_SEGMENTS];
+	for (i = 0; i < st->n_drops; i++)
+		cur[P_DROPS] += st->drops[i].count;
+	secs = h->prev_valid ? (double)(now_us - h->prev_us) / 1e6 : 0;
+	if (secs > 0 && (x = slot(h))) {
+		float r[P_DROPS + 1];
+
+		for (i = 0; i <= P_DROPS; i++)
+			r[i] = cur[i] >= h->prev[i] ? (float)((double)(cur[i] - h->prev[i]) / secs)
+						    : 0;
+		*x = (struct history_sample){
+			.time = now_real(),
+			.secs = (float)secs,
+			.tx_bytes = r[P_TXB],
+			.rx_bytes = r[P_RXB],
+			.tx_packets = r[P_TXP],
+			.rx_packets = r[P_RXP],
+			.tx_segs = r[P_SEGS],
+			.retrans_segs = r[P_RTX],
+			.drops = r[P_DROPS],
+		};
+	}
+	memcpy(h->prev, cur, sizeof(h->prev));
+	h->prev_us = now_us;
+	h->prev_valid = true;
+}
+
+void history_external(struct iface *ifc, enum knob_id k, int64_t old_value, int64_t new_value)
+{
+	struct history *h = history_of(ifc);
+	struct history_external *e;
+
+	if (!h)
+		return;
+	if (h->n_ext < HISTORY_EXTERNAL) {
+		e = &h->ext[h->n_ext++];
+	} else {
+		e = &h->ext[h->ext_head];
+		h->ext_head = (h->ext_head + 1) % HISTORY_EXTERNAL;
+	}
+	*e = (struct history_external){now_real(), (int)k, old_value, new_value};
+}
+
+/* A number as the chart needs it: digits enough, not json-c's 17. */
+static json_object *num(double v, const char *fmt)
+{
+	char buf[48];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static json_object *event_json(double t, const char *actor, int knob, int64_t old_value,
+			       int64_t new_value, const char *outcome, const char *reason)
+{
+	json_object *o = json_object_new_object();
+	bool known = knob >= 0 && knob < KNOB__COUNT;
+
+	json_object_object_add(o, "time", num(t, "%.6f"));
+	json_object_object_add(o, "actor", actor ? json_object_new_string(actor) : NULL);
+	json_object_object_add(
+		o, "knob", known ? json_object_new_string(knob_name((enum knob_id)knob)) : NULL);
+	json_object_object_add(o, "old",
+			       known && old_value != JOURNAL_NO_VALUE
+				       ? knob_value_json((enum knob_id)knob, old_value)
+				       : NULL);
+	json_object_object_add(o, "new",
+			       known && new_value != JOURNAL_NO_VALUE
+				       ? knob_value_json((enum knob_id)knob, new_value)
+				       : NULL);
+	json_object_object_add(o, "outcome", json_object_new_string(outcome));
+	json_object_object_add(o, "reason", reason ? json_object_new_string(reason) : NULL);
+	return o;
+}
+
+struct log_filter {
+	const char *ifname;
+	double since;
+	json_object *events;
+};
+
+/* The decisions about one knob of this interface (not the records about no knob, such as
+ * "rerouted", which follow a change they do not add to). */
+static int log_event(const struct journal_event *ev, void *arg)
+{
+	struct log_filter *f = arg;
+	double t = (double)ev->ts_us / 1e6;
+
+	if (t >= f->since && ev->knob >= 0 && ev->ifname && strcmp(ev->ifname, f->ifname) == 0)
+		json_object_array_add(f->events,
+				      event_json(t, ev->actor, ev->knob, ev->old_value,
+						 ev->new_value, ev->outcome, ev->reason));
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	double x = json_object_get_double(json_object_object_get(*(json_object *const *)a, "time"));
+	double y = json_object_get_double(json_object_object_get(*(json_object *const *)b, "time"));
+
+	return x < y ? -1 : x > y;
+}
+
+json_object *history_json(const struct iface *ifc, double since, struct rterr *err)
+{
+	static const char *const columns[] = {
+		"time",
+		"seconds",
+		"tx_bytes_per_s",
+		"rx_bytes_per_s",
+		"tx_packets_per_s",
+		"rx_packets_per_s",
+		"tx_segments_per_s",
+		"tcp_retransmit_segments_per_s",
+		"drops_per_s",
+	};
+	const struct history *h = ifc->m ? ifc->m->history : NULL;
+	json_object *o, *cols, *rows, *events;
+	struct journal_log_cursor cur = {0};
+	struct log_filter f;
+	unsigned int i;
+
+	events = json_object_new_array();
+	f = (struct log_filter){ifc->name, since, events};
+	if (rtd.cfg.state_dir[0] &&
+	    journal_log_read(rtd.cfg.state_dir, &cur, log_event, &f, err) < 0) {
+		json_object_put(events);
+		return NULL;
+	}
+	o = json_object_new_object();
+	cols = json_object_new_array();
+	rows = json_object_new_array();
+	for (i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		json_object_array_add(cols, json_object_new_string(columns[i]));
+	for (i = 0; h && i < h->n; i++) {
+		const struct history_sample *x = &h->s[(h->head + i) % h->cap];
+		json_object *r;
+
+		if (x->time < since)
+			continue;
+		r = json_object_new_array();
+		json_object_array_add(r, num(x->time, "%.3f"));
+		json_object_array_add(r, num(x->secs, "%.3f"));
+		json_object_array_add(r, num(x->tx_bytes, "%.7g"));
+		json_object_array_add(r, num(x->rx_bytes, "%.7g"));
+		json_object_array_add(r, num(x->tx_packets, "%.7g"));
+		json_object_array_add(r, num(x->rx_packets, "%.7g"));
+		json_object_array_add(r, num(x->tx_segs, "%.7g"));
+		json_object_array_add(r, num(x->retrans_segs, "%.7g"));
+		json_object_array_add(r, num(x->drops, "%.7g"));
+		json_object_array_add(rows, r);
+	}
+	for (i = 0; h && i < h->n_ext; i++) {
+		const struct history_external *e = &h->ext[(h->ext_head + i) % HISTORY_EXTERNAL];
+
+		if (e->time >= since)
+			json_object_array_add(events,
+					      event_json(e->time, NULL, e->knob, e->old_value,
+							 e->new_value, "external",
+							 "changed outside rtltune"));
+	}
+	json_object_array_sort(events, by_time);
+	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
+	json_object_object_add(o, "managed", json_object_new_boolean(ifc->m != NULL));
+	json_object_object_add(o, "interval_seconds",
+			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
+	json_object_object_add(o, "max_samples", json_object_new_int(HISTORY_SAMPLES));
+	json_object_object_add(o, "since", since > 0 ? num(since, "%.3f") : NULL);
+	json_object_object_add(o, "now", num(now_real(), "%.3f"));
+	json_object_object_add(o, "columns", cols);
+	json_object_object_add(o, "samples", rows);
+	json_object_object_add(o, "events", events);
+	return o;
+}

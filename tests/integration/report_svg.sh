@@ -1,0 +1,66 @@
+#!/bin/bash
+# rtltune report from a running rtltuned: under bulk TCP at gso_max_size 16384 the tuner
+# makes a trial and a verdict; GRO is switched outside rtltune; then the report's SVG
+# passes xmllint and renders, has both throughput series and the retransmit axis with
+# their units, the time axis in UTC, and the decisions and the outside change as labelled
+# markers; --json carries the samples (as many as the daemon took, within its bound) and
+# the same events. Bad use: no --svg, an unmanaged interface, no daemon.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+. "$TOP/tests/tuner-lib.sh"
+. "$TOP/tests/sweep-lib.sh"
+
+tn_setup
+ip -n "$TN_A" link set ta gso_max_size 16384
+printf '[daemon]\nsample_interval = 250ms\n' >"$T_TMP/rtltuned.conf"
+d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
+t_defer tn_dump_on_fail
+tn_loop_start
+tn_wait_decision ' trial gso_max_size 16384 -> ' 25 >/dev/null || t_fail "no trial within 25 s"
+tn_wait_decision ' (kept|rolled_back) gso_max_size ' 25 >/dev/null || t_fail "no verdict within 25 s"
+gro=$(t_feature "$TN_A" ta generic-receive-offload)
+want=$([ "$gro" = on ] && echo off || echo on)
+t_in "$TN_A" ethtool -K ta gro "$want"
+for ((i = 0; i < 100; i++)); do
+	[ "$(d_rtl --json status ta | jq -r '.interfaces[0].manual | index("gro") != null')" = true ] && break
+	sleep 0.05
+done
+t_eq "$(d_rtl --json status ta | jq -r '.interfaces[0].manual | index("gro") != null')" true "gro taken as changed outside rtltune"
+
+svg=$T_TMP/report.svg
+d_rtl report ta --svg "$svg" --since 10m >"$T_TMP/out" || { cat "$T_TMP/out"; t_fail "report failed"; }
+cat "$T_TMP/out"
+grep -q "^chart: $svg$" "$T_TMP/out" || t_fail "no chart line"
+grep -Eq '^  [0-9:]{8}  trial gso_max_size 16384 -> ' "$T_TMP/out" || t_fail "no trial listed"
+grep -Eq "^  [0-9:]{8}  external: gro $gro -> $want$" "$T_TMP/out" || t_fail "no external change listed"
+sw_svg_ok "$svg"
+for text in 'rtltune report ta' 'tx throughput' 'rx throughput' 'retransmits (% of segments sent)' \
+	'>throughput (Gbit/s)<\|>throughput (Mbit/s)<' '>retransmits (%)<' '>time (UTC, ' \
+	'trial gso_max_size 16384 -&gt; ' "external: gro $gro -&gt; $want"; do
+	grep -q "$text" "$svg" || t_fail "the chart has no '$text'"
+done
+grep -Eq '(kept|rolled back) gso_max_size ' "$svg" || t_fail "the chart has no verdict"
+echo "ok: the chart has the series, the axes with units, the trial, its verdict and the outside change"
+
+json=$T_TMP/report.json
+d_rtl --json report ta --svg "$T_TMP/report2.svg" --since 10m >"$json"
+samples=$(d_rtl --json status | jq .daemon.samples)
+n=$(jq '.samples | length' "$json")
+t_ge "$n" 20 "samples in the report"
+t_le "$n" "$samples" "samples in the report (no more than the daemon took)"
+t_eq "$(jq -r '.columns | join(",")' "$json")" \
+	"time,seconds,tx_bytes_per_s,rx_bytes_per_s,tx_packets_per_s,rx_packets_per_s,tx_segments_per_s,tcp_retransmit_segments_per_s,drops_per_s" "columns"
+t_ge "$(jq '[.samples[] | select(.[2] > 1e7)] | length' "$json")" 5 "samples with > 10 MB/s sent"
+t_eq "$(jq '[.events[] | select(.outcome == "trial" and .knob == "gso_max_size")] | length >= 1' "$json")" true "trial in the events"
+t_eq "$(jq '[.events[] | select(.outcome == "external" and .knob == "gro")] | length' "$json")" 1 "outside change in the events"
+t_eq "$(jq '[.events[].time] | . == sort' "$json")" true "events in time order"
+
+# Bad use.
+rc=0; d_rtl report ta >/dev/null 2>&1 || rc=$?
+t_eq "$rc" 2 "report without --svg"
+rc=0; d_rtl report lo --svg "$T_TMP/x.svg" >/dev/null 2>"$T_TMP/err" || rc=$?
+t_eq "$rc" 3 "report of an interface rtltuned does not manage"
+grep -q 'not managed' "$T_TMP/err" || t_fail "message does not say why"
+rc=0; RTLTUNE_SOCKET=$T_TMP/none.sock "$RTLTUNE" report ta --svg "$T_TMP/x.svg" >/dev/null 2>&1 || rc=$?
+t_eq "$rc" 3 "report without a daemon"
+tn_done
