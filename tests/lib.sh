@@ -63,6 +63,25 @@ t_silence() {
 	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
 }
 
+# t_quiet_pair NET: namespaces A and B (set here) joined by veth va (NET.0.1/24) and vb
+# (NET.0.2/24), no IPv6 and permanent neighbours: the only packets are the test's own, so
+# counts are exact. NET is the first two octets, e.g. 10.84.
+t_quiet_pair() {
+	local ns
+	A=$(t_netns a)
+	B=$(t_netns b)
+	for ns in "$A" "$B"; do
+		t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	done
+	t_veth_pair "$A" va "$B" vb
+	t_silence "$A" va
+	t_silence "$B" vb
+	ip -n "$A" addr add "$1.0.1/24" dev va
+	ip -n "$B" addr add "$1.0.2/24" dev vb
+	ip -n "$A" neigh add "$1.0.2" lladdr "$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')" dev va nud permanent
+	ip -n "$B" neigh add "$1.0.1" lladdr "$(ip -n "$A" -j link show dev va | jq -r '.[0].address')" dev vb nud permanent
+}
+
 # In-namespace helpers.
 t_in() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 t_rtl() { local ns=$1; shift; ip netns exec "$ns" "$RTLTUNE" "$@"; }

@@ -6,18 +6,7 @@
 # vb counts no driver-delivered frames, yet TX on va and after-GRO RX on vb count exactly.
 . "$(dirname "$0")/../lib.sh"
 
-A=$(t_netns a)
-B=$(t_netns b)
-for ns in "$A" "$B"; do
-	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-t_veth_pair "$A" va "$B" vb
-t_silence "$A" va
-t_silence "$B" vb
-ip -n "$A" addr add 10.80.0.1/24 dev va
-ip -n "$B" addr add 10.80.0.2/24 dev vb
-ip -n "$A" neigh add 10.80.0.2 lladdr "$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')" dev va nud permanent
-ip -n "$B" neigh add 10.80.0.1 lladdr "$(ip -n "$A" -j link show dev va | jq -r '.[0].address')" dev vb nud permanent
+t_quiet_pair 10.80
 
 export RTLTUNE_PROBE_DISABLE=netif_rx_entry
 pids=()

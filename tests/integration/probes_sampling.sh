@@ -13,18 +13,7 @@
 FLOOD=$TOP/build/tests/tools/udp_flood
 [ -x "$FLOOD" ] || t_fail "$FLOOD not built (make build/tests/tools/udp_flood)"
 
-A=$(t_netns a)
-B=$(t_netns b)
-for ns in "$A" "$B"; do
-	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-t_veth_pair "$A" va "$B" vb
-t_silence "$A" va
-t_silence "$B" vb
-ip -n "$A" addr add 10.83.0.1/24 dev va
-ip -n "$B" addr add 10.83.0.2/24 dev vb
-ip -n "$A" neigh add 10.83.0.2 lladdr "$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')" dev va nud permanent
-ip -n "$B" neigh add 10.83.0.1 lladdr "$(ip -n "$A" -j link show dev va | jq -r '.[0].address')" dev vb nud permanent
+t_quiet_pair 10.83
 
 start_trace() { # NAME [ARGS]
 	local name=$1 i

@@ -6,20 +6,7 @@
 # the tp_btf programs and once with the raw_tp fallback.
 . "$(dirname "$0")/../lib.sh"
 
-A=$(t_netns a)
-B=$(t_netns b)
-for ns in "$A" "$B"; do
-	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-t_veth_pair "$A" va "$B" vb
-t_silence "$A" va
-t_silence "$B" vb
-ip -n "$A" addr add 10.77.0.1/24 dev va
-ip -n "$B" addr add 10.77.0.2/24 dev vb
-mac_a=$(ip -n "$A" -j link show dev va | jq -r '.[0].address')
-mac_b=$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')
-ip -n "$A" neigh add 10.77.0.2 lladdr "$mac_b" dev va nud permanent
-ip -n "$B" neigh add 10.77.0.1 lladdr "$mac_a" dev vb nud permanent
+t_quiet_pair 10.77
 
 # UDP payloads; with 14 (Ethernet) + 20 (IPv4) + 8 (UDP) bytes of headers the frames are
 # 42, 43, 64, 65, 128, 129, 1024, 1025, 1514 bytes: both sides of several bucket bounds.
