@@ -331,10 +331,15 @@ static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 		 ") at %s; allowed_mtu %" PRId64 "..%" PRId64 ": try %" PRId64,
 		 tx_frame, rx_frame, cur, tnr_fmt_bps(bps, b, sizeof(b)), e->allowed_mtu_min,
 		 e->allowed_mtu_max, hi);
-	if (hi > 1500 && (e->quirks & CHIP_Q_JUMBO_DISABLES_TSO) && e->knob[KNOB_TSO] > 0)
+	/* The driver turns TSO off itself above 1500; the trial says so, so that the journal
+	 * holds TSO's value from before and a rollback sets it back after the MTU (and a
+	 * device that does not do it itself, a test's veth taken for the chip, does the same). */
+	if (hi > 1500 && (e->quirks & CHIP_Q_JUMBO_DISABLES_TSO) && e->knob[KNOB_TSO] > 0) {
+		cand_change(c, KNOB_TSO, e->knob[KNOB_TSO], 0);
 		tnr_cat(c->reason, sizeof(c->reason),
 			" (this chip turns TSO off above 1500: kept only for a gain of %.0f%%)",
 			x->t->cfg.min_effect * x->t->cfg.jumbo_tso_factor * 100);
+	}
 }
 
 /* Pins, autotune and backoff, over what the rules found. */

@@ -85,6 +85,24 @@ cm_stream() {
 	CM_MSS=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "mss") print $(i + 1) }' <<<"$out")
 }
 
+# cm_loop_start SECONDS: new connections from va to vb without pause, each SECONDS long,
+# in the background until the test ends (traffic for rtltune sweep and rtltuned to
+# measure; an MTU reaches a connection at its handshake). cm_loop_stop ends it.
+CM_LOOP=''
+cm_loop_start() {
+	(while :; do
+		t_in "$CM_NSA" "$TCPSTREAM" send $CM_ADDR_B $CM_PORT --seconds "$1" >/dev/null 2>&1 || sleep 0.1
+	done) &
+	CM_LOOP=$!
+	t_defer cm_loop_stop
+}
+cm_loop_stop() {
+	[ -n "$CM_LOOP" ] || return 0
+	kill "$CM_LOOP" 2>/dev/null || true
+	wait "$CM_LOOP" 2>/dev/null || true
+	CM_LOOP=''
+}
+
 # cm_best SECONDS N: the best of N streams in CM_GBIT (noise on a shared machine only
 # ever lowers a CPU-bound rate), the others' retransmits summed into CM_RETRANS/CM_SEGS.
 cm_best() {

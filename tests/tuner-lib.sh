@@ -8,6 +8,9 @@ command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
 command -v jq >/dev/null || t_skip "jq not installed"
 
 TN_A='' TN_B=''
+# The managed interface the helpers below ask the daemon about (the chip model scenarios
+# use va of tests/chipmodel-lib.sh).
+TN_IF=${TN_IF:-ta}
 TN_LOOPS=()
 TN_DST=10.89.0.2
 
@@ -114,7 +117,7 @@ tn_ratio() {
 # The tuner's decisions so far, from `rtltune --json log`: one line each,
 # "SECONDS-SINCE-EPOCH OUTCOME KNOB OLD -> NEW: REASON".
 tn_decisions() {
-	d_rtl --json log --lines 512 | jq -r '.entries[] | select(.iface == "ta") |
+	d_rtl --json log --lines 512 | jq -r --arg i "$TN_IF" '.entries[] | select(.iface == $i) |
 		select(.message | test("^tuner (trial|step|kept|rolled_back|abandoned|failed) ")) |
 		"\(.time | floor) \(.message | sub("^tuner "; ""))"'
 }
@@ -131,11 +134,11 @@ tn_wait_decision() {
 }
 
 # tn_tuner FIELD: a field of ta's tuner state in `rtltune status` (state, trial, ...).
-tn_tuner() { d_rtl --json status ta | jq -c ".interfaces[0].tuner.$1"; }
+tn_tuner() { d_rtl --json status "$TN_IF" | jq -c ".interfaces[0].tuner.$1"; }
 
 # tn_candidate RULE: status of a rule in `rtltune recommend` ("ready", "backoff", ...).
 tn_candidate() {
-	d_rtl --json recommend ta | jq -r --arg r "$1" '.interfaces[0].tuner.candidates[] | select(.rule == $r) | .status'
+	d_rtl --json recommend "$TN_IF" | jq -r --arg r "$1" '.interfaces[0].tuner.candidates[] | select(.rule == $r) | .status'
 }
 
 # tn_dump: what a failing test shows about the daemon.
@@ -143,7 +146,7 @@ tn_dump() {
 	echo "--- decisions:"
 	tn_decisions || true
 	echo "--- recommend:"
-	d_rtl recommend ta || true
+	d_rtl recommend "$TN_IF" || true
 	echo "--- daemon log (tail):"
 	tail -n 20 "$D_LOG"
 }

@@ -1068,8 +1068,13 @@ static void test_mtu_allowed_and_jumbo_tso(void **state)
 	sim_run(&s, 40);
 	assert_int_equal(s.log[0].rule, TUNER_RULE_MTU);
 	assert_non_null(strstr(s.log[0].reason, "turns TSO off"));
+	/* TSO off is part of the trial (the driver does it anyway) and comes back with it. */
+	assert_int_equal(s.log[0].n_changes, 2);
+	assert_int_equal(s.log[0].changes[1].knob, KNOB_TSO);
+	assert_int_equal(s.log[0].changes[1].to, 0);
 	assert_int_equal(s.log[1].kind, TUNER_ROLLBACK);
 	assert_int_equal(s.env.knob[KNOB_MTU], 1500);
+	assert_int_equal(s.env.knob[KNOB_TSO], 1);
 	sim_free(&s);
 
 	/* The range is cut by max_mtu. */
