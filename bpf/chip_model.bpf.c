@@ -12,7 +12,9 @@
  *      arrive when it cannot take all their frames (the i.MX6 fec collapse under big
  *      GSO bursts);
  *   4. TSO retransmit storm: a fraction of the TSO super-packets is lost, nothing else
- *      (the RTL8126 report).
+ *      (the RTL8126 report);
+ *   5. per-skb cost: every skb spins the CPU a fixed time whatever its size (a NIC's
+ *      per-send cost: MANA, where BIG TCP's fewer, larger skbs gained).
  *
  * Why the receiver's ingress and not the sender's egress (where bpf/fault_inject.bpf.c
  * sits): veth hands the peer the sender's GSO skb intact when the sender's TSO is on, and
@@ -244,6 +246,10 @@ int rtl_chipmodel(struct __sk_buff *skb)
 		bursts = skb_bursts(skb, cfg, frames);
 		cost += bursts * cfg->burst_ns;
 		st->cost_bursts += bursts;
+	}
+	if (cfg->skb_ns) {
+		cost += cfg->skb_ns;
+		st->cost_skbs++;
 	}
 	if (!cost)
 		return TC_ACT_OK;

@@ -38,7 +38,10 @@ struct chipmodel_cfg {
 	 *    GSO skb keeps the ones that fit (its head), a single frame is lost whole. */
 	__u32 ring_frames;
 	__u32 drain_ns;
-	__u32 pad;
+	/* 5. Per-skb cost (a NIC's per-send cost: descriptor, doorbell, completion, a
+	 *    hypervisor's exit): each skb spins the receiving CPU this long, whatever its
+	 *    size. Fewer, larger skbs gain: the MANA BIG TCP case. */
+	__u32 skb_ns;
 	/* 4. TSO retransmit storm: a GSO skb (a TSO super-packet the sender's NIC would have
 	 *    cut) is lost when bpf_get_prandom_u32() < tso_drop_threshold, i.e. with
 	 *    probability threshold / 2^32 (2^32 loses them all); other skbs never are. */
@@ -67,9 +70,10 @@ struct chipmodel_stats {
 	__u64 ring_max_frames;	/* highest ring occupancy seen after an accepted skb */
 	__u64 cost_frames;	/* frames charged the per-frame cost */
 	__u64 cost_bursts;	/* bursts charged the per-burst cost */
-	__u64 cost_ns;		/* CPU time asked for, frame and burst costs together */
+	__u64 cost_ns;		/* CPU time asked for, frame, burst and skb costs together */
 	__u64 spun_ns;		/* CPU time actually spun */
 	__u64 spin_capped;	/* skbs whose cost hit CHIPMODEL_MAX_SKB_SPIN_NS */
+	__u64 cost_skbs;	/* skbs charged the per-skb cost */
 };
 
 #endif

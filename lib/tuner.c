@@ -661,10 +661,16 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	return true;
 }
 
+/*
+ * Traffic to judge: above the idle thresholds, or TCP retransmitting through the device. A
+ * flow that big bursts collapsed into retransmission timeouts (the i.MX6 fec seed) sends
+ * little between them, and is exactly what a fix must see, not an idle link.
+ */
 static bool active(const struct tuner_config *cfg, const struct point *p)
 {
-	return (p->tx_bytes + p->rx_bytes) / p->secs >= cfg->idle_bytes_per_s &&
-	       (p->tx_pkts + p->rx_pkts) / p->secs >= cfg->idle_packets_per_s;
+	return ((p->tx_bytes + p->rx_bytes) / p->secs >= cfg->idle_bytes_per_s &&
+		(p->tx_pkts + p->rx_pkts) / p->secs >= cfg->idle_packets_per_s) ||
+	       (p->retrans_skbs > 0 && p->tx_pkts > 0);
 }
 
 /* A sample spanning much longer than the window's: the daemon stalled or the host slept. */

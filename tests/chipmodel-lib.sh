@@ -9,6 +9,7 @@
 #	cm_burst_cost BURST_BYTES NS [OFFSET]  2. DMA bursts, steps at k*BURST+OFFSET (0: off)
 #	cm_burst_loss RING_FRAMES DRAIN_NS     3. ring overrun by big bursts (0 0: off)
 #	cm_tso_storm FRACTION                  4. TSO super-packets lost (0: off)
+#	cm_skb_cost NS_PER_SKB                 5. per-skb cost, whatever the size (0: off)
 #	cm_off / cm_on                         every model at once, sizes kept
 #	cm_stat KEY                            one counter of `chipmodel stats`
 # Measurements: cm_serve starts tcpstream's server on vb; cm_stream SECONDS runs one new
@@ -50,6 +51,7 @@ cm_frame_cost() { cm_set --frame-ns "$1"; }
 cm_burst_cost() { cm_set --burst-bytes "$1" --burst-ns "$2" --burst-offset "${3:-52}"; }
 cm_burst_loss() { cm_set --ring-frames "$1" --drain-ns "$2"; }
 cm_tso_storm() { cm_set --tso-drop "$1"; }
+cm_skb_cost() { cm_set --skb-ns "$1"; }
 cm_off() { cm_set --off; }
 cm_on() { cm_set --on; }
 cm_detach() {
@@ -85,22 +87,45 @@ cm_stream() {
 	CM_MSS=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "mss") print $(i + 1) }' <<<"$out")
 }
 
-# cm_loop_start SECONDS: new connections from va to vb without pause, each SECONDS long,
-# in the background until the test ends (traffic for rtltune sweep and rtltuned to
-# measure; an MTU reaches a connection at its handshake). cm_loop_stop ends it.
-CM_LOOP=''
+# cm_loop_start SECONDS [N]: new connections from va to vb without pause, each SECONDS
+# long, in N loops (default 1) started SECONDS / N apart, in the background until the test
+# ends (traffic for rtltune sweep and rtltuned to measure; an MTU reaches a connection at
+# its handshake). cm_loop_stop ends them.
+CM_LOOPS=()
 cm_loop_start() {
-	(while :; do
-		t_in "$CM_NSA" "$TCPSTREAM" send $CM_ADDR_B $CM_PORT --seconds "$1" >/dev/null 2>&1 || sleep 0.1
-	done) &
-	CM_LOOP=$!
+	local i n=${2:-1}
+	for ((i = 0; i < n; i++)); do
+		(while :; do
+			t_in "$CM_NSA" "$TCPSTREAM" send $CM_ADDR_B $CM_PORT --seconds "$1" >/dev/null 2>&1 || sleep 0.1
+		done) &
+		CM_LOOPS+=($!)
+		[ $((i + 1)) -lt "$n" ] && sleep "$(awk -v s="$1" -v n="$n" 'BEGIN { print s / n }')"
+	done
 	t_defer cm_loop_stop
 }
 cm_loop_stop() {
-	[ -n "$CM_LOOP" ] || return 0
-	kill "$CM_LOOP" 2>/dev/null || true
-	wait "$CM_LOOP" 2>/dev/null || true
-	CM_LOOP=''
+	local p i
+	for p in "${CM_LOOPS[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	CM_LOOPS=()
+	# The connection each loop had in flight ends within its SECONDS (a collapsed one may
+	# take longer): wait for it, bounded, so that it does not share the next measurement.
+	for ((i = 0; i < 200; i++)); do
+		[ -z "$(cm_senders)" ] && return 0
+		sleep 0.05
+	done
+	cm_senders | xargs -r kill 2>/dev/null || true
+}
+
+# Pids of `tcpstream send` processes in CM_NSA.
+cm_senders() {
+	local p
+	for p in $(ip netns pids "$CM_NSA" 2>/dev/null); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "tcpstream send " && echo "$p"
+	done
+	return 0
 }
 
 # cm_best SECONDS N: the best of N streams in CM_GBIT (noise on a shared machine only

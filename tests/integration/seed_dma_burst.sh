@@ -4,7 +4,7 @@
 # on the traffic that flows, with the per-burst cost model (chip model 2, 1024-byte bursts
 # at 2 us each) on the receiving veth and the seed's test chip file. The receiver is
 # CPU-bound anyway (1 us per frame, model 1: without it veth's own rate swings +-30% from
-# step to step on a busy machine and hides any shape). Traffic: back-to-back 0.25 s
+# step to step on a busy machine and hides any shape). Traffic: back-to-back 0.2 s
 # connections (an MTU reaches a connection at its handshake); vb takes 1600 throughout, so
 # va's MTU alone sets the frames. With the burst cost on, the sweep's only dip is at the
 # first step above 1076, within 8 bytes of it; with the burst cost off there is none. Each
@@ -24,14 +24,14 @@ ip -n "$CM_NSB" link set dev vb mtu 1600
 t_eq "$(t_rtl "$CM_NSA" --json chips va | jq -r .chip.id)" test-r8169-dma-burst "chip entry of va"
 cm_serve
 cm_frame_cost "$FRAME_NS"
-cm_loop_start 0.25
+cm_loop_start 0.2
 
 # sweep NAME: the sweep's JSON in $T_TMP/NAME.json, its chart in NAME.svg, "mtu bit/s"
 # per measured step (the original's first measurement left out) in NAME.txt.
 sweep() {
 	local json=$T_TMP/$1.json
 	t_in "$CM_NSA" timeout 150 "$RTLTUNE" --json sweep va mtu 1000:1600:8 --seconds 0.3 \
-		--settle 0.25 --svg "$T_TMP/$1.svg" >"$json" 2>"$T_TMP/$1.err" ||
+		--settle 0.12 --svg "$T_TMP/$1.svg" >"$json" 2>"$T_TMP/$1.err" ||
 		{ cat "$json" "$T_TMP/$1.err"; t_fail "rtltune sweep ($1) failed"; }
 	jq -r '.steps[1:][] | "\(.value) \(.throughput_bits_per_s.median)"' "$json" >"$T_TMP/$1.txt"
 	t_eq "$(wc -l <"$T_TMP/$1.txt")" 76 "steps of 1000:1600:8 measured ($1)"

@@ -14,6 +14,7 @@
  *	--burst-offset B        IP bytes outside the bursts (default 52): steps at k*B+offset
  *	--ring-frames N      3. RX ring depth in frames (0: off); --drain-ns NS per frame
  *	--tso-drop F         4. fraction of TSO super-packets lost, 0..1 (0: off)
+ *	--skb-ns NS          5. CPU cost of each received skb, whatever its size (0: off)
  *	--off | --on         every model at once, keeping the sizes
  *
  * It refuses any interface that is not a veth, and to run in the initial network
@@ -64,7 +65,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: %s attach|set IFACE [--frame-ns NS] [--burst-bytes B] [--burst-ns NS]\n"
 		"           [--burst-offset B] [--ring-frames N] [--drain-ns NS] [--tso-drop F]\n"
-		"           [--off|--on]\n"
+		"           [--skb-ns NS] [--off|--on]\n"
 		"       %s stats IFACE\n"
 		"       %s detach IFACE\n",
 		TOOL_NAME, TOOL_NAME, TOOL_NAME);
@@ -89,6 +90,7 @@ static const struct knob_row knob_rows[] = {
 	ROW("burst-ns", burst_ns, CHIPMODEL_MAX_COST_NS),
 	ROW("ring-frames", ring_frames, 1u << 20),
 	ROW("drain-ns", drain_ns, CHIPMODEL_MAX_COST_NS),
+	ROW("skb-ns", skb_ns, CHIPMODEL_MAX_COST_NS),
 };
 #undef ROW
 #define N_ROWS	     (sizeof(knob_rows) / sizeof(knob_rows[0]))
@@ -253,7 +255,7 @@ static int cmd_set(const char *ifname, int ifindex, const struct opts *o)
 #define STAT_FIELDS(X)                                                                             \
 	X(skbs) X(frames) X(gso_skbs) X(bytes) X(tso_drop_skbs) X(tso_drop_frames)                 \
 	X(ring_drop_skbs) X(ring_cut_skbs) X(ring_drop_frames)                                     \
-	X(cost_frames) X(cost_bursts) X(cost_ns) X(spun_ns) X(spin_capped)
+	X(cost_frames) X(cost_bursts) X(cost_ns) X(spun_ns) X(spin_capped) X(cost_skbs)
 /* clang-format on */
 
 static int cmd_stats(const char *ifname, int ifindex)

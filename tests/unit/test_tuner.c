@@ -313,6 +313,23 @@ static void m_collapse(struct sim *s, struct tuner_sample *o)
 	bulk_tx(s, o, noisy(s, s->base_bps * (bad ? 0.3 : 1.0)), 0.9, 0);
 }
 
+/* Above 16K big bursts collapse TCP (the fec seed): a sample of lossy bursts, then one
+ * of a retransmission timeout, a few retransmitted segments and little else, below the
+ * idle thresholds. */
+static void m_rto_collapse(struct sim *s, struct tuner_sample *o)
+{
+	if (s->env.knob[KNOB_GSO_MAX_SIZE] <= 16384 || s->env.knob[KNOB_TSO] == 0)
+		return bulk_tx(s, o, noisy(s, s->base_bps), 0.9, 0.0001);
+	if ((s->now / 1000) % 2)
+		return bulk_tx(s, o, noisy(s, 0.03 * s->base_bps), 0.9, 0.3);
+	bulk_tx(s, o, 60000, 0.9, 0);
+	o->tx_packets = 40;
+	o->tx_segs = 45;
+	o->rx_packets = 20;
+	o->rx_bytes = 20 * 66;
+	o->tcp_retransmits = 30;
+}
+
 /* Nothing on the wire but a keepalive now and then. */
 static void m_idle(struct sim *s, struct tuner_sample *o)
 {
@@ -846,6 +863,24 @@ static void test_collapse_rolls_back_early(void **state)
 	sim_free(&s);
 }
 
+/* A flow collapsed into retransmission timeouts is below the idle thresholds but not idle:
+ * its retransmits keep the window, and a fix is tried and kept where the flow recovers.
+ * An idle link stays idle (test_idle_nothing). */
+static void test_collapse_not_idle(void **state)
+{
+	struct sim s;
+
+	sim_init(&s, m_rto_collapse, NULL);
+	sim_run(&s, 90);
+	assert_true(s.n_log >= 2);
+	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
+	assert_int_equal(s.log[0].dir, TUNER_DOWN);
+	assert_non_null(strstr(s.log[0].reason, "retransmits"));
+	assert_int_equal(last_of(&s, TUNER_KEEP)->dir, TUNER_DOWN);
+	assert_true(s.env.knob[KNOB_GSO_MAX_SIZE] <= 16384 || s.env.knob[KNOB_TSO] == 0);
+	sim_free(&s);
+}
+
 /* Two minutes without traffic: no action at all, and recommend says why. */
 static void test_idle_nothing(void **state)
 {
@@ -1373,6 +1408,7 @@ int main(void)
 		cmocka_unit_test(test_timeouts_fix),
 		cmocka_unit_test(test_collapse_rolls_back_early),
 		cmocka_unit_test(test_idle_nothing),
+		cmocka_unit_test(test_collapse_not_idle),
 		cmocka_unit_test(test_pins_and_autotune),
 		cmocka_unit_test(test_limits_never_exceeded),
 		cmocka_unit_test(test_gro_on_then_raise),
