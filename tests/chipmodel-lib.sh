@@ -70,8 +70,10 @@ cm_mtu() {
 # tso/gso on|off on the sender (ethtool's tso covers tx-tcp6-segmentation too).
 cm_sender_offload() { t_in "$CM_NSA" ethtool -K va tso "$1" gso "$2"; }
 
+# cm_serve [--concurrent]: the server for cm_stream and cm_loop_start (--concurrent: for
+# several loops at once).
 cm_serve() {
-	t_in "$CM_NSB" "$TCPSTREAM" serve $CM_ADDR_B $CM_PORT --pidfile "$T_TMP/tcpstream.pid"
+	t_in "$CM_NSB" "$TCPSTREAM" serve $CM_ADDR_B $CM_PORT --pidfile "$T_TMP/tcpstream.pid" "$@"
 	t_defer "kill \$(cat '$T_TMP/tcpstream.pid') 2>/dev/null"
 }
 
@@ -88,7 +90,7 @@ cm_stream() {
 }
 
 # cm_loop_start SECONDS [N]: new connections from va to vb without pause, each SECONDS
-# long, in N loops (default 1) started SECONDS / N apart, in the background until the test
+# long, in N loops (default 1; more need cm_serve --concurrent) started SECONDS / N apart, in the background until the test
 # ends (traffic for rtltune sweep and rtltuned to measure; an MTU reaches a connection at
 # its handshake). cm_loop_stop ends them.
 CM_LOOPS=()

@@ -19,7 +19,7 @@ cm_pair
 cm_chip_dir fec-imx6
 t_eq "$(t_rtl "$CM_NSA" --json chips va | jq -r .chip.id)" test-fec-imx6 "chip entry of va"
 t_eq "$(t_ip_attr "$CM_NSA" va gso_max_size)" 65536 "va's gso_max_size before"
-cm_serve
+cm_serve --concurrent
 cm_burst_loss "$RING" "$DRAIN_NS"
 cm_best 0.5 2
 before=$CM_GBIT before_ppm=$CM_PPM

@@ -2,14 +2,14 @@
 /*
  * tcpstream: TCP flows for the chip model tests, measured where it counts.
  *
- *	tcpstream serve ADDR PORT [--pidfile FILE] [--rr BYTES]
+ *	tcpstream serve ADDR PORT [--pidfile FILE] [--rr BYTES] [--concurrent]
  *	tcpstream send ADDR PORT [--seconds S]
  *	tcpstream rr ADDR PORT --size BYTES [--seconds S]
  *
  * serve listens, then forks into the background: when the command returns the port is
- * listening, so a test needs no wait loop. Each connection (a child process each, so
- * several may overlap) is read to EOF and answered with what it received and how long from
- * the first byte to the last. With
+ * listening, so a test needs no wait loop. It takes one connection at a time (with
+ * --concurrent, a child process each, so that several may overlap), reads to EOF and
+ * answers with what it received and how long from the first byte to the last. With
  * --rr it is a request/response server instead (netperf's TCP_RR, which Debian main does
  * not have): for every BYTES it reads it writes BYTES back, until EOF.
  *
@@ -69,7 +69,7 @@ struct answer {
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: %s serve ADDR PORT [--pidfile FILE] [--rr BYTES]\n"
+		"usage: %s serve ADDR PORT [--pidfile FILE] [--rr BYTES] [--concurrent]\n"
 		"       %s send ADDR PORT [--seconds S]\n"
 		"       %s rr ADDR PORT --size BYTES [--seconds S]\n",
 		TOOL_NAME, TOOL_NAME, TOOL_NAME);
@@ -163,7 +163,7 @@ static void serve_rr(int c, size_t bytes)
 		;
 }
 
-static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile, size_t rr)
+static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile, size_t rr, bool concurrent)
 {
 	int one = 1, fd, c, devnull;
 	FILE *pf;
@@ -199,8 +199,11 @@ static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile, size_t r
 		if (devnull > 2)
 			close(devnull);
 	}
-	/* A child per connection: the tests' loops of new connections may overlap. */
-	signal(SIGCHLD, SIG_IGN);
+	/* --concurrent: a child per connection, so that loops of connections may overlap. A
+	 * child lands on whichever CPU is idle, which changes how veth's two ends share the
+	 * CPUs: the default keeps the one receiving process the measurements were made with. */
+	if (concurrent)
+		signal(SIGCHLD, SIG_IGN);
 	for (;;) {
 		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
@@ -208,15 +211,19 @@ static int cmd_serve(const struct sockaddr_in *sa, const char *pidfile, size_t r
 				continue;
 			_exit(3);
 		}
-		pid = fork();
-		if (pid == 0) {
-			close(fd);
-			if (rr)
-				serve_rr(c, rr);
-			else
-				serve_one(c);
-			_exit(0);
+		pid = concurrent ? fork() : -1; /* a fork that fails serves here */
+		if (pid > 0) {
+			close(c);
+			continue;
 		}
+		if (pid == 0)
+			close(fd);
+		if (rr)
+			serve_rr(c, rr);
+		else
+			serve_one(c);
+		if (pid == 0)
+			_exit(0);
 		close(c);
 	}
 }
@@ -366,6 +373,7 @@ int main(int argc, char **argv)
 {
 	const char *pidfile = NULL;
 	size_t rr = 0, size = 0;
+	bool concurrent = false;
 	struct sockaddr_in sa;
 	double seconds = 1;
 	char *end;
@@ -380,6 +388,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--pidfile") == 0 && i + 1 < argc &&
 		    strcmp(argv[1], "serve") == 0) {
 			pidfile = argv[++i];
+		} else if (strcmp(argv[i], "--concurrent") == 0 && strcmp(argv[1], "serve") == 0) {
+			concurrent = true;
 		} else if (strcmp(argv[i], "--rr") == 0 && i + 1 < argc &&
 			   strcmp(argv[1], "serve") == 0) {
 			r = parse_bytes("--rr", argv[++i], &rr);
@@ -401,7 +411,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (strcmp(argv[1], "serve") == 0)
-		return cmd_serve(&sa, pidfile, rr);
+		return cmd_serve(&sa, pidfile, rr, concurrent);
 	if (strcmp(argv[1], "send") == 0)
 		return cmd_send(&sa, seconds);
 	if (strcmp(argv[1], "rr") == 0) {
