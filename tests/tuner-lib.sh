@@ -133,6 +133,51 @@ tn_wait_decision() {
 	return 1
 }
 
+# tn_flows_until_settled MAX_SECONDS IFACE... -- PID...: long-lived iperf3 clients (PIDs,
+# started with -t of at least MAX_SECONDS + 10 and -J, as `ip netns exec ... iperf3 &` so
+# that a PID is iperf3 itself) run until the tuner settled on every IFACE: a gso_max_size
+# raise kept there, no trial in progress, the next raise at the limit or backing off. Then
+# 10 s more, the window the acceptance figures measure, and SIGINT: iperf3 ends with the
+# JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run their -t.
+# Returns once every client ended.
+tn_flows_until_settled() {
+	local max=$1 deadline ifs=() pids=() i p done
+	shift
+	while [ "$1" != -- ]; do ifs+=("$1"); shift; done
+	shift
+	pids=("$@")
+	deadline=$((SECONDS + max))
+	while [ $SECONDS -le $deadline ]; do
+		done=1
+		for i in "${ifs[@]}"; do
+			[ "$(TN_IF=$i tn_tuner trial)" = null ] &&
+				(TN_IF=$i tn_decisions | grep -q ' kept gso_max_size ') &&
+				case $(TN_IF=$i tn_candidate gso-at-cap) in backoff | at_limit) true ;; *) false ;; esac ||
+				{ done=0; break; }
+		done
+		[ $done = 1 ] && break
+		sleep 0.5
+	done
+	if [ $done = 1 ]; then
+		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 10 s more, then the flows end"
+		sleep 10
+		kill -INT "${pids[@]}" 2>/dev/null || true
+	else
+		echo "# tuner not settled on ${ifs[*]} within $max s: the flows run their course"
+	fi
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+
+# tn_flow_ok FILE WHAT: iperf3's JSON holds at least 15 intervals and no error but the
+# interrupt that tn_flows_until_settled sends.
+tn_flow_ok() {
+	local n err
+	n=$(jq '.intervals | length' "$1" 2>/dev/null) || t_fail "$2 failed: $(tail -c 300 "$1")"
+	err=$(jq -r '.error // ""' "$1")
+	case $err in "" | "interrupt - the client has terminated") ;; *) t_fail "$2 failed: $err" ;; esac
+	t_ge "$n" 15 "$2: seconds of intervals"
+}
+
 # tn_tuner FIELD: a field of ta's tuner state in `rtltune status` (state, trial, ...).
 tn_tuner() { d_rtl --json status "$TN_IF" | jq -c ".interfaces[0].tuner.$1"; }
 
