@@ -9,12 +9,15 @@
 #include "loop.h"
 #include "rtltune/journal.h"
 
-/* One sample: rates over its interval. Floats: a chart needs 7 digits, not 17. */
+/* The rates of a sample, in the order of the reply's columns after time and seconds. */
+enum { P_TXB, P_RXB, P_TXP, P_RXP, P_SEGS, P_RTX, P_DROPS, N_RATES };
+
+/* One sample: rates over its interval (bytes, packets, segments sent, segments
+ * retransmitted, drops per second). Floats: a chart needs 7 digits, not 17. */
 struct history_sample {
 	double time; /* realtime, end of the interval */
 	float secs;
-	float tx_bytes, rx_bytes, tx_packets, rx_packets; /* per second */
-	float tx_segs, retrans_segs, drops;		  /* per second */
+	float rate[N_RATES];
 };
 
 struct history_external {
@@ -23,18 +26,26 @@ struct history_external {
 	int64_t old_value, new_value;
 };
 
-struct history {
+/* A ring of samples that grows as they come, up to its bound: a short-lived interface
+ * costs little. */
+struct ring {
 	struct history_sample *s;
 	unsigned int cap, n, head; /* head: the oldest when the ring is full */
-	struct history_external ext[HISTORY_EXTERNAL];
+};
+
+struct history {
+	/* The last HISTORY_FINE samples as they came; before them, coarse rows of
+	 * HISTORY_FOLD samples each; acc folds the samples leaving fine into the next row. */
+	struct ring fine, coarse;
+	double acc_sum[N_RATES], acc_secs, acc_time;
+	unsigned int acc_n;
+	struct history_external *ext; /* allocated at the first outside change */
 	unsigned int n_ext, ext_head;
 	/* The cumulative counts of the previous sample. */
 	bool prev_valid;
 	uint64_t prev_us;
 	uint64_t prev[8];
 };
-
-enum { P_TXB, P_RXB, P_TXP, P_RXP, P_SEGS, P_RTX, P_DROPS };
 
 static struct history *history_of(struct iface *ifc)
 {
@@ -48,7 +59,9 @@ static struct history *history_of(struct iface *ifc)
 static void history_free(struct iface *ifc)
 {
 	if (ifc->m && ifc->m->history) {
-		free(ifc->m->history->s);
+		free(ifc->m->history->fine.s);
+		free(ifc->m->history->coarse.s);
+		free(ifc->m->history->ext);
 		free(ifc->m->history);
 		ifc->m->history = NULL;
 	}
@@ -60,42 +73,81 @@ void history_iface_event(struct iface *ifc, const struct iface_change *c)
 		history_free(ifc);
 }
 
-/* The ring grows as samples come, up to HISTORY_SAMPLES: a short-lived interface costs
- * little. */
-static struct history_sample *slot(struct history *h)
+/* Append x to r (bound max); when full, the oldest is copied to *out (if given) and its
+ * place taken. false when the ring cannot grow to hold anything. */
+static bool ring_push(struct ring *r, unsigned int max, const struct history_sample *x,
+		      struct history_sample *out, bool *evicted)
 {
 	struct history_sample *s;
 	unsigned int cap;
 
-	if (h->n == h->cap && h->cap < HISTORY_SAMPLES) {
-		cap = h->cap ? h->cap * 2 : 64;
-		if (cap > HISTORY_SAMPLES)
-			cap = HISTORY_SAMPLES;
-		s = realloc(h->s, cap * sizeof(*s));
+	*evicted = false;
+	if (r->n == r->cap && r->cap < max) {
+		cap = r->cap ? r->cap * 2 : 64;
+		if (cap > max)
+			cap = max;
+		s = realloc(r->s, cap * sizeof(*s));
 		if (s) {
-			h->s = s;
-			h->cap = cap;
+			r->s = s;
+			r->cap = cap;
 		}
 	}
-	if (!h->cap)
-		return NULL;
-	if (h->n < h->cap)
-		return &h->s[h->n++];
-	/* Full: the oldest goes (the ring only fills once it has grown to its bound). */
-	s = &h->s[h->head];
-	h->head = (h->head + 1) % h->cap;
-	return s;
+	if (!r->cap)
+		return false;
+	if (r->n < r->cap) {
+		r->s[r->n++] = *x;
+		return true;
+	}
+	/* Full: the oldest goes (a ring only fills once it has grown to its bound). */
+	if (out)
+		*out = r->s[r->head];
+	*evicted = true;
+	r->s[r->head] = *x;
+	r->head = (r->head + 1) % r->cap;
+	return true;
+}
+
+/* The time-weighted means of the folded samples, as one row. */
+static struct history_sample acc_row(const struct history *h)
+{
+	struct history_sample x = {.time = h->acc_time, .secs = (float)h->acc_secs};
+	unsigned int i;
+
+	for (i = 0; i < N_RATES; i++)
+		x.rate[i] = h->acc_secs > 0 ? (float)(h->acc_sum[i] / h->acc_secs) : 0;
+	return x;
+}
+
+/* A sample that left the fine ring joins the coarse row being built. */
+static void fold(struct history *h, struct history_sample *old)
+{
+	struct history_sample row;
+	unsigned int i;
+	bool evicted;
+
+	for (i = 0; i < N_RATES; i++)
+		h->acc_sum[i] += (double)old->rate[i] * old->secs;
+	h->acc_secs += old->secs;
+	h->acc_time = old->time;
+	if (++h->acc_n < HISTORY_FOLD)
+		return;
+	row = acc_row(h);
+	ring_push(&h->coarse, HISTORY_COARSE, &row, NULL, &evicted);
+	memset(h->acc_sum, 0, sizeof(h->acc_sum));
+	h->acc_secs = 0;
+	h->acc_n = 0;
 }
 
 void history_sample(struct iface *ifc, uint64_t now_us)
 {
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
 	struct history *h = history_of(ifc);
+	struct history_sample x, old;
 	const struct rtl_hist *g;
-	struct history_sample *x;
 	uint64_t cur[8] = {0};
 	double secs;
 	unsigned int i;
+	bool evicted;
 
 	if (!h || !st)
 		return;
@@ -110,23 +162,14 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 	for (i = 0; i < st->n_drops; i++)
 		cur[P_DROPS] += st->drops[i].count;
 	secs = h->prev_valid ? (double)(now_us - h->prev_us) / 1e6 : 0;
-	if (secs > 0 && (x = slot(h))) {
-		float r[P_DROPS + 1];
-
-		for (i = 0; i <= P_DROPS; i++)
-			r[i] = cur[i] >= h->prev[i] ? (float)((double)(cur[i] - h->prev[i]) / secs)
-						    : 0;
-		*x = (struct history_sample){
-			.time = now_real(),
-			.secs = (float)secs,
-			.tx_bytes = r[P_TXB],
-			.rx_bytes = r[P_RXB],
-			.tx_packets = r[P_TXP],
-			.rx_packets = r[P_RXP],
-			.tx_segs = r[P_SEGS],
-			.retrans_segs = r[P_RTX],
-			.drops = r[P_DROPS],
-		};
+	if (secs > 0) {
+		x = (struct history_sample){.time = now_real(), .secs = (float)secs};
+		for (i = 0; i < N_RATES; i++)
+			x.rate[i] = cur[i] >= h->prev[i]
+					    ? (float)((double)(cur[i] - h->prev[i]) / secs)
+					    : 0;
+		if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted)
+			fold(h, &old);
 	}
 	memcpy(h->prev, cur, sizeof(h->prev));
 	h->prev_us = now_us;
@@ -139,6 +182,8 @@ void history_external(struct iface *ifc, enum knob_id k, int64_t old_value, int6
 	struct history_external *e;
 
 	if (!h)
+		return;
+	if (!h->ext && !(h->ext = calloc(HISTORY_EXTERNAL, sizeof(*h->ext))))
 		return;
 	if (h->n_ext < HISTORY_EXTERNAL) {
 		e = &h->ext[h->n_ext++];
@@ -203,6 +248,29 @@ static int log_event(const struct journal_event *ev, void *arg)
 	return 0;
 }
 
+static void add_row(json_object *rows, const struct history_sample *x, double since)
+{
+	json_object *r;
+	unsigned int i;
+
+	if (x->time < since)
+		return;
+	r = json_object_new_array();
+	json_object_array_add(r, num(x->time, "%.3f"));
+	json_object_array_add(r, num(x->secs, "%.3f"));
+	for (i = 0; i < N_RATES; i++)
+		json_object_array_add(r, num(x->rate[i], "%.7g"));
+	json_object_array_add(rows, r);
+}
+
+static void ring_rows(json_object *rows, const struct ring *r, double since)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		add_row(rows, &r->s[(r->head + i) % r->cap], since);
+}
+
 static int by_time(const void *a, const void *b)
 {
 	double x = json_object_get_double(json_object_object_get(*(json_object *const *)a, "time"));
@@ -242,23 +310,14 @@ json_object *history_json(const struct iface *ifc, double since, struct rterr *e
 	rows = json_object_new_array();
 	for (i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
 		json_object_array_add(cols, json_object_new_string(columns[i]));
-	for (i = 0; h && i < h->n; i++) {
-		const struct history_sample *x = &h->s[(h->head + i) % h->cap];
-		json_object *r;
+	/* Oldest first: the coarse rows, the one being folded, the samples as they came. */
+	if (h) {
+		struct history_sample partial = acc_row(h);
 
-		if (x->time < since)
-			continue;
-		r = json_object_new_array();
-		json_object_array_add(r, num(x->time, "%.3f"));
-		json_object_array_add(r, num(x->secs, "%.3f"));
-		json_object_array_add(r, num(x->tx_bytes, "%.7g"));
-		json_object_array_add(r, num(x->rx_bytes, "%.7g"));
-		json_object_array_add(r, num(x->tx_packets, "%.7g"));
-		json_object_array_add(r, num(x->rx_packets, "%.7g"));
-		json_object_array_add(r, num(x->tx_segs, "%.7g"));
-		json_object_array_add(r, num(x->retrans_segs, "%.7g"));
-		json_object_array_add(r, num(x->drops, "%.7g"));
-		json_object_array_add(rows, r);
+		ring_rows(rows, &h->coarse, since);
+		if (h->acc_n)
+			add_row(rows, &partial, since);
+		ring_rows(rows, &h->fine, since);
 	}
 	for (i = 0; h && i < h->n_ext; i++) {
 		const struct history_external *e = &h->ext[(h->ext_head + i) % HISTORY_EXTERNAL];
@@ -275,6 +334,8 @@ json_object *history_json(const struct iface *ifc, double since, struct rterr *e
 	json_object_object_add(o, "interval_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
 	json_object_object_add(o, "max_samples", json_object_new_int(HISTORY_SAMPLES));
+	json_object_object_add(o, "full_resolution_samples", json_object_new_int(HISTORY_FINE));
+	json_object_object_add(o, "samples_per_older_row", json_object_new_int(HISTORY_FOLD));
 	json_object_object_add(o, "since", since > 0 ? num(since, "%.3f") : NULL);
 	json_object_object_add(o, "now", num(now_real(), "%.3f"));
 	json_object_object_add(o, "columns", cols);

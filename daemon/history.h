@@ -8,14 +8,19 @@
 #include "iface.h"
 
 /*
- * What `rtltune report` draws (docs/report.md): per managed interface, a bounded ring of
- * its recent samples (throughput both ways, packets, segments sent and retransmitted,
- * drops: 40 bytes each, HISTORY_SAMPLES at most, an hour at the default 1 s interval) and
- * of the changes made outside rtltune. The tuner's decisions are the journal's decision
- * log (lib/journal_log.c): history_json() reads them from there.
+ * What `rtltune report` draws (docs/report.md): per managed interface, its recent samples
+ * (throughput both ways, packets, segments sent and retransmitted, drops: 40 bytes each)
+ * and the changes made outside rtltune. HISTORY_SAMPLES samples back (an hour at the
+ * default 1 s interval): the last HISTORY_FINE as they came, the older ones as rows of
+ * HISTORY_FOLD (time-weighted means), so an hour costs 900 rows (36 KiB), not 3600. The
+ * tuner's decisions are the journal's decision log (lib/journal_log.c): history_json()
+ * reads them from there.
  */
 
-#define HISTORY_SAMPLES	 3600
+#define HISTORY_FINE	 600
+#define HISTORY_FOLD	 10
+#define HISTORY_COARSE	 300
+#define HISTORY_SAMPLES	 (HISTORY_FINE + HISTORY_FOLD * HISTORY_COARSE)
 #define HISTORY_EXTERNAL 256
 
 /* Per sample, after the sampler advanced ifc's stats (sampler.c). */

@@ -23,7 +23,8 @@
  * ethtool netlink monitor (rings, coalescing, channels, pause, features) mark the
  * interface for a re-read; gso_max_size, gso_ipv4_max_size, gro_max_size and gso_max_segs
  * change without any notification (do_setlink() raises none for them), so each sample
- * also reads every managed interface's link by ifindex (one RTM_GETLINK) and compares.
+ * also reads every managed interface's link by ifindex (one RTM_GETLINK, without
+ * the counters: RTEXT_FILTER_SKIP_STATS) and compares; notification-less, so per sample.
  * A notification carries no sender and also comes for rtltuned's own changes: it only
  * asks for the re-read, whose values are compared with the last known ones.
  */

@@ -366,7 +366,11 @@ static int get_one(struct link_sock *ls, int ifindex, const char *name, struct l
 	/* With an ACK after the reply libnl's sequence tracking stays in step (it advances on
 	 * ACKs and DONEs only) and nothing is left unread on a socket used again. */
 	msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_REQUEST | NLM_F_ACK);
+	/* Without the counters when they are not wanted: the kernel then skips filling
+	 * IFLA_STATS64 and the per-CPU sums behind it (rtltuned asks this of every managed
+	 * interface each sample). */
 	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    (!stats && nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) ||
 	    (name && nla_put_string(msg, IFLA_IFNAME, name) < 0)) {
 		nlmsg_free(msg);
 		link_sock_close(own);
