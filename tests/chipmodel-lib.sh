@@ -105,29 +105,11 @@ cm_loop_start() {
 	done
 	t_defer cm_loop_stop
 }
+# The connection each loop had in flight ends within its SECONDS (a collapsed one may take
+# longer): cm_loop_stop waits for it, bounded.
 cm_loop_stop() {
-	local p i
-	for p in "${CM_LOOPS[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	t_stop_loops "$CM_NSA" 'tcpstream send ' "${CM_LOOPS[@]}"
 	CM_LOOPS=()
-	# The connection each loop had in flight ends within its SECONDS (a collapsed one may
-	# take longer): wait for it, bounded, so that it does not share the next measurement.
-	for ((i = 0; i < 200; i++)); do
-		[ -z "$(cm_senders)" ] && return 0
-		sleep 0.05
-	done
-	cm_senders | xargs -r kill 2>/dev/null || true
-}
-
-# Pids of `tcpstream send` processes in CM_NSA.
-cm_senders() {
-	local p
-	for p in $(ip netns pids "$CM_NSA" 2>/dev/null); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "tcpstream send " && echo "$p"
-	done
-	return 0
 }
 
 # cm_best SECONDS N: the best of N streams in CM_GBIT (noise on a shared machine only

@@ -26,6 +26,32 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 130' INT TERM
 
+# t_procs NS REGEX: pids in NS whose command line matches REGEX (extended).
+t_procs() {
+	local p
+	for p in $(ip netns pids "$1" 2>/dev/null); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -Eq "$2" && echo "$p"
+	done
+	return 0
+}
+
+# t_stop_loops NS REGEX PID...: kill the background loops PID..., then wait (bounded, 10 s)
+# for the run each had in flight (processes in NS matching REGEX) to end, so that it does
+# not share the next measurement; what is left then is killed.
+t_stop_loops() {
+	local ns=$1 re=$2 p i
+	shift 2
+	for p in "$@"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	for ((i = 0; i < 200; i++)); do
+		[ -z "$(t_procs "$ns" "$re")" ] && return 0
+		sleep 0.05
+	done
+	t_procs "$ns" "$re" | xargs -r kill 2>/dev/null || true
+}
+
 # Run a command at exit (LIFO), before namespaces are removed.
 t_defer() { T_CLEANUP+=("$*"); }
 

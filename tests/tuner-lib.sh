@@ -55,30 +55,15 @@ tn_loop_start() {
 	t_defer "tn_loop_stop"
 }
 
+# The iperf3 runs in flight finish within their second; a server takes one client at a
+# time, so tn_loop_stop waits until they are done.
 tn_loop_stop() {
-	local i p
-	for p in "${TN_LOOPS[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
+	t_stop_loops "$TN_A" '^iperf3 -c ' "${TN_LOOPS[@]}"
 	TN_LOOPS=()
-	# The iperf3 runs in flight finish within their second; a server takes one client at a
-	# time, so wait until they are done.
-	for ((i = 0; i < 100; i++)); do
-		[ -z "$(tn_clients)" ] && return 0
-		sleep 0.05
-	done
-	tn_clients | xargs -r kill 2>/dev/null || true
 }
 
 # Pids of iperf3 clients in A (the daemon runs there too).
-tn_clients() {
-	local p
-	for p in $(ip netns pids "$TN_A"); do
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = iperf3 ] && echo "$p"
-	done
-	return 0
-}
+tn_clients() { t_procs "$TN_A" '^iperf3 -c '; }
 
 # tn_mbps_median RUNS SECONDS [IPERF-ARGS...]: median throughput (Mbit/s, integer) of RUNS
 # separate iperf3 runs, as the receiver counted it. One run proves nothing on a shared

@@ -17,13 +17,8 @@
 # special for such a load (docs/tuning.md "Request/response loads").
 # Latencies on a shared 2-core machine swing between minutes: one fresh second attempt
 # before calling the direction missed; both attempts must fail to fail the test.
-if [ -z "${SEED_ATTEMPT:-}" ]; then
-	SEED_ATTEMPT=1 bash "$0" && exit 0
-	rc=$?
-	[ "$rc" -eq 77 ] && exit 77
-	echo "# attempt 1 failed (exit $rc): one more from scratch"
-	SEED_ATTEMPT=2 exec bash "$0"
-fi
+. "$(dirname "$0")/../attempts.sh"
+t_two_attempts SEED_ATTEMPT
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/tuner-lib.sh"

@@ -17,13 +17,8 @@
 # Throughput on a shared 2-CPU VM swings by tens of percent between minutes (the seed's
 # iperf runs disagreed wildly too): one fresh second attempt, from new namespaces and a new
 # daemon, before calling the 1.5x figure missed. Both attempts must fail to fail the test.
-if [ -z "${TUNER_RAISE_ATTEMPT:-}" ]; then
-	TUNER_RAISE_ATTEMPT=1 bash "$0" && exit 0
-	rc=$?
-	[ "$rc" -eq 77 ] && exit 77
-	echo "# attempt 1 failed (exit $rc): one more from scratch"
-	TUNER_RAISE_ATTEMPT=2 exec bash "$0"
-fi
+. "$(dirname "$0")/../attempts.sh"
+t_two_attempts TUNER_RAISE_ATTEMPT
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/tuner-lib.sh"
