@@ -62,9 +62,6 @@ tn_loop_stop() {
 	TN_LOOPS=()
 }
 
-# Pids of iperf3 clients in A (the daemon runs there too).
-tn_clients() { t_procs "$TN_A" '^iperf3 -c '; }
-
 # tn_mbps_median RUNS SECONDS [IPERF-ARGS...]: median throughput (Mbit/s, integer) of RUNS
 # separate iperf3 runs, as the receiver counted it. One run proves nothing on a shared
 # machine (the fec thread's 10-second runs disagreed wildly); the median of several does.
@@ -126,24 +123,24 @@ tn_wait_decision() {
 # JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run their -t.
 # Returns once every client ended.
 tn_flows_until_settled() {
-	local max=$1 deadline ifs=() pids=() i p done
+	local max=$1 deadline ifs=() pids=() i p settled
 	shift
 	while [ "$1" != -- ]; do ifs+=("$1"); shift; done
 	shift
 	pids=("$@")
 	deadline=$((SECONDS + max))
 	while [ $SECONDS -le $deadline ]; do
-		done=1
+		settled=1
 		for i in "${ifs[@]}"; do
 			[ "$(TN_IF=$i tn_tuner trial)" = null ] &&
 				(TN_IF=$i tn_decisions | grep -q ' kept gso_max_size ') &&
 				case $(TN_IF=$i tn_candidate gso-at-cap) in backoff | at_limit) true ;; *) false ;; esac ||
-				{ done=0; break; }
+				{ settled=0; break; }
 		done
-		[ $done = 1 ] && break
+		[ $settled = 1 ] && break
 		sleep 0.5
 	done
-	if [ $done = 1 ]; then
+	if [ $settled = 1 ]; then
 		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 10 s more, then the flows end"
 		sleep 10
 		kill -INT "${pids[@]}" 2>/dev/null || true

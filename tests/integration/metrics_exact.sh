@@ -8,20 +8,7 @@
 . "$TOP/tests/daemon-lib.sh"
 command -v promtool >/dev/null || t_skip "promtool not installed (prometheus package)"
 
-A=$(t_netns a)
-B=$(t_netns b)
-for ns in "$A" "$B"; do
-	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-t_veth_pair "$A" va "$B" vb
-t_silence "$A" va
-t_silence "$B" vb
-ip -n "$A" addr add 10.78.0.1/24 dev va
-ip -n "$B" addr add 10.78.0.2/24 dev vb
-mac_a=$(ip -n "$A" -j link show dev va | jq -r '.[0].address')
-mac_b=$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')
-ip -n "$A" neigh add 10.78.0.2 lladdr "$mac_b" dev va nud permanent
-ip -n "$B" neigh add 10.78.0.1 lladdr "$mac_a" dev vb nud permanent
+t_quiet_pair 10.78
 # A name that needs escaping in a label value (quote, backslash): legal for Linux.
 WEIRD='v"w\z'
 ip link add "$WEIRD" netns "$A" type veth peer name vpeer netns "$A"

@@ -6,18 +6,7 @@
 . "$TOP/tests/daemon-lib.sh"
 command -v promtool >/dev/null || t_skip "promtool not installed (prometheus package)"
 
-A=$(t_netns a)
-B=$(t_netns b)
-for ns in "$A" "$B"; do
-	t_in "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-t_veth_pair "$A" va "$B" vb
-t_silence "$A" va
-t_silence "$B" vb
-ip -n "$A" addr add 10.79.0.1/24 dev va
-ip -n "$B" addr add 10.79.0.2/24 dev vb
-ip -n "$A" neigh add 10.79.0.2 lladdr "$(ip -n "$B" -j link show dev vb | jq -r '.[0].address')" \
-	dev va nud permanent
+t_quiet_pair 10.79
 
 send() { # N datagrams of P bytes from A to B (port with a listener: no ICMP back)
 	t_in "$B" python3 -c '

@@ -76,7 +76,6 @@ rr_pairs() {
 }
 
 rr_median "before (gso_max_size 65536)"
-tps0=$TPS p990=$P99
 
 printf '[daemon]\nsample_interval = 500ms\n' >"$T_TMP/rtltuned.conf"
 # The load for the tuner: ip netns exec and taskset exec, so $! is tcpstream itself.
@@ -100,8 +99,7 @@ done
 [ "$i" -lt 120 ] || t_fail "the tuner did not settle within 60 s of the kept raise"
 kill $load 2>/dev/null || true
 wait $load 2>/dev/null || true
-[ "$(ip netns pids "$CM_NSA" | xargs -r -I{} cat /proc/{}/comm 2>/dev/null | grep -c tcpstream)" -eq 0 ] ||
-	t_fail "the tuner's load still runs in the namespace"
+[ -z "$(t_procs "$CM_NSA" 'tcpstream rr ')" ] || t_fail "the tuner's load still runs in the namespace"
 gso=$(t_ip_attr "$CM_NSA" va gso_max_size)
 t_ge "$gso" 80000 "va's gso_max_size after the tuner (an 80000-byte request fits one skb)"
 t_eq "$(t_nl_attr "$CM_NSA" va gso_ipv4_max_size)" "$gso" "gso_ipv4_max_size with it (IPv4 BIG TCP)"
