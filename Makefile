@@ -6,7 +6,7 @@ CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 BUILD    ?= build
-PKGS     := libbpf libnl-3.0 libnl-route-3.0 libnl-genl-3.0 json-c inih libsystemd libmicrohttpd
+PKGS     := libbpf libnl-3.0 libnl-route-3.0 libnl-genl-3.0 json-c inih libmicrohttpd
 ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 # Installation paths (issue 8 uses them; the binaries read DATADIR/SYSCONFDIR as defaults).

@@ -129,6 +129,13 @@ bool iface_stacked(const struct iface *ifc)
 
 /* The table's neighbours of x in a stack: its master, what rides on it, its ports, the
  * device it rides on. */
+static void mgd_free(struct iface_mgd *m)
+{
+	if (m)
+		stat_free(&m->stats);
+	free(m);
+}
+
 static bool neighbour(const struct iface *x, const struct iface *y)
 {
 	return y != x && (x->master == y->ifindex || y->master == x->ifindex ||
@@ -299,7 +306,7 @@ static void reselect(struct iface *ifc)
 		state_changed();
 	tell(ifc, IFACE_SELECTED, was);
 	if (!now && ifc->m) {
-		free(ifc->m);
+		mgd_free(ifc->m);
 		ifc->m = NULL;
 	}
 }
@@ -477,7 +484,7 @@ static void iface_free(struct iface *ifc)
 			break;
 		}
 	}
-	free(ifc->m);
+	mgd_free(ifc->m);
 	free(ifc);
 	state_changed();
 }

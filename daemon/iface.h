@@ -73,7 +73,8 @@ struct iface_mgd {
 	struct link_counters link;
 	bool have_link;
 	/* iface_count_decision(): rtltune_tuning_decisions_total. */
-	uint64_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+	uint32_t decisions[KNOB__COUNT]
+			  [OUTCOME__COUNT]; /* 2^32: a decision a second for 136 years */
 	/* outside.c: knobs someone else changed (left alone), and how often each was
 	 * (rtltune_knob_external_changes_total). */
 	bool manual[KNOB__COUNT];

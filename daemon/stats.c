@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Counter and histogram bookkeeping shared by the sampler, /metrics and the socket. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
@@ -154,8 +155,24 @@ void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
 	if (i == s->n_drops) {
 		if (s->n_drops == STAT_MAX_DROP_REASONS)
 			return;
+		if (s->n_drops == s->drops_cap) {
+			unsigned int cap = s->drops_cap ? 2 * s->drops_cap : 4;
+			struct stat_drop *grown = realloc(s->drops, cap * sizeof(*grown));
+
+			if (!grown)
+				return;
+			s->drops = grown;
+			s->drops_cap = cap;
+		}
 		snprintf(s->drops[i].reason, sizeof(s->drops[i].reason), "%s", reason);
 		s->n_drops++;
 	}
 	s->drops[i].count = count;
+}
+
+void stat_free(struct iface_stats *s)
+{
+	free(s->drops);
+	s->drops = NULL;
+	s->n_drops = s->drops_cap = 0;
 }

@@ -66,8 +66,8 @@ struct iface_stats {
 	uint64_t counter[SC__COUNT];
 	bool have_counter[SC__COUNT];
 	struct rtl_hist hist[SH__COUNT];
-	struct stat_drop drops[STAT_MAX_DROP_REASONS];
-	unsigned int n_drops;
+	struct stat_drop *drops; /* grown as reasons appear (most interfaces see a few) */
+	unsigned int n_drops, drops_cap;
 
 	/* Per-second rates over the last sample interval. */
 	double rate[SC__COUNT];
@@ -88,7 +88,10 @@ void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_h
 uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c);
 /* Account a new cumulative sample taken at now_us: rates and window slots. */
 void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us);
-/* Set a drop reason's count (created on first sight; beyond the table: ignored). */
+/* Set a drop reason's count (created on first sight; beyond STAT_MAX_DROP_REASONS or out of
+ * memory: ignored). */
 void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count);
+/* What the stats hold besides themselves. */
+void stat_free(struct iface_stats *s);
 
 #endif

@@ -61,8 +61,16 @@ static void link_info_init(struct link_info *l)
 	l->min_mtu = l->max_mtu = LINK_UNSET;
 	l->tso_max_size = l->tso_max_segs = LINK_UNSET;
 	l->tx_queues = l->rx_queues = LINK_UNSET;
-	for (k = 0; k < KNOB__COUNT; k++)
+	for (k = 0; k < LINK_KNOBS; k++)
 		l->knob[k] = LINK_UNSET;
+}
+
+void link_knob_values(const struct link_info *l, int64_t *val)
+{
+	int k;
+
+	for (k = 0; k < KNOB__COUNT; k++)
+		val[k] = link_knob(l, (enum knob_id)k);
 }
 
 static void parse_linkinfo(struct nlattr *nest, struct link_info *l)
@@ -116,7 +124,7 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 	l->tso_max_segs = attr_u32(tb, RT_IFLA_TSO_MAX_SEGS);
 	l->tx_queues = attr_u32(tb, IFLA_NUM_TX_QUEUES);
 	l->rx_queues = attr_u32(tb, IFLA_NUM_RX_QUEUES);
-	for (k = 0; k < KNOB__COUNT; k++) {
+	for (k = 0; k < LINK_KNOBS; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
 
 		if (d->backend == KNOB_B_LINK && d->ifla <= RT_IFLA_PARSE_MAX)

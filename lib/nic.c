@@ -192,7 +192,7 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 
 	memset(nic, 0, sizeof(*nic));
 	nic->link = *li;
-	memcpy(nic->val, li->knob, sizeof(nic->val));
+	link_knob_values(li, nic->val);
 	for (k = 0; k < KNOB__COUNT; k++)
 		nic->max[k] = LINK_UNSET;
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
@@ -214,7 +214,7 @@ int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
 	if (r < 0)
 		return r;
 	nic->link = li;
-	memcpy(nic->val, li.knob, sizeof(nic->val));
+	link_knob_values(&li, nic->val);
 	read_ethtool(io, nic, true);
 	return 0;
 }

@@ -453,7 +453,7 @@ void nic_from_link_only(const struct link_info *li, struct nic *out)
 	memset(out, 0, sizeof(*out));
 	out->link = *li;
 	for (k = 0; k < KNOB__COUNT; k++) {
-		out->val[k] = li->knob[k];
+		out->val[k] = link_knob(li, (enum knob_id)k);
 		out->max[k] = LINK_UNSET;
 	}
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)

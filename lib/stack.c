@@ -113,13 +113,13 @@ static int64_t min_known(int64_t a, int64_t b)
 
 int64_t stack_effective(const struct link_info *self, const struct nic_stack *st, enum knob_id k)
 {
-	int64_t v = self->knob[k];
+	int64_t v = link_knob(self, k);
 	unsigned int i;
 
 	for (i = 0; i < st->n_uppers; i++)
-		v = min_known(v, st->uppers[i].li.knob[k]);
+		v = min_known(v, link_knob(&st->uppers[i].li, k));
 	for (i = 0; i < st->n_lowers; i++)
-		v = min_known(v, st->lowers[i].li.knob[k]);
+		v = min_known(v, link_knob(&st->lowers[i].li, k));
 	return v;
 }
 
@@ -150,14 +150,14 @@ int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_
 		const struct link_info *l = &links[i];
 		bool lower = l->master == u->ifindex || (u->link == l->ifindex && !u->link_netns &&
 							 stack_kind_rides_on_link(u->kind));
+		int64_t v = link_knob(l, k);
 
-		if (!lower || l->ifindex == except || l->ifindex == u->ifindex ||
-		    l->knob[k] == LINK_UNSET || (cap != LINK_UNSET && l->knob[k] >= cap))
+		if (!lower || l->ifindex == except || l->ifindex == u->ifindex || v == LINK_UNSET ||
+		    (cap != LINK_UNSET && v >= cap))
 			continue;
-		cap = l->knob[k];
+		cap = v;
 		snprintf(why, why_len, "its %s %s has %s %" PRId64,
-			 l->master == u->ifindex ? "port" : "lower", l->ifname, knob_name(k),
-			 l->knob[k]);
+			 l->master == u->ifindex ? "port" : "lower", l->ifname, knob_name(k), v);
 	}
 	return cap;
 }

@@ -107,7 +107,7 @@ struct iface {
 	struct trial trial;
 	struct tuner_action rollback; /* given again while it keeps failing */
 	struct tuner_backoff backoff[KNOB__COUNT][2];
-	uint64_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT];
+	uint32_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT];
 	struct tuner_env env;
 	bool have_env;
 	uint64_t last_ts_ms;

@@ -10,7 +10,7 @@ build=(
 	make gcc libc6-dev clang llvm pkg-config # build; clang compiles the BPF programs
 	libbpf-dev bpftool libelf-dev zlib1g-dev # CO-RE loader and skeleton generator
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev # rtnetlink
-	libjson-c-dev libinih-dev libsystemd-dev libmicrohttpd-dev # JSON, INI, sd_notify, HTTP
+	libjson-c-dev libinih-dev libmicrohttpd-dev # JSON, INI, HTTP
 )
 demo=(
 	iproute2 procps iperf3 jq python3       # netns and veth, sysctl, traffic, JSON, /metrics

@@ -24,6 +24,11 @@
  * The knobs rtnetlink carries (KNOB_B_LINK rows of the knob table) are in knob[], the
  * rest of knob[] is LINK_UNSET: lib/nic.c fills those from ethtool.
  */
+/* Every rtnetlink knob (KNOB_B_LINK) has an id below KNOB_FIRST_ETHNL (test_knob checks): a
+ * link carries only those, 80 bytes rather than 920 for each of the thousands of links a
+ * container host's dump holds and each device of a managed interface's stack. */
+#define LINK_KNOBS KNOB_FIRST_ETHNL
+
 struct link_info {
 	int ifindex;
 	char ifname[IF_NAMESIZE];
@@ -38,8 +43,16 @@ struct link_info {
 	int64_t min_mtu, max_mtu;
 	int64_t tso_max_size, tso_max_segs;
 	int64_t tx_queues, rx_queues;
-	int64_t knob[KNOB__COUNT];
+	int64_t knob[LINK_KNOBS]; /* the rtnetlink knobs; read others with link_knob() */
 };
+
+/* A knob's value in the link message: LINK_UNSET for a knob that is not a link attribute. */
+static inline int64_t link_knob(const struct link_info *l, enum knob_id k)
+{
+	return (unsigned int)k < LINK_KNOBS ? l->knob[k] : LINK_UNSET;
+}
+/* Every knob's value as the link message has it (the others LINK_UNSET): val[KNOB__COUNT]. */
+void link_knob_values(const struct link_info *l, int64_t *val);
 
 /*
  * One rtnetlink socket for a run: every read and write of a CLI command or of the daemon

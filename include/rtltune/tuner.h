@@ -305,7 +305,7 @@ struct tuner_iface_info {
 				    * from the pre-trial values to the ones applied now */
 	uint64_t trial_started_ms;
 	struct tuner_backoff backoff[KNOB__COUNT][2];	      /* [knob][enum tuner_dir] */
-	uint64_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT]; /* actions given, by kind */
+	uint32_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT]; /* actions given, by kind */
 };
 int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info *out);
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Acceptance (issue 5): with a real NOTIFY_SOCKET listener, rtltuned sends READY=1 only once
 # its control socket answers (and the probes are attached), then WATCHDOG=1 at half of
-# WATCHDOG_USEC from its loop, a STATUS= line, and STOPPING=1 on SIGTERM.
+# WATCHDOG_USEC from its loop, a STATUS= line, and STOPPING=1 on SIGTERM; then the same
+# over an abstract socket name, with the watchdog meant for another process.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 
@@ -87,3 +88,41 @@ t_eq "$rc" 0 "exit code after SIGTERM"
 for ((i = 0; i < 100; i++)); do grep -q STOPPING=1 "$NLOG" && break; sleep 0.02; done
 grep -q 'STOPPING=1' "$NLOG" || t_fail "no STOPPING=1"
 echo "ok: STOPPING=1 sent"
+
+# The other address form, an abstract name ("@name", per network namespace: the listener
+# joins the daemon's), and a watchdog meant for another process (WATCHDOG_PID names
+# it): READY=1 and STOPPING=1 arrive, and no ping, whose first would follow READY at once.
+ABSTRACT=rtltune-notify-$$
+NLOG2=$T_TMP/notify-abstract.log
+ip netns exec "$NS" python3 - "$ABSTRACT" "$NLOG2" <<'PY' &
+import socket, sys
+name, log = sys.argv[1:3]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + name)
+s.settimeout(30)
+with open(log, "w", buffering=1) as out:
+    out.write("BOUND\n")
+    while True:
+        try:
+            msg = s.recv(4096).decode()
+        except socket.timeout:
+            break
+        out.write(msg.replace("\n", " ") + "\n")
+        if "STOPPING=1" in msg:
+            break
+PY
+LISTENER2=$!
+t_defer "kill $LISTENER2 2>/dev/null || true"
+for ((i = 0; i < 100; i++)); do grep -qs BOUND "$NLOG2" && break; sleep 0.02; done
+grep -qs BOUND "$NLOG2" || t_fail "listener did not bind @$ABSTRACT"
+D_ENV=(NOTIFY_SOCKET="@$ABSTRACT" WATCHDOG_USEC=$WATCHDOG_USEC WATCHDOG_PID=1)
+d_start "$NS"
+for ((i = 0; i < 100; i++)); do grep -q READY=1 "$NLOG2" && break; sleep 0.05; done
+grep -q 'READY=1' "$NLOG2" || t_fail "no READY=1 on the abstract socket @$ABSTRACT"
+echo "ok: READY=1 on an abstract NOTIFY_SOCKET"
+rc=0
+d_stop || rc=$?
+t_eq "$rc" 0 "exit code after SIGTERM"
+for ((i = 0; i < 100; i++)); do grep -q STOPPING=1 "$NLOG2" && break; sleep 0.02; done
+grep -q 'STOPPING=1' "$NLOG2" || t_fail "no STOPPING=1 on the abstract socket"
+t_eq "$(grep -c 'WATCHDOG=1' "$NLOG2")" 0 "watchdog pings with WATCHDOG_PID of another process"
