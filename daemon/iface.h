@@ -72,9 +72,9 @@ struct iface_mgd {
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;
-	/* iface_count_decision(): rtltune_tuning_decisions_total. */
-	uint32_t decisions[KNOB__COUNT]
-			  [OUTCOME__COUNT]; /* 2^32: a decision a second for 136 years */
+	/* iface_count_decision(): rtltune_tuning_decisions_total (32 bits: a decision a second
+	 * for 136 years). */
+	uint32_t decisions[KNOB__COUNT][OUTCOME__COUNT];
 	/* outside.c: knobs someone else changed (left alone), and how often each was
 	 * (rtltune_knob_external_changes_total). */
 	bool manual[KNOB__COUNT];
