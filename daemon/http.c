@@ -93,8 +93,8 @@ static struct MHD_Response *metrics_response(void)
  * restarts it, so one text never mixes two samples; once rendered, it is a copy and the
  * deflate goes on.
  */
-#define RENDER_SLICE_BYTES (32 * 1024)
-#define GZ_SLICE_BYTES	   (48 * 1024)
+#define RENDER_SLICE_BYTES (8 * 1024)
+#define GZ_SLICE_BYTES	   (8 * 1024)
 
 /*
  * When to build ahead: only in time for the next scrape, not after every change. A

@@ -109,7 +109,7 @@ static void store_counters(int ifindex, const struct probe_counters *pc, void *a
  * ifindex order, between other events. The sample's generation is bumped once at the
  * end, so /metrics never serves a half.
  */
-#define SAMPLE_SLICE_US 1500
+#define SAMPLE_SLICE_US 250
 
 static bool finishing;
 static int cursor; /* last ifindex done in this sample */

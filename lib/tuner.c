@@ -152,8 +152,13 @@ enum backoff_mode {
 static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
 			   enum tuner_dir d, enum backoff_mode mode, uint64_t now)
 {
-	struct tuner_backoff *b = &ifc->backoff[k][d], *rev;
-	uint64_t period = b->period_ms ? b->period_ms : cfg->backoff_initial_ms;
+	struct tuner_backoff *b, *rev;
+	uint64_t period;
+
+	if ((unsigned int)k >= TUNER_KNOBS)
+		return;
+	b = &ifc->backoff[k][d];
+	period = b->period_ms ? b->period_ms : cfg->backoff_initial_ms;
 
 	switch (mode) {
 	case BO_REJECT:
@@ -179,6 +184,14 @@ static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, en
 	}
 }
 
+static uint64_t backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
+			       uint64_t now)
+{
+	const struct tuner_backoff *b = (unsigned int)k < TUNER_KNOBS ? &ifc->backoff[k][d] : NULL;
+
+	return b && b->until_ms > now ? (b->until_ms - now) / 1000 : 0;
+}
+
 /* ---- trials ----------------------------------------------------------------------- */
 
 static void action_from_trial(const struct iface *ifc, const struct trial *tr,
@@ -194,7 +207,7 @@ static void action_from_trial(const struct iface *ifc, const struct trial *tr,
 
 static void count(struct iface *ifc, const struct tuner_action *a)
 {
-	if (a->kind != TUNER_NONE && (unsigned int)a->knob < KNOB__COUNT)
+	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
 		ifc->decisions[a->knob][a->kind]++;
 }
 
@@ -887,8 +900,7 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 			snprintf(out->reason, sizeof(out->reason),
 				 "the change could not be applied (nothing changed); backing off "
 				 "%" PRIu64 "s",
-				 (ifc->backoff[tr->start.knob][tr->start.dir].until_ms - now) /
-					 1000);
+				 backoff_left_s(ifc, tr->start.knob, tr->start.dir, now));
 			count(ifc, out);
 		}
 		trial_end(t, ifc);
@@ -1060,7 +1072,8 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 		memcpy(out->trial.changes, ifc->trial.chg, sizeof(out->trial.changes));
 		out->trial_started_ms = ifc->trial.started_ms;
 	}
-	memcpy(out->backoff, ifc->backoff, sizeof(out->backoff));
-	memcpy(out->decisions, ifc->decisions, sizeof(out->decisions));
+	/* [knob][...] rows: the tuner's TUNER_KNOBS are the first rows of the API's. */
+	memcpy(out->backoff, ifc->backoff, sizeof(ifc->backoff));
+	memcpy(out->decisions, ifc->decisions, sizeof(ifc->decisions));
 	return 0;
 }

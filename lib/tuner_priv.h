@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtltune/link.h"
 #include "rtltune/tuner.h"
 
 /* GSO_LEGACY_MAX_SIZE: the kernel mirrors sizes up to this into the IPv4 twin. */
@@ -94,6 +95,11 @@ struct trial {
 	uint64_t started_ms;
 };
 
+/* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes) all have
+ * ids below KNOB_FIRST_ETHNL (test_rule_knobs_in_range checks): per-knob backoff and counts
+ * are kept for those; a knob beyond would get no backoff and no count here. */
+#define TUNER_KNOBS LINK_KNOBS
+
 struct iface {
 	struct iface *next;
 	int ifindex;
@@ -106,8 +112,9 @@ struct iface {
 	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
 	struct trial trial;
 	struct tuner_action rollback; /* given again while it keeps failing */
-	struct tuner_backoff backoff[KNOB__COUNT][2];
-	uint32_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT];
+	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 1.1 KiB, not 8.7. */
+	struct tuner_backoff backoff[TUNER_KNOBS][2];
+	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
 	struct tuner_env env;
 	bool have_env;
 	uint64_t last_ts_ms;

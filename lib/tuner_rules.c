@@ -345,7 +345,9 @@ static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 /* Pins, autotune and backoff, over what the rules found. */
 static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 {
-	const struct tuner_backoff *b = &x->ifc->backoff[c->knob][c->dir];
+	static const struct tuner_backoff none;
+	const struct tuner_backoff *b =
+		(unsigned int)c->knob < TUNER_KNOBS ? &x->ifc->backoff[c->knob][c->dir] : &none;
 	unsigned int i;
 
 	for (i = 0; i <= c->n_changes; i++) {

@@ -764,6 +764,26 @@ static void test_fault_appearing_waits(void **state)
 	sim_free(&s);
 }
 
+/* The tuner keeps backoff and counts for knobs below KNOB_FIRST_ETHNL only (lib/tuner_priv.h
+ * TUNER_KNOBS): every rule's candidate and every change it carries stays there. */
+static void test_rule_knobs_in_range(void **state)
+{
+	struct tuner_recommendation rec;
+	unsigned int i, j;
+	struct sim s;
+
+	sim_init(&s, m_burst_faults, NULL);
+	s.param = 16384;
+	sim_run(&s, 30);
+	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
+	for (i = 0; i < TUNER_RULE__COUNT; i++) {
+		assert_true((unsigned int)rec.cands[i].knob < KNOB_FIRST_ETHNL);
+		for (j = 0; j < rec.cands[i].n_changes; j++)
+			assert_true((unsigned int)rec.cands[i].changes[j].knob < KNOB_FIRST_ETHNL);
+	}
+	sim_free(&s);
+}
+
 /* Faults at any GSO size while TSO is on: the gso chain rolls back, then TSO off is kept. */
 static void test_faults_then_tso_off(void **state)
 {
@@ -1402,6 +1422,7 @@ int main(void)
 		cmocka_unit_test(test_faults_lower_gso_stepwise),
 		cmocka_unit_test(test_faults_step_through_worse),
 		cmocka_unit_test(test_fault_appearing_waits),
+		cmocka_unit_test(test_rule_knobs_in_range),
 		cmocka_unit_test(test_faults_then_tso_off),
 		cmocka_unit_test(test_storm_quirk_tso_first),
 		cmocka_unit_test(test_retrans_rise_rolls_back_early),
