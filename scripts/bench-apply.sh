@@ -7,6 +7,7 @@
 # ratios; target for the second: rtltune at least as fast as the commands.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 RTLTUNE=$PWD/build/rtltune
 N=${N:-64}
 ns=rtlbench$$
@@ -67,7 +68,8 @@ ratio=$(echo "scale=2; $cmds / $rt" | bc)
 echo "apply to $N interfaces ($changes changes, median of 5): rtltune $rt ms," \
 	"ip+ethtool commands $cmds ms, ratio ${ratio}x"
 ok1=$(echo "$ratio >= 10" | bc)
-echo "  target: ratio >= 10: $([ "$ok1" = 1 ] && echo met || echo MISSED)"
+echo "  target: ratio >= 10: $(metmiss "$ok1")"
+summary "apply to $N veths ($changes changes) vs ip + ethtool" "${ratio}x ($rt vs $cmds ms)" ">= 10x" "$(metmiss "$ok1")"
 # The syscalls of the same apply (back to b1): durable writes and sockets per run.
 # shellcheck disable=SC2086
 ip netns exec $ns strace -f -qq -o "$tmp/strace" -e trace=fsync,fdatasync,rename,renameat,renameat2,socket \
@@ -88,7 +90,8 @@ ok2=$([ "$fsyncs" -le 3 ] && [ "$nlroute" -le 1 ] && [ "$nlgenl" -le 1 ] &&
 	[ "$nlsocks" -eq $((nlroute + nlgenl + nlxfrm)) ] && [ "$nlxfrm" -le 1 ] && echo 1 || echo 0)
 echo "  target: <= 3 fsync; one rtnetlink and one ethtool socket (+ one xfrm message for the" \
 	"route invalidation) per run, whatever N:" \
-	"$([ "$ok2" = 1 ] && echo met || echo MISSED)"
+	"$(metmiss "$ok2")"
+summary "  its syscalls: fsync, netlink sockets (route+genl+xfrm)" "$fsyncs, $nlsocks ($nlroute+$nlgenl+$nlxfrm)" "<= 3, 1+1(+1)" "$(metmiss "$ok2")"
 
 # ---- the ethtool netlink knobs -------------------------------------------------------
 ip netns add ${ns}e

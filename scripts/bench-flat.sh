@@ -7,6 +7,7 @@
 # core and RSS <= 16 MiB; per unmanaged interface at most 512 bytes of anonymous memory.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 RTLTUNE=$PWD/build/rtltune
 RTLTUNED=$PWD/build/rtltuned
 IDLE_SECONDS=${IDLE_SECONDS:-20}
@@ -80,4 +81,8 @@ echo "  target: 1000 veths at <= 0.5% idle CPU: $(ok "$(echo "$c1k <= 0.5" | bc)
 echo "  target: 1000 veths at <= 16 MiB RSS: $(ok "$([ "$r1k" -le 16384 ] && echo 1)")"
 echo "  target: <= 512 bytes per unmanaged interface: $(ok "$([ "$per" -le 512 ] && echo 1)")"
 echo "  target: no link dump after the first (healthy monitor): $(ok "$([ "$d1k" -eq 1 ] && [ "$d10" -eq 1 ] && echo 1)")"
+summary "rtltuned, 1000 unmanaged veths: idle CPU, RSS" "${c1k}%, $(mib "$r1k")" "<= 0.5%, <= 16 MiB" \
+	"$(metmiss "$([ "$(echo "$c1k <= 0.5" | bc)" = 1 ] && [ "$r1k" -le 16384 ] && echo 1)")"
+summary "  per unmanaged interface; link dumps after start" "$per bytes; $((d1k - 1))" "<= 512 bytes; 0" \
+	"$(metmiss "$([ "$per" -le 512 ] && [ "$d1k" -eq 1 ] && [ "$d10" -eq 1 ] && echo 1)")"
 exit $rc

@@ -33,7 +33,7 @@ FLOOR=${FLOOR:-1}
 COMPARE=${COMPARE:-}
 NS_TARGET=50
 ratio_target() { [ "$1" = frames ] && echo 0.97 || echo 0.98; }
-summary() { [ -n "${BENCH_SUMMARY:-}" ] && echo "$1|$2|$3|$4" >>"$BENCH_SUMMARY"; return 0; }
+. scripts/bench-lib.sh
 [ "$(id -u)" -eq 0 ] || { echo "bench-probes: needs root (network namespaces, BPF)" >&2; exit 2; }
 [ -x "$RTLTUNE" ] || { echo "bench-probes: $RTLTUNE not built (run make)" >&2; exit 2; }
 for c in iperf3 jq ethtool; do
