@@ -27,10 +27,12 @@ static struct ev_timer watchdog;
 static char last_status[256];
 static bool ready;
 static int notify_fd = -1;
+static bool failing; /* the last send failed (and was logged) */
 
 /* One datagram to $NOTIFY_SOCKET: a path, or "@name" for the abstract namespace. Unset:
- * not run by a service manager, nothing to do. Failures are logged, never fatal: a
- * daemon must not stop because its supervisor went away. */
+ * not run by a service manager, nothing to do. A failure is logged once until a send
+ * works again (the watchdog pings at half its timeout), never fatal: a daemon must not
+ * stop because its supervisor went away. */
 static void notify_send(const char *msg)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
@@ -56,8 +58,13 @@ static void notify_send(const char *msg)
 	if (notify_fd < 0)
 		notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (notify_fd < 0 ||
-	    sendto(notify_fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen) < 0)
-		dlog(LOG_WARNING, NULL, "NOTIFY_SOCKET %s: %s", path, strerror(errno));
+	    sendto(notify_fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, salen) < 0) {
+		if (!failing)
+			dlog(LOG_WARNING, NULL, "NOTIFY_SOCKET %s: %s", path, strerror(errno));
+		failing = true;
+		return;
+	}
+	failing = false;
 }
 
 /* $WATCHDOG_USEC when the service manager wants pings from this process ($WATCHDOG_PID,

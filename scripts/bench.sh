@@ -20,7 +20,7 @@ for p in $parts; do
 done
 if [ -s "$BENCH_SUMMARY" ]; then
 	echo "== summary"
-	awk -F'|' '{ printf "  %-52s %-24s %-10s %s\n", $1, $2, $3, $4 }' \
+	awk -F'|' '{ printf "  %-56s %-26s %-18s %s\n", $1, $2, $3, $4 }' \
 		<(echo "figure|measured|target|verdict") "$BENCH_SUMMARY"
 fi
 exit $rc
