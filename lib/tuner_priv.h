@@ -112,7 +112,7 @@ struct iface {
 	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
 	struct trial trial;
 	struct tuner_action rollback; /* given again while it keeps failing */
-	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 1.1 KiB, not 8.7. */
+	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 760 bytes, not 11.7 KiB. */
 	struct tuner_backoff backoff[TUNER_KNOBS][2];
 	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
 	struct tuner_env env;

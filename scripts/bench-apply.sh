@@ -141,5 +141,6 @@ echo "apply channels + coalescing + features to $((2 * N)) interfaces ($N veth, 
 	"$echanges changes): rtltune $ert ms, ethtool commands $ecmds ms, ratio ${eratio}x"
 ok=$(echo "$eratio >= 1" | bc)
 echo "  target: rtltune at least as fast as the ethtool commands (ratio >= 1):" \
-	"$([ "$ok" = 1 ] && [ "$ok1" = 1 ] && [ "$ok2" = 1 ] && echo met || echo MISSED)"
+	"$(metmiss "$ok")"
+summary "apply channels, coalescing, features ($echanges changes) vs ethtool" "${eratio}x ($ert vs $ecmds ms)" ">= 1x" "$(metmiss "$ok")"
 [ "$ok" = 1 ] && [ "$ok1" = 1 ] && [ "$ok2" = 1 ]

@@ -21,8 +21,9 @@
 
 /*
  * Everything rtnetlink says about one link; numeric fields are LINK_UNSET when absent.
- * The knobs rtnetlink carries (KNOB_B_LINK rows of the knob table) are in knob[], the
- * rest of knob[] is LINK_UNSET: lib/nic.c fills those from ethtool.
+ * The knobs rtnetlink carries (KNOB_B_LINK rows of the knob table) are in knob[] (see
+ * LINK_KNOBS); link_knob() gives LINK_UNSET for the others, which lib/nic.c reads from
+ * ethtool.
  */
 /* Every rtnetlink knob (KNOB_B_LINK) has an id below KNOB_FIRST_ETHNL (test_knob checks): a
  * link carries only those, 80 bytes rather than 920 for each of the thousands of links a

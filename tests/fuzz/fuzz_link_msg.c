@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_num(li.tso_max_size);
 		check_num(li.tso_max_segs);
 		for (k = 0; k < KNOB__COUNT; k++)
-			check_num(li.knob[k]);
+			check_num(link_knob(&li, (enum knob_id)k));
 		FUZZ_CHECK(li.master >= 0 && li.link >= 0);
 	} else {
 		FUZZ_CHECK(r == -EINVAL);
