@@ -452,10 +452,9 @@ void nic_from_link_only(const struct link_info *li, struct nic *out)
 
 	memset(out, 0, sizeof(*out));
 	out->link = *li;
-	for (k = 0; k < KNOB__COUNT; k++) {
-		out->val[k] = link_knob(li, (enum knob_id)k);
+	link_knob_values(li, out->val);
+	for (k = 0; k < KNOB__COUNT; k++)
 		out->max[k] = LINK_UNSET;
-	}
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 		out->group_err[k] = -ENODATA; /* not read */
 	out->speed_mbps = -1;

@@ -187,7 +187,7 @@ static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, en
 static uint64_t backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
 			       uint64_t now)
 {
-	const struct tuner_backoff *b = (unsigned int)k < TUNER_KNOBS ? &ifc->backoff[k][d] : NULL;
+	const struct tuner_backoff *b = tnr_backoff(ifc, k, d);
 
 	return b && b->until_ms > now ? (b->until_ms - now) / 1000 : 0;
 }

@@ -121,6 +121,13 @@ struct iface {
 	bool have_ts;
 };
 
+/* The backoff of knob k in direction d; NULL for a knob beyond TUNER_KNOBS. */
+static inline const struct tuner_backoff *tnr_backoff(const struct iface *ifc, enum knob_id k,
+						      enum tuner_dir d)
+{
+	return (unsigned int)k < TUNER_KNOBS ? &ifc->backoff[k][d] : NULL;
+}
+
 struct tuner {
 	struct tuner_config cfg;
 	struct iface *ifaces;

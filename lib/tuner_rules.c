@@ -346,8 +346,7 @@ static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 {
 	static const struct tuner_backoff none;
-	const struct tuner_backoff *b =
-		(unsigned int)c->knob < TUNER_KNOBS ? &x->ifc->backoff[c->knob][c->dir] : &none;
+	const struct tuner_backoff *b = tnr_backoff(x->ifc, c->knob, c->dir) ?: &none;
 	unsigned int i;
 
 	for (i = 0; i <= c->n_changes; i++) {

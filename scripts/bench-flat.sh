@@ -71,7 +71,7 @@ read -r c1k r1k a1k d1k s1k n1k <<<"$(run 1000)"
 	{ echo "bench-flat: the daemon saw $n10 and $n1k interfaces, not 11 and 1001" >&2; exit 1; }
 per=$(((a1k - a10) * 1024 / 990))
 rc=0
-ok() { if [ "$1" = 1 ]; then echo met; else echo MISSED; rc=1; fi; }
+ok() { metmiss "$1"; [ "$1" = 1 ] || rc=1; }
 mib() { echo "$(($1 / 1024)).$((($1 % 1024) * 10 / 1024)) MiB"; }
 echo "rtltuned managing one veth, idle ${IDLE_SECONDS} s at 1 s sampling:"
 echo "   10 veths: CPU ${c10}% of a core, RSS $(mib "$r10") (anonymous $(mib "$a10")), link dumps $d10, sample ${s10} us"
