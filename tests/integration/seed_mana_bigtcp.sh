@@ -9,8 +9,12 @@
 # manages va: the tuner raises gso_max_size (and gso_ipv4_max_size) above 64K and keeps it.
 # Printed: 5 separate 1 s runs before the daemon started. Asserted, after the tuner
 # settled and the daemon stopped: 5 pairs of 1 s runs, 65536 then the kept value, side by
-# side (a shared machine's load moves over minutes; a pair shares it): transactions/s rise
-# >= 1.1x and p99 falls, medians of the pairs' halves. The measuring client runs on
+# side (a shared machine's load moves over minutes; a pair shares it), medians of the pairs'
+# halves: the chip is charged one skb fewer per transaction (the request fits one skb: the
+# change reached the traffic), transactions/s rise >= 1.1x and the median latency (p50)
+# falls. The p99 is printed, not asserted: on a shared 2-core VM it is the scheduler's tail
+# (0.2-1.8 ms from one second to the next at either size), not the model's 30 us per skb.
+# The measuring client runs on
 # CPU 0 and the servers on CPU 1 (taskset), so that the model's cost lands on one CPU and
 # not wherever the scheduler put the two ends this time (unpinned, the same setting gave
 # 5500-7900 transactions/s from run to run; pinned, 5900-6500 at 64K and 7700-8600 at 128K). The objective needs nothing
@@ -37,13 +41,19 @@ for port in 5302 5303; do
 done
 cm_skb_cost "$SKB_NS"
 
-# rr_run: one 1 s run on port 5303; sets RUN_TPS and RUN_P99.
+# rr_field OUTPUT KEY: one value of tcpstream's "key value ..." line.
+rr_field() { awk -v k="$2" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' <<<"$1"; }
+
+# rr_run: one 1 s run on port 5303; sets RUN_TPS, RUN_P50, RUN_P99 and RUN_SPT (skbs the
+# chip was charged per transaction, both directions' data and ACKs).
 rr_run() {
-	local out
+	local out skbs
+	skbs=$(cm_stat cost_skbs)
 	out=$(t_in "$CM_NSA" "${PIN0[@]}" "$TCPSTREAM" rr $CM_ADDR_B 5303 --size $SIZE --seconds 1) ||
 		t_fail "tcpstream rr failed"
-	RUN_TPS=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "tps") print $(i + 1) }' <<<"$out")
-	RUN_P99=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "p99_us") print $(i + 1) }' <<<"$out")
+	skbs=$(($(cm_stat cost_skbs) - skbs))
+	RUN_TPS=$(rr_field "$out" tps) RUN_P50=$(rr_field "$out" p50_us) RUN_P99=$(rr_field "$out" p99_us)
+	RUN_SPT=$(awk -v s="$skbs" -v n="$(rr_field "$out" transactions)" 'BEGIN { printf "%.2f", n ? s / n : 0 }')
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -58,21 +68,22 @@ rr_median() {
 	t_log "$1: transactions/s ${tps[*]} (median $TPS), p99 us ${p99[*]} (median $P99)"
 }
 
-# rr_pairs LABEL SIZE: 5 pairs of runs, gso_max_size 65536 then SIZE; sets TPS_A, P99_A
-# (65536) and TPS_B, P99_B (SIZE), medians; ends at SIZE.
+# rr_pairs LABEL SIZE: 5 pairs of runs, gso_max_size 65536 then SIZE; sets TPS_, P50_,
+# P99_ and SPT_ with A (65536) and B (SIZE), medians; ends at SIZE.
 rr_pairs() {
-	local i ta=() pa=() tb=() pb=()
+	local i ta=() qa=() pa=() sa=() tb=() qb=() pb=() sb=()
 	for i in 1 2 3 4 5; do
 		t_rtl "$CM_NSA" apply g65536 va >/dev/null || t_fail "apply gso_max_size 65536"
 		rr_run
-		ta+=("$RUN_TPS") pa+=("$RUN_P99")
+		ta+=("$RUN_TPS") qa+=("$RUN_P50") pa+=("$RUN_P99") sa+=("$RUN_SPT")
 		t_rtl "$CM_NSA" apply "g$2" va >/dev/null || t_fail "apply gso_max_size $2"
 		rr_run
-		tb+=("$RUN_TPS") pb+=("$RUN_P99")
+		tb+=("$RUN_TPS") qb+=("$RUN_P50") pb+=("$RUN_P99") sb+=("$RUN_SPT")
 	done
-	TPS_A=$(median "${ta[@]}") P99_A=$(median "${pa[@]}") TPS_B=$(median "${tb[@]}") P99_B=$(median "${pb[@]}")
-	t_log "$1: 65536: transactions/s ${ta[*]}, p99 us ${pa[*]}"
-	t_log "$1: $2: transactions/s ${tb[*]}, p99 us ${pb[*]}"
+	TPS_A=$(median "${ta[@]}") P50_A=$(median "${qa[@]}") P99_A=$(median "${pa[@]}") SPT_A=$(median "${sa[@]}")
+	TPS_B=$(median "${tb[@]}") P50_B=$(median "${qb[@]}") P99_B=$(median "${pb[@]}") SPT_B=$(median "${sb[@]}")
+	t_log "$1: 65536: transactions/s ${ta[*]}, p50 us ${qa[*]}, p99 us ${pa[*]}, skbs per transaction ${sa[*]}"
+	t_log "$1: $2: transactions/s ${tb[*]}, p50 us ${qb[*]}, p99 us ${pb[*]}, skbs per transaction ${sb[*]}"
 }
 
 rr_median "before (gso_max_size 65536)"
@@ -118,12 +129,15 @@ for v in 65536 "$gso"; do
 	printf '[knobs]\ngso_max_size = %s\ngso_ipv4_max_size = %s\n' "$v" "$v" >"$RTLTUNE_PROFILE_PATH/g$v.conf"
 done
 rr_pairs "side by side, 65536 vs $gso" "$gso"
-t_log "transactions/s $TPS_A -> $TPS_B, p99 $P99_A -> $P99_B us (gso_max_size 65536 -> $gso)"
+t_log "transactions/s $TPS_A -> $TPS_B, p50 $P50_A -> $P50_B us, p99 $P99_A -> $P99_B us (not asserted), skbs per transaction $SPT_A -> $SPT_B (gso_max_size 65536 -> $gso)"
+awk -v a="$SPT_A" -v b="$SPT_B" 'BEGIN { exit !(a - b >= 0.8) }' ||
+	t_fail "skbs charged per transaction $SPT_A at 65536 -> $SPT_B at $gso: not one fewer (the 80000-byte request still in two skbs?)"
+echo "ok: one charged skb fewer per transaction ($SPT_A -> $SPT_B)"
 awk -v a="$TPS_B" -v b="$TPS_A" 'BEGIN { exit !(a >= 1.1 * b) }' ||
 	t_fail "transactions/s at $gso ($TPS_B) < 1.1 x at 65536 ($TPS_A)"
 echo "ok: transactions/s rose $(cm_ratio "$TPS_B" "$TPS_A")x"
-awk -v a="$P99_B" -v b="$P99_A" 'BEGIN { exit !(a < b) }' || t_fail "p99 at $gso ($P99_B us) not below 65536's ($P99_A us)"
-echo "ok: p99 fell $P99_A -> $P99_B us"
+awk -v a="$P50_B" -v b="$P50_A" 'BEGIN { exit !(a < b) }' || t_fail "p50 at $gso ($P50_B us) not below 65536's ($P50_A us)"
+echo "ok: p50 fell $P50_A -> $P50_B us"
 t_eq "$(t_ip_attr "$CM_NSA" va gso_max_size)" "$gso" "the tuner's value back after the pairs"
 t_ge "$(cm_stat cost_skbs)" 1 "skbs charged"
 tn_done
