@@ -54,11 +54,18 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+# The skeleton embeds the object as bpftool's linker writes it: BTF, CO-RE relocations
+# and line info kept, the DWARF that clang's -g also emits left out (it is 80% of the
+# object, and every byte of it would sit in the daemon's binary and, read by libbpf at
+# open, in its RSS).
+$(BUILD)/bpf/%.linked.o: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen object $@ $<
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.linked.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 # Made by a chain of pattern rules, so make would delete them as intermediates after each
 # build, and every later make would regenerate them and recompile what includes them.
-.SECONDARY: $(BPF_OBJS) $(SKELS)
+.SECONDARY: $(BPF_OBJS) $(BPF_OBJS:.bpf.o=.linked.o) $(SKELS)
 
 $(LIBRTL): $(LIB_OBJS)
 	@rm -f $@
