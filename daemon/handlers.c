@@ -309,12 +309,12 @@ static json_object *iface_stats_json(const struct iface *ifc)
 					       ? NULL
 					       : json_object_new_int64(iface_knob(ifc, k)));
 		for (oc = 0; oc < OUTCOME__COUNT; oc++) {
-			if (!ifc->m->decisions[k][oc])
+			if (!iface_decisions(ifc, k, oc))
 				continue;
 			if (!per)
 				per = json_object_new_object();
 			json_object_object_add(per, decision_outcome_name(oc),
-					       json_object_new_uint64(ifc->m->decisions[k][oc]));
+					       json_object_new_uint64(iface_decisions(ifc, k, oc)));
 		}
 		if (per)
 			json_object_object_add(dec, knob_name(k), per);

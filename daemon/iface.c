@@ -131,8 +131,11 @@ bool iface_stacked(const struct iface *ifc)
  * device it rides on. */
 static void mgd_free(struct iface_mgd *m)
 {
-	if (m)
+	if (m) {
 		stat_free(&m->stats);
+		free(m->counts);
+		free(m->stack_links);
+	}
 	free(m);
 }
 
@@ -146,12 +149,17 @@ static bool neighbour(const struct iface *x, const struct iface *y)
 void iface_read_stack(struct iface *ifc)
 {
 	struct iface_mgd *m = ifc->m;
-	const struct iface *seen[2 * STACK_MAX + 1], *y;
+	const struct iface *seen[IFACE_STACK_LINKS], *y;
 	int n = 0, next, i;
 	unsigned int u;
 
 	if (!m || !rtd.act)
 		return;
+	if (!m->stack_links) {
+		m->stack_links = calloc(IFACE_STACK_LINKS, sizeof(*m->stack_links));
+		if (!m->stack_links)
+			return; /* out of memory: read as a bare device */
+	}
 	/* The devices within reach of ifc (breadth first, bounded), each read by ifindex. */
 	seen[n++] = ifc;
 	for (next = 0; next < n; next++)
@@ -220,12 +228,31 @@ void iface_refresh(struct iface *ifc)
 	iface_update(ifc, &nic);
 }
 
+static struct iface_counts *counts_of(struct iface *ifc, unsigned int k)
+{
+	if (!ifc->m || k >= KNOB__COUNT)
+		return NULL;
+	if (!ifc->m->counts)
+		ifc->m->counts = calloc(1, sizeof(*ifc->m->counts));
+	return ifc->m->counts;
+}
+
 void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o)
 {
-	if (!ifc->m || (unsigned int)k >= KNOB__COUNT || (unsigned int)o >= OUTCOME__COUNT)
+	struct iface_counts *c = (unsigned int)o < OUTCOME__COUNT ? counts_of(ifc, k) : NULL;
+
+	if (!c)
 		return;
-	ifc->m->decisions[k][o]++;
+	c->decisions[k][o]++;
 	state_changed();
+}
+
+void iface_count_external(struct iface *ifc, enum knob_id k)
+{
+	struct iface_counts *c = counts_of(ifc, k);
+
+	if (c)
+		c->external[k]++;
 }
 
 /* ---- selection --------------------------------------------------------------------- */

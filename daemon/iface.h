@@ -49,6 +49,18 @@ struct iface_tune {
 
 struct history;
 
+/* Per-knob counts of a managed interface, allocated at its first count (most interfaces
+ * never have one): rtltune_tuning_decisions_total (iface_count_decision(); 32 bits: a
+ * decision a second for 136 years) and, by outside.c, how often someone else changed
+ * each knob (rtltune_knob_external_changes_total). */
+struct iface_counts {
+	uint32_t decisions[KNOB__COUNT][OUTCOME__COUNT];
+	uint64_t external[KNOB__COUNT];
+};
+
+/* The devices read around a stacked interface: itself, its uppers and its lowers. */
+#define IFACE_STACK_LINKS (2 * STACK_MAX + 1)
+
 /* What only a managed interface has, allocated while it is managed. */
 struct iface_mgd {
 	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
@@ -61,7 +73,7 @@ struct iface_mgd {
 	 * local traffic gets of each stacked size (the smallest on the path), and how far the
 	 * uppers can go (gso_max_size), with the device that stops them. */
 	struct nic_stack stack;
-	struct link_info stack_links[2 * STACK_MAX + 1];
+	struct link_info *stack_links; /* IFACE_STACK_LINKS, allocated once it is stacked */
 	int n_stack_links;
 	int64_t eff[KNOB__COUNT];
 	int64_t stack_gso_cap;
@@ -72,13 +84,9 @@ struct iface_mgd {
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;
-	/* iface_count_decision(): rtltune_tuning_decisions_total (32 bits: a decision a second
-	 * for 136 years). */
-	uint32_t decisions[KNOB__COUNT][OUTCOME__COUNT];
-	/* outside.c: knobs someone else changed (left alone), and how often each was
-	 * (rtltune_knob_external_changes_total). */
+	struct iface_counts *counts; /* NULL until the first count */
+	/* outside.c: knobs someone else changed (left alone). */
 	bool manual[KNOB__COUNT];
-	uint64_t external[KNOB__COUNT];
 	/* applier.c: what the configured profile sets each knob to (where wanted[]), for
 	 * rtltune_knob_drift. */
 	bool wanted[KNOB__COUNT];
@@ -182,7 +190,19 @@ void iface_read_stack(struct iface *ifc);
 /* The managed interfaces ifc (an unmanaged upper) carries the traffic of: their names,
  * comma-separated, into buf ("" when none). */
 void iface_upper_of(const struct iface *ifc, char *buf, size_t len);
+/* Count a decision about knob k / a change someone else made to it (out of memory: not
+ * counted). */
 void iface_count_decision(struct iface *ifc, enum knob_id k, enum decision_outcome o);
+void iface_count_external(struct iface *ifc, enum knob_id k);
+/* The counts as they are (0 before the first). */
+static inline uint32_t iface_decisions(const struct iface *ifc, int k, int o)
+{
+	return ifc->m && ifc->m->counts ? ifc->m->counts->decisions[k][o] : 0;
+}
+static inline uint64_t iface_external(const struct iface *ifc, int k)
+{
+	return ifc->m && ifc->m->counts ? ifc->m->counts->external[k] : 0;
+}
 
 /* At exit: every interface dropped, observers told they are gone. */
 void iface_remove_all(void);

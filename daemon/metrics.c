@@ -278,12 +278,12 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 	case SEC_DECISIONS:
 		for (k = 0; k < KNOB__COUNT; k++)
 			for (o = 0; o < OUTCOME__COUNT; o++)
-				if (ifc->m->decisions[k][o])
+				if (iface_decisions(ifc, k, o))
 					return true;
 		return false;
 	case SEC_EXTERNAL:
 		for (k = 0; k < KNOB__COUNT; k++)
-			if (ifc->m->external[k])
+			if (iface_external(ifc, k))
 				return true;
 		return false;
 	case SEC_DRIFT:
@@ -453,22 +453,22 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 	case SEC_DECISIONS:
 		for (k = 0; k < KNOB__COUNT; k++)
 			for (o = 0; o < OUTCOME__COUNT; o++) {
-				if (!ifc->m->decisions[k][o])
+				if (!iface_decisions(ifc, k, o))
 					continue;
 				series(b, "rtltune_tuning_decisions_total", NULL, ifc->name, "knob",
 				       knob_name((enum knob_id)k), "outcome",
 				       decision_outcome_name(o));
-				sb_u64(b, ifc->m->decisions[k][o]);
+				sb_u64(b, iface_decisions(ifc, k, o));
 				sb_mem(b, "\n", 1);
 			}
 		break;
 	case SEC_EXTERNAL:
 		for (k = 0; k < KNOB__COUNT; k++) {
-			if (!ifc->m->external[k])
+			if (!iface_external(ifc, k))
 				continue;
 			series(b, "rtltune_knob_external_changes_total", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
-			sb_u64(b, ifc->m->external[k]);
+			sb_u64(b, iface_external(ifc, k));
 			sb_mem(b, "\n", 1);
 		}
 		break;

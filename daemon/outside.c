@@ -107,7 +107,7 @@ static void recheck(struct iface *ifc)
 			reset = true;
 			continue;
 		}
-		ifc->m->external[k]++;
+		iface_count_external(ifc, (enum knob_id)k);
 		history_external(ifc, (enum knob_id)k, was, now);
 		if (!ifc->m->manual[k])
 			dlog(LOG_NOTICE, ifc->name,
