@@ -12,10 +12,12 @@ RTLTUNE=$PWD/build/rtltune
 N=${N:-64}
 ns=rtlbench$$
 tmp=$(mktemp -d)
+# Under set -e a failing command here would become the script's exit code: what is
+# already gone is no failure.
 cleanup() {
-	ip netns del $ns 2>/dev/null
-	ip netns del ${ns}p 2>/dev/null
-	ip netns del ${ns}e 2>/dev/null
+	ip netns del $ns 2>/dev/null || true
+	ip netns del ${ns}p 2>/dev/null || true
+	ip netns del ${ns}e 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

@@ -22,10 +22,12 @@ command -v wrk >/dev/null || { echo "bench-daemon: wrk not installed (scripts/de
 ns=rtdbench$$
 tmp=$(mktemp -d)
 pid=
+# Under set -e a failing command here would become the script's exit code: what is
+# already gone is no failure.
 cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	ip netns del $ns 2>/dev/null
-	ip netns del ${ns}p 2>/dev/null
+	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; fi
+	ip netns del $ns 2>/dev/null || true
+	ip netns del ${ns}p 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
