@@ -7,7 +7,9 @@
 #     frame, the worst case for per-event cost). Each round also runs the floor: the same
 #     programs attached with their bodies skipped (RTLTUNE_PROBE_EMPTY=1), i.e. what the
 #     kernel's dispatch of a tracepoint program costs by itself, which no probe on these
-#     tracepoints can go below.
+#     tracepoints can go below. And the A/A control (AA=1): a process that takes trace's
+#     place and attaches nothing (scripts/bench-noop-trace.py): its ratio to "off" is this
+#     machine's noise for the same rounds, printed beside the verdict.
 #  2. per-event cost of each program from the kernel's BPF run-time stats (trace --stats
 #     holds BPF_ENABLE_STATS while it runs; stats cost time themselves, so these runs are
 #     kept out of the throughput rounds), and program runs per frame sent.
@@ -17,6 +19,7 @@
 # With BENCH_SUMMARY=FILE (scripts/bench.sh) the judged figures are appended to FILE as
 # "figure|measured|target|verdict" rows.
 # Knobs: PAIRS (15), SECS (2 s per iperf3 run), PATHS ("tso frames"), FLOOR (1: measure it),
+# AA (1: run the A/A control),
 # COMPARE=PATH (another build's rtltune, e.g. before a change, as one more mode of the same
 # rounds: an A/B that the machine's drift cannot favour).
 # Why 15 short rounds rather than 5 long ones: on a shared 2-core VM single veth runs swing
@@ -30,6 +33,7 @@ PAIRS=${PAIRS:-15}
 SECS=${SECS:-2}
 PATHS=${PATHS:-tso frames}
 FLOOR=${FLOOR:-1}
+AA=${AA:-1}
 COMPARE=${COMPARE:-}
 NS_TARGET=50
 ratio_target() { [ "$1" = frames ] && echo 0.97 || echo 0.98; }
@@ -129,6 +133,7 @@ verdict() {
 rc=0
 modes="off on"
 [ "$FLOOR" = 1 ] && modes="$modes floor"
+[ "$AA" = 1 ] && modes="$modes noop"
 [ -n "$COMPARE" ] && modes="$modes compare"
 echo "probes: iperf3 over a veth pair, $PAIRS alternating rounds of ($modes) x ${SECS}s per path"
 for path in $PATHS; do
@@ -142,6 +147,7 @@ for path in $PATHS; do
 	: >"$TMP/floor"
 	: >"$TMP/onfloor"
 	: >"$TMP/compare"
+	: >"$TMP/aa"
 	for ((k = 1; k <= PAIRS; k++)); do
 		# Rotate the order so a drift in the shared machine's load favours no mode.
 		set -- $modes
@@ -164,9 +170,15 @@ for path in $PATHS; do
 				cmp=$(iperf)
 				stop_trace
 				;;
+			noop)
+				TRACE_BIN=scripts/bench-noop-trace.py start_trace "$TMP/noop.json"
+				noop=$(iperf)
+				stop_trace
+				;;
 			off) off=$(iperf) ;;
 			esac
 		done
+		[ "$AA" = 1 ] && echo "$noop $off" | awk '{printf "%.4f\n", $1 / $2}' >>"$TMP/aa"
 		[ -n "$COMPARE" ] && echo "$cmp $off" | awk '{printf "%.4f\n", $1 / $2}' >>"$TMP/compare"
 		ratio=$(echo "$on $off" | awk '{printf "%.4f", $1 / $2}')
 		echo "$ratio" >>"$TMP/ratios"
@@ -194,6 +206,13 @@ for path in $PATHS; do
 			"$fmed" "$flo" "$fhi"
 		printf '    the probes'"'"' own work: on/floor %.3f [%.3f, %.3f]\n' "$omed" "$olo" "$ohi"
 		summary "  floor: dispatch only, $path path" "$fmed [$flo, $fhi]" "-" "information"
+	fi
+	if [ -s "$TMP/aa" ]; then
+		read -r amed alo ahi _ _ < <(verdict "$TMP/aa" 1)
+		printf '  A/A control (a tracer that attaches nothing) / off, same rounds: %.3f [%.3f, %.3f]:\n' \
+			"$amed" "$alo" "$ahi"
+		printf '    what this machine'"'"'s noise alone gives the ratio in these rounds\n'
+		summary "  A/A control: no-op tracer / off, $path path" "$amed [$alo, $ahi]" "-" "information"
 	fi
 	if [ -s "$TMP/compare" ]; then
 		read -r cmed clo chi _ _ < <(verdict "$TMP/compare" "$target")
