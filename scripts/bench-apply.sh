@@ -12,12 +12,8 @@ RTLTUNE=$PWD/build/rtltune
 N=${N:-64}
 ns=rtlbench$$
 tmp=$(mktemp -d)
-# Under set -e a failing command here would become the script's exit code: what is
-# already gone is no failure.
 cleanup() {
-	ip netns del $ns 2>/dev/null || true
-	ip netns del ${ns}p 2>/dev/null || true
-	ip netns del ${ns}e 2>/dev/null || true
+	bench_netns_del $ns ${ns}p ${ns}e
 	rm -rf "$tmp"
 }
 trap cleanup EXIT

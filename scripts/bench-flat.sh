@@ -15,12 +15,9 @@ IDLE_SECONDS=${IDLE_SECONDS:-20}
 ns=rtflat$$
 tmp=$(mktemp -d)
 pid=
-# Under set -e a failing command here would become the script's exit code: what is
-# already gone is no failure.
 cleanup() {
-	if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; fi
-	ip netns del $ns 2>/dev/null || true
-	ip netns del ${ns}p 2>/dev/null || true
+	bench_stop "$pid"
+	bench_netns_del $ns ${ns}p
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
