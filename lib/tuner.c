@@ -551,8 +551,9 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 		tnr_cat(why, sizeof(why), ", same; ");
 		describe_cmp("CPU", &cpu, false, why, sizeof(why));
 		keep = tnr_cmp_down(&cpu, tr->min_effect);
-		tnr_cat(why, sizeof(why),
-			keep ? ": cheaper beyond noise" : ": no gain beyond noise");
+		tnr_cat(why, sizeof(why), "%s (at least %.0f%%)",
+			keep ? ": cheaper beyond noise" : ": no gain beyond noise",
+			tr->min_effect * 100);
 	} else {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		if (thr.t >= thr.tcrit)

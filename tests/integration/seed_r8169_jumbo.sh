@@ -6,7 +6,8 @@
 #  1. Per-frame cost off (veth is not frame-bound): the tuner tries the jumbo MTU, with TSO
 #     off as the chip would have it, and rolls it back: va ends at 1500 with TSO on.
 #  2. Every received frame costs the receiver 2 us (chip model 1): the tuner goes to 9000,
-#     TSO off with it, keeps it for a gain above the 15% the quirk asks (3 x min_effect),
+#     TSO off with it, keeps it for a gain above the 15% the quirk asks (3 x min_effect: in
+#     throughput, or in CPU per byte when throughput did not move beyond noise),
 #     and a new connection's throughput rises >= 1.15x over the same before the daemon
 #     started (best of 3 0.5 s connections each).
 # Each phase has its own daemon and state directory (phase 1's rollback backs the MTU off).

@@ -406,6 +406,19 @@ static void m_mtu(struct sim *s, struct tuner_sample *o)
 	o->tx_segs = (uint64_t)((double)o->tx_bytes / (mtu + 14));
 }
 
+/* Full frames at a throughput the application fixes; a jumbo MTU cuts CPU per byte by
+ * param (relative). */
+static void m_mtu_cpu(struct sim *s, struct tuner_sample *o)
+{
+	double mtu = (double)s->env.knob[KNOB_MTU];
+	double bps = noisy(s, s->base_bps);
+
+	bulk_tx(s, o, bps, 0.2, 0);
+	o->tx_segs = (uint64_t)((double)o->tx_bytes / (mtu + 14));
+	o->have |= TUNER_HAVE_CPU;
+	o->cpu_ns = (uint64_t)(bps * (mtu > 1500 ? 1 - s->param : 1.0) * (1 + 0.02 * gauss(s)));
+}
+
 /* Throughput fixed by the application; CPU per byte falls with bigger GSO. */
 static void m_cpu(struct sim *s, struct tuner_sample *o)
 {
@@ -1143,6 +1156,33 @@ static void test_mtu_allowed_and_jumbo_tso(void **state)
 	sim_free(&s);
 }
 
+/* The jumbo MTU that turns TSO off must gain 3 x min_effect on CPU per byte too, when
+ * throughput cannot move: 8% cheaper is rolled back, 40% cheaper kept; each verdict names
+ * the 15%. */
+static void test_jumbo_tso_cpu(void **state)
+{
+	static const double gain[] = {0.08, 0.40};
+	struct sim s;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		sim_init(&s, m_mtu_cpu, NULL);
+		s.param = gain[i];
+		s.env.allowed_mtu_min = 1500;
+		s.env.allowed_mtu_max = 9000;
+		s.env.mtu_max = 9194;
+		s.env.quirks = CHIP_Q_JUMBO_DISABLES_TSO;
+		sim_run(&s, 40);
+		assert_int_equal(s.log[0].rule, TUNER_RULE_MTU);
+		assert_int_equal(s.log[1].kind, i ? TUNER_KEEP : TUNER_ROLLBACK);
+		assert_non_null(strstr(s.log[1].reason, "CPU"));
+		assert_non_null(strstr(s.log[1].reason, i ? "cheaper beyond noise (at least 15%)"
+							  : "no gain beyond noise (at least 15%)"));
+		assert_int_equal(s.env.knob[KNOB_MTU], i ? 9000 : 1500);
+		sim_free(&s);
+	}
+}
+
 /* Application-limited traffic: throughput cannot move, CPU per byte decides. */
 static void test_cpu_per_byte(void **state)
 {
@@ -1153,7 +1193,7 @@ static void test_cpu_per_byte(void **state)
 	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
 	assert_int_equal(s.log[1].kind, TUNER_KEEP);
 	assert_non_null(strstr(s.log[1].reason, "CPU"));
-	assert_non_null(strstr(s.log[1].reason, "cheaper beyond noise"));
+	assert_non_null(strstr(s.log[1].reason, "cheaper beyond noise (at least 5%)"));
 	sim_free(&s);
 }
 
@@ -1434,6 +1474,7 @@ int main(void)
 		cmocka_unit_test(test_limits_never_exceeded),
 		cmocka_unit_test(test_gro_on_then_raise),
 		cmocka_unit_test(test_mtu_allowed_and_jumbo_tso),
+		cmocka_unit_test(test_jumbo_tso_cpu),
 		cmocka_unit_test(test_cpu_per_byte),
 		cmocka_unit_test(test_apply_failure),
 		cmocka_unit_test(test_rollback_retried),
