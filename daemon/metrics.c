@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "pmqos.h"
 #include "rtltune/link.h"
+#include "rtltune/paths.h"
 #include "sampler.h"
 
 #ifndef RTLTUNE_VERSION
@@ -600,7 +601,7 @@ void metrics_textfile_write(void)
 {
 	static uint64_t written_gen = UINT64_MAX;
 	char tmp[PATH_MAX + 16], *t;
-	size_t len, off = 0;
+	size_t len;
 	int fd;
 
 	if (!rtd.cfg.textfile[0] || written_gen == rtd.generation)
@@ -615,18 +616,11 @@ void metrics_textfile_write(void)
 		free(t);
 		goto fail;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, t + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			unlink(tmp);
-			free(t);
-			goto fail;
-		}
-		off += (size_t)w;
+	if (write_full(fd, t, len) < 0) {
+		close(fd);
+		unlink(tmp);
+		free(t);
+		goto fail;
 	}
 	free(t);
 	if (close(fd) < 0 || rename(tmp, rtd.cfg.textfile) < 0) {

@@ -52,12 +52,12 @@ static int log_open_check(struct journal *j, struct rterr *err)
 	}
 	if (st.st_size == 0) {
 		n = snprintf(header, sizeof(header), "%s %d\n", LOG_MAGIC, LOG_VERSION);
-		n = jr_write_all(j->log_fd, header, n);
+		n = write_full(j->log_fd, header, n);
 		return n ? rterr_sys(err, n, "cannot write log %s", j->log_path) : 0;
 	}
 	/* A crash mid-append left a partial line: end it, so the next record stays whole. */
 	if (pread(j->log_fd, &last, 1, st.st_size - 1) == 1 && last != '\n') {
-		n = jr_write_all(j->log_fd, "\n", 1);
+		n = write_full(j->log_fd, "\n", 1);
 		if (n)
 			return rterr_sys(err, n, "cannot write log %s", j->log_path);
 	}
@@ -145,7 +145,7 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 	json_object_put(o);
 	r = log_open(j, err);
 	/* One write(2) with O_APPEND: a record is never interleaved with another. */
-	if (!r && (r = jr_write_all(j->log_fd, buf, len)))
+	if (!r && (r = write_full(j->log_fd, buf, len)))
 		rterr_sys(err, r, "cannot append to log %s", j->log_path);
 	free(buf);
 	return r;

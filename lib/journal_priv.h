@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "rtltune/journal.h"
+#include "rtltune/paths.h"
 
 /* LINK_UNSET (rtltune/link.h): a value the kernel does not report. */
 #define JOURNAL_UNKNOWN (-1)
@@ -73,7 +74,6 @@ char *jr_serialize(struct journal *j, size_t *len);
 /* journal_store.c */
 int64_t jr_now_us(void); /* CLOCK_REALTIME */
 int jr_read_small_file(const char *path, char *buf, size_t len);
-int jr_write_all(int fd, const char *buf, size_t len);
 int jr_grow(void *arr, int n, size_t size);
 struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
 struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);

@@ -89,24 +89,6 @@ struct journal_inflight *jr_find_op(struct journal *j, const struct journal_iden
 	return NULL;
 }
 
-int jr_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t w;
-
-	while (len) {
-		w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -ENOSPC;
-		buf += w;
-		len -= w;
-	}
-	return 0;
-}
-
 /*
  * Make the in-memory journal the one on disk: temp file, fsync, rename over, fsync dir.
  * A crash at any point leaves either the old or the new file, never a mix. Without
@@ -126,7 +108,7 @@ static int commit(struct journal *j, bool *visible, bool sync_dir, struct rterr 
 	r = test_hook("journal_write");
 	if (!r) {
 		fd = open(j->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-		r = fd < 0 ? -errno : jr_write_all(fd, buf, len);
+		r = fd < 0 ? -errno : write_full(fd, buf, len);
 	}
 	free(buf);
 	if (!r) {

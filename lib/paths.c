@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,4 +113,23 @@ void paths_free(char **dirs)
 	for (d = dirs; *d; d++)
 		free(*d);
 	free(dirs);
+}
+
+int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	while (len) {
+		w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rtltune/paths.h"
 #include "svg_priv.h"
 
 /* ---- the document buffer -------------------------------------------------------------- */
@@ -318,8 +319,6 @@ const char *svg_si_prefix(double max_abs, double *divisor)
 int svg_write_file(const char *path, const char *svg, size_t len, struct rterr *err)
 {
 	char tmp[PATH_MAX];
-	size_t off = 0;
-	ssize_t n;
 	int fd, e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
@@ -327,17 +326,11 @@ int svg_write_file(const char *path, const char *svg, size_t len, struct rterr *
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return rterr_sys(err, errno, "%s: cannot create", tmp);
-	while (off < len) {
-		n = write(fd, svg + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			close(fd);
-			unlink(tmp);
-			return rterr_sys(err, e, "%s: write", tmp);
-		}
-		off += (size_t)n;
+	e = write_full(fd, svg, len);
+	if (e < 0) {
+		close(fd);
+		unlink(tmp);
+		return rterr_sys(err, -e, "%s: write", tmp);
 	}
 	if (fsync(fd) < 0) {
 		e = errno;

@@ -2,6 +2,8 @@
 #ifndef RTLTUNE_PATHS_H
 #define RTLTUNE_PATHS_H
 
+#include <stddef.h>
+
 /*
  * Directories to search for profiles ("profiles") or chip files ("chips"), most
  * important first:
@@ -16,5 +18,9 @@
  */
 char **paths_search_dirs(const char *env_var, const char *subdir);
 void paths_free(char **dirs);
+
+/* write(2) until all of buf is written (EINTR retried): 0, or -errno (-ENOSPC when
+ * write returns 0). */
+int write_full(int fd, const void *buf, size_t len);
 
 #endif
