@@ -30,14 +30,19 @@ client() {
 applied() {
 	grep -c "st[xy]$1-[0-9]*: gso_max_size 65536 -> 32768" "$T_TMP/follow1.log" || true
 }
+# churn ROUND: twice, 50 veth pairs (100 interfaces) added, the profile awaited on all of
+# them (bounded by progress: 10 s without one more applied, 60 s in all), then deleted.
 churn() {
-	local round=$1 r i
+	local round=$1 r i n last idle
 	for ((r = 0; r < 2; r++)); do
 		for ((i = 0; i < 50; i++)); do
 			echo "link add stx$round$r-$i type veth peer name sty$round$r-$i"
 		done | ip -n "$NS" -batch -
-		for ((i = 0; i < 200; i++)); do
-			[ "$(applied "$round$r")" -ge 100 ] && break
+		last=-1 idle=0
+		for ((i = 0; i < 1200 && idle < 200; i++)); do
+			n=$(applied "$round$r")
+			[ "$n" -ge 100 ] && break
+			if [ "$n" -gt "$last" ]; then last=$n idle=0; else idle=$((idle + 1)); fi
 			sleep 0.05
 		done
 		for ((i = 0; i < 50; i++)); do echo "link del stx$round$r-$i"; done |

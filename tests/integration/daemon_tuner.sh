@@ -53,10 +53,24 @@ case $verdict in
 *kept*) want=$(echo "$verdict" | awk '{ print $NF }') ;;
 *) want=16384 ;;
 esac
-for ((i = 0; i < 50; i++)); do grep -q '^inflight ta ' "$D_STATE/journal" || break; sleep 0.02; done
-grep -q '^inflight ta ' "$D_STATE/journal" && t_fail "verdict given but the trial is still in flight"
+# The first trial's in-flight record (its pre-value 16384) must end with the verdict. A
+# kept raise makes its observed window the next baseline, so the next trial (from $want)
+# may start one sample (200 ms) later: then the device holds that trial's value, and its
+# own record (pre-value $want) is the one in flight.
+first_in_flight() {
+	awk '/^inflight ta / { b = 1; next } /^(inflight|iface|end) / { b = 0 }
+	     b && $1 == "pre" && $2 == "gso_max_size" && $3 == 16384 { f = 1 } END { exit !f }' \
+		"$D_STATE/journal"
+}
+for ((i = 0; i < 50; i++)); do first_in_flight || break; sleep 0.02; done
+first_in_flight && t_fail "verdict given but the trial is still in flight"
 echo "ok: in-flight record ended with the verdict"
-t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$want" "gso_max_size after the verdict"
+value=$(t_ip_attr "$A" ta gso_max_size)
+if [ "$value" != "$want" ] && grep -q "ta: tuner trial gso_max_size $want -> " "$D_LOG"; then
+	echo "# the next trial, from $want, already started: $(grep -o "tuner trial gso_max_size $want -> [0-9]*" "$D_LOG" | head -1)"
+else
+	t_eq "$value" "$want" "gso_max_size after the verdict"
+fi
 d_wait_samples 1
 m=$(d_http /metrics)
 # At least these: established connections take a kept raise at once (their routes are

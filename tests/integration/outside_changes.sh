@@ -47,13 +47,15 @@ t_eq "$(t_in "$TN_A" ethtool -l ta | awk '/^Current/ { c = 1 } c && /^RX:/ { pri
 samples() { d_rtl --json status | jq .daemon.samples; }
 manual() { d_rtl --json status ta | jq -r '.interfaces[0].manual | join(",")'; }
 metric() { d_http /metrics | awk -v s="$1" 'index($0, s) == 1 { print $2 }'; }
-# wait_manual KNOB: until status lists KNOB as manual (bounded, 10 s); prints the samples
-# taken between the change and its detection.
+# wait_manual KNOB S0: until status lists KNOB as manual (bounded, 10 s); prints the
+# samples taken between the change and its detection (both from the same status reply,
+# so the time between two calls does not count).
 wait_manual() {
-	local s0=$2 i
+	local s0=$2 i st
 	for ((i = 0; i < 200; i++)); do
-		case ",$(manual)," in *",$1,"*)
-			echo $(($(samples) - s0))
+		st=$(d_rtl --json status ta)
+		case ",$(jq -r '.interfaces[0].manual | join(",")' <<<"$st")," in *",$1,"*)
+			echo $(($(jq .daemon.samples <<<"$st") - s0))
 			return 0
 			;;
 		esac
@@ -116,7 +118,7 @@ echo "ok: autotune on took the knobs back (manual: '$(manual)')"
 tn_wait_decision 'trial gso_max_size 20000 -> ' 40 >/dev/null || t_fail "no trial after autotune on"
 echo "ok: trial after autotune on: $(tn_decisions | grep -m1 'trial gso_max_size' | cut -c1-90)"
 ip -n "$TN_A" link set ta gso_max_size 24000
-tn_wait_decision 'abandoned gso_max_size .*changed outside rtltune during the trial' 20 >/dev/null ||
+tn_wait_decision 'abandoned gso_max_size .*changed outside (rtltune|the tuner) during the trial' 20 >/dev/null ||
 	t_fail "the trial was not abandoned"
 echo "ok: $(tn_decisions | grep -m1 'abandoned gso_max_size' | cut -c1-140)"
 d_wait_samples 2

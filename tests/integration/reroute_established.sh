@@ -52,6 +52,10 @@ flow() {
 	t_fail "no connection to $1 within 5 s"
 }
 
+# After a raise, the share of the connection's skbs above the old cap: 65-74% measured
+# (how sender and receiver share the two CPUs sets the mix); a connection that kept its
+# old route has none above it, so a quarter tells the two apart with room for the mix.
+MIN_ABOVE=25
 for dst in 10.93.0.2 fd93::2; do
 	t_log "1. rtltune apply under one established connection to $dst"
 	flow "$dst" 120
@@ -63,7 +67,7 @@ for dst in 10.93.0.2 fd93::2; do
 	echo "$out" | grep -q '^ta: IPv4 and IPv6 routes invalidated' || t_fail "apply does not say the routes were invalidated"
 	read -r pct mean n <<<"$(sizes)"
 	echo "# at 65536, same connection: $pct% of $n skbs above 16 KiB, mean $mean bytes"
-	t_ge "$pct" 50 "the established connection's skbs above 16 KiB after the raise ($dst, percent)"
+	t_ge "$pct" "$MIN_ABOVE" "the established connection's skbs above 16 KiB after the raise ($dst, percent)"
 	t_rtl "$A" restore ta >/dev/null
 	read -r pct mean n <<<"$(sizes)"
 	echo "# restored to 16384, same connection: $pct% of $n skbs above 16 KiB, mean $mean bytes"
@@ -84,7 +88,7 @@ echo "$out" | grep -q '^ta: IPv4 and IPv6 routes invalidated (a NOP policy rule 
 	t_fail "the fallback was not used"
 read -r pct mean n <<<"$(sizes)"
 echo "# after the fallback: $pct% of $n skbs above 16 KiB"
-t_ge "$pct" 50 "the established connection's skbs above 16 KiB after the fallback (percent)"
+t_ge "$pct" "$MIN_ABOVE" "the established connection's skbs above 16 KiB after the fallback (percent)"
 t_eq "$(ip -n "$A" rule show | grep -c 'proto 244' || true)" 0 "IPv4 rules left behind"
 t_eq "$(ip -n "$A" -6 rule show | grep -c 'proto 244' || true)" 0 "IPv6 rules left behind"
 t_rtl "$A" restore ta >/dev/null
@@ -114,7 +118,7 @@ t_eq "$pct" 0 "skbs above 16 KiB before the daemon's apply"
 RTLTUNE_SOCKET=$D_SOCK t_rtl "$A" apply bigger ta | sed 's/^/# /'
 read -r pct mean n <<<"$(sizes)"
 echo "# after the sandboxed daemon's apply: $pct% of $n skbs above 16 KiB, mean $mean bytes"
-t_ge "$pct" 50 "the established connection's skbs above 16 KiB after the sandboxed daemon's raise (percent)"
+t_ge "$pct" "$MIN_ABOVE" "the established connection's skbs above 16 KiB after the sandboxed daemon's raise (percent)"
 grep -q 'ta: IPv4 and IPv6 routes invalidated (XFRM_MSG_SETDEFAULT)' "$D_LOG" || t_fail "the daemon did not invalidate: $(tail -n 5 "$D_LOG")"
 echo "ok: the sandboxed daemon invalidated the routes over netlink"
 RTLTUNE_SOCKET=$D_SOCK t_rtl "$A" restore ta >/dev/null

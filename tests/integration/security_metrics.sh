@@ -151,7 +151,9 @@ for ((i = 0; i < 100; i++)); do grep -q opened "$T_TMP/loris" && break; sleep 0.
 cat "$T_TMP/loris"
 fds_flood=$(d_fds)
 echo "# during the flood: $fds_flood fds"
-t_le "$fds_flood" $((fds0 + HTTP_LIMIT + 2)) "rtltuned fds during the flood (baseline + connection limit)"
+# 128 connections, and up to 4 short-lived fds (one accepted past the limit before it is
+# closed, a control client): 179-180 measured over a baseline of 51.
+t_le "$fds_flood" $((fds0 + HTTP_LIMIT + 4)) "rtltuned fds during the flood (baseline + connection limit)"
 d_rtl --json status >/dev/null || t_fail "control socket not answering during the flood"
 echo "ok: control socket answers during the flood"
 # A scrape queued behind the flood is served once the idle timeout frees slots.
@@ -162,7 +164,7 @@ sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv
 ' "$D_PORT" | grep -q '^rtltune_knob_value' || t_fail "/metrics during the flood"
 waited=$(($(date +%s) - start))
 echo "# a scrape during the flood waited ${waited}s"
-t_le "$waited" $((HTTP_IDLE_S + 5)) "seconds a scrape waits behind the flood"
+t_le "$waited" $((HTTP_IDLE_S + 8)) "seconds a scrape waits behind the flood (one idle timeout)"
 # The connections past the limit sat in the listen backlog: they are shed one idle
 # timeout after the first ones. Wait (bounded) for the fds to come back.
 for ((i = 0; i < 300; i++)); do
@@ -172,7 +174,7 @@ done
 shed=$(($(date +%s) - start))
 echo "# flood shed after ~${shed}s"
 t_le "$(d_fds)" "$fds0" "rtltuned fds after the idle timeout"
-t_le "$shed" $((2 * HTTP_IDLE_S + 5)) "seconds to shed the flood"
+t_le "$shed" $((2 * HTTP_IDLE_S + 10)) "seconds to shed the flood (two idle timeouts: 20 s measured)"
 kill $LORIS 2>/dev/null || true
 wait $LORIS 2>/dev/null || true
 d_http /metrics | grep -q '^rtltune_knob_value' || t_fail "/metrics after the flood"

@@ -38,11 +38,11 @@ echo "$trial" | grep -qE ': (gso|tso)-faults: retransmits' || t_fail "the trial'
 # Settled: a fix kept at a small size or TSO off. A fix that the fault fell from but not
 # below the fault threshold is kept, and the next step is a trial of its own (64K -> 32K
 # kept, then 32K -> 16K), each judged over the long windows.
-deadline=$((SECONDS + 110))
+deadline=$((SECONDS + 150))
 while :; do
 	kept=$(tn_decisions | grep -E ' kept (gso_max_size [0-9]+ -> (16384|8192)|tso on -> off)' | head -n 1 || true)
 	[ -n "$kept" ] && break
-	[ $SECONDS -le $deadline ] || t_fail "no fix to gso_max_size <= 16384 or TSO off kept within 110 s"
+	[ $SECONDS -le $deadline ] || t_fail "no fix to gso_max_size <= 16384 or TSO off kept within 150 s"
 	sleep 0.5
 done
 echo "# $kept" | cut -c1-360

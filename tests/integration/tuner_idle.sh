@@ -41,7 +41,9 @@ done
 kill $PING
 samples=$(($(d_rtl --json status | jq .daemon.samples) - samples0))
 tx=$(($(d_rtl --json stats ta | jq '.interfaces[0].tx_packets') - tx0))
-t_ge "$samples" $((QUIET * 10 * 9 / 10)) "samples taken in $QUIET s at 100 ms"
+# A tick that finds the previous sample still running is skipped (daemon/sampler.c), so a
+# loaded machine takes fewer than 10 a second: three quarters shows the sampler stayed live.
+t_ge "$samples" $((QUIET * 10 * 3 / 4)) "samples taken in $QUIET s at 100 ms"
 t_ge "$tx" $((QUIET * 2 * 9 / 10)) "ping packets the daemon counted on ta"
 t_eq "$(printf '%s\n' "${states[@]}" | sort -u | tr '\n' ' ')" "idle " "tuner states seen (${#states[@]} polls)"
 t_eq "$(tn_decisions | wc -l)" 0 "tuner decisions in rtltune log"
