@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "journal_priv.h"
@@ -108,16 +109,33 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
 	return 0;
 }
 
-/* The identity read goes by name: read under the current one until it names our device. */
+/*
+ * The identity read goes by name: read under the current one until it names our device.
+ * Under a rename storm most tries lose: the name is looked up while a rename holds the
+ * RTNL, and the ethtool ioctl, which waits for the RTNL, then finds it gone (soak_rename
+ * saw 16 tries in a row lose, 1 apply in 113). So the bound is time, not a count: tries go
+ * on for IDENT_RENAME_MS (at least IDENT_RENAME_TRIES of them), each losing one costs about
+ * one rename.
+ */
 #define IDENT_RENAME_TRIES 16
+#define IDENT_RENAME_MS	   1000
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 int journal_ident_read_index(int ifindex, const char *was, struct journal_ident *id,
 			     struct rterr *err)
 {
+	int64_t deadline = mono_ms() + IDENT_RENAME_MS;
 	char now[IF_NAMESIZE];
 	int r, tries;
 
-	for (tries = 0; tries < IDENT_RENAME_TRIES; tries++) {
+	for (tries = 0; tries < IDENT_RENAME_TRIES || mono_ms() < deadline; tries++) {
 		r = link_index_to_name(ifindex, now);
 		if (r == -ENODEV)
 			return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared", ifindex,
@@ -130,8 +148,8 @@ int journal_ident_read_index(int ifindex, const char *was, struct journal_ident 
 		if (r < 0 && r != -ENODEV && r != -EAGAIN)
 			return r;
 	}
-	return rterr_sys(err, EAGAIN, "%s: renamed %d times while reading its identity", was,
-			 tries);
+	return rterr_sys(err, EAGAIN, "%s: renamed %d times in %d ms while reading its identity",
+			 was, tries, IDENT_RENAME_MS);
 }
 
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b)

@@ -162,9 +162,13 @@ int link_sock_open(struct link_sock **out, struct rterr *err)
 		link_sock_close(ls);
 		return rterr_sys(err, EPROTONOSUPPORT, "connect rtnetlink (%s)", nl_geterror(r));
 	}
-	/* Large dumps (many links, each ~1.5 KiB) and error texts from the kernel. */
+	/* Large dumps (many links, each ~1.5 KiB) and error texts from the kernel. Without
+	 * peeking: one recvmsg per message, not two (rtltuned reads every managed link each
+	 * sample). A buffer this size never truncates: the kernel fills a dump's messages up
+	 * to 32 KiB at most (netlink_recvmsg() caps max_recvmsg_len), and the one link of a
+	 * get is far smaller without the VF list, which no request here asks for. */
 	nl_socket_set_msg_buf_size(ls->sk, 64 * 1024);
-	nl_socket_enable_msg_peek(ls->sk);
+	nl_socket_disable_msg_peek(ls->sk);
 	setsockopt(nl_socket_get_fd(ls->sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	*out = ls;
 	return 0;
