@@ -139,7 +139,7 @@ static int parse_bool(const char *v, bool *out)
 	return -EINVAL;
 }
 
-/* "1s", "500ms", "2m", or a bare number of seconds. */
+/* "1s", "500ms", "2m", "1h", or a bare number of seconds. */
 static int parse_duration(const char *v, uint64_t *us)
 {
 	char *end;
@@ -157,6 +157,8 @@ static int parse_duration(const char *v, uint64_t *us)
 		x *= 1e3;
 	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
 		x *= 60e6;
+	else if (strcmp(end, "h") == 0)
+		x *= 3600e6;
 	else
 		return -EINVAL;
 	/* "nan", "inf" and 1e300 pass strtod(); converting them to an integer is undefined. */

@@ -144,6 +144,10 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.02
 done
 t_eq "$(t_ip_attr "$NS" rtd0 gso_max_size)" 16384 "reloaded profile applied"
+# The top of the range the error message names is accepted as written.
+printf '[daemon]\nprofile = testgso\nsample_interval = 1h\n' >"$CONF"
+reload_and_wait
+t_eq "$(d_rtl --json status | jq -r .daemon.sample_interval_seconds)" 3600 "sample_interval = 1h"
 rc=0
 d_stop || rc=$?
 t_eq "$rc" 0 "clean exit"
