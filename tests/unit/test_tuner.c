@@ -1111,6 +1111,17 @@ static void test_gro_on_then_raise(void **state)
 }
 
 /* MTU inside allowed_mtu: kept for a 10% gain, except on a jumbo-disables-tso chip. */
+/* An r8169-like chip: allowed_mtu 1500-9000, max_mtu 9194, a jumbo MTU turns TSO off. */
+static void sim_init_jumbo_tso(struct sim *s, model_fn model, double param)
+{
+	sim_init(s, model, NULL);
+	s->param = param;
+	s->env.allowed_mtu_min = 1500;
+	s->env.allowed_mtu_max = 9000;
+	s->env.mtu_max = 9194;
+	s->env.quirks = CHIP_Q_JUMBO_DISABLES_TSO;
+}
+
 static void test_mtu_allowed_and_jumbo_tso(void **state)
 {
 	struct sim s;
@@ -1127,12 +1138,7 @@ static void test_mtu_allowed_and_jumbo_tso(void **state)
 	assert_int_equal(s.env.knob[KNOB_MTU], 9000);
 	sim_free(&s);
 
-	sim_init(&s, m_mtu, NULL);
-	s.param = 0.10;
-	s.env.allowed_mtu_min = 1500;
-	s.env.allowed_mtu_max = 9000;
-	s.env.mtu_max = 9194;
-	s.env.quirks = CHIP_Q_JUMBO_DISABLES_TSO;
+	sim_init_jumbo_tso(&s, m_mtu, 0.10);
 	sim_run(&s, 40);
 	assert_int_equal(s.log[0].rule, TUNER_RULE_MTU);
 	assert_non_null(strstr(s.log[0].reason, "turns TSO off"));
@@ -1166,12 +1172,7 @@ static void test_jumbo_tso_cpu(void **state)
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		sim_init(&s, m_mtu_cpu, NULL);
-		s.param = gain[i];
-		s.env.allowed_mtu_min = 1500;
-		s.env.allowed_mtu_max = 9000;
-		s.env.mtu_max = 9194;
-		s.env.quirks = CHIP_Q_JUMBO_DISABLES_TSO;
+		sim_init_jumbo_tso(&s, m_mtu_cpu, gain[i]);
 		sim_run(&s, 40);
 		assert_int_equal(s.log[0].rule, TUNER_RULE_MTU);
 		assert_int_equal(s.log[1].kind, i ? TUNER_KEEP : TUNER_ROLLBACK);
