@@ -602,7 +602,7 @@ void metrics_textfile_write(void)
 	static uint64_t written_gen = UINT64_MAX;
 	char tmp[PATH_MAX + 16], *t;
 	size_t len;
-	int fd;
+	int fd, e;
 
 	if (!rtd.cfg.textfile[0] || written_gen == rtd.generation)
 		return;
@@ -616,10 +616,12 @@ void metrics_textfile_write(void)
 		free(t);
 		goto fail;
 	}
-	if (write_full(fd, t, len) < 0) {
+	e = write_full(fd, t, len);
+	if (e < 0) {
 		close(fd);
 		unlink(tmp);
 		free(t);
+		errno = -e; /* what the log says, not what close() or unlink() left */
 		goto fail;
 	}
 	free(t);

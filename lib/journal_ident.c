@@ -114,11 +114,12 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
  * Under a rename storm most tries lose: the name is looked up while a rename holds the
  * RTNL, and the ethtool ioctl, which waits for the RTNL, then finds it gone (soak_rename
  * saw 16 tries in a row lose, 1 apply in 113). So the bound is time, not a count: tries go
- * on for IDENT_RENAME_MS (at least IDENT_RENAME_TRIES of them), each losing one costs about
- * one rename.
+ * on for IDENT_RENAME_MS (at least IDENT_RENAME_TRIES of them); a lost one costs about one
+ * rename (~6 ms in soak_rename's storm), so that is some 30 tries. Kept short: callers
+ * hold the journal lock (the daemon waits 300 ms for it) or run on rtltuned's loop.
  */
 #define IDENT_RENAME_TRIES 16
-#define IDENT_RENAME_MS	   1000
+#define IDENT_RENAME_MS	   200
 
 static int64_t mono_ms(void)
 {
@@ -131,11 +132,12 @@ static int64_t mono_ms(void)
 int journal_ident_read_index(int ifindex, const char *was, struct journal_ident *id,
 			     struct rterr *err)
 {
-	int64_t deadline = mono_ms() + IDENT_RENAME_MS;
+	int64_t start = mono_ms();
 	char now[IF_NAMESIZE];
 	int r, tries;
 
-	for (tries = 0; tries < IDENT_RENAME_TRIES || mono_ms() < deadline; tries++) {
+	for (tries = 0; tries < IDENT_RENAME_TRIES || mono_ms() - start < IDENT_RENAME_MS;
+	     tries++) {
 		r = link_index_to_name(ifindex, now);
 		if (r == -ENODEV)
 			return rterr_sys(err, ENODEV, "interface %d (was %s) disappeared", ifindex,
@@ -148,8 +150,9 @@ int journal_ident_read_index(int ifindex, const char *was, struct journal_ident 
 		if (r < 0 && r != -ENODEV && r != -EAGAIN)
 			return r;
 	}
-	return rterr_sys(err, EAGAIN, "%s: renamed %d times in %d ms while reading its identity",
-			 was, tries, IDENT_RENAME_MS);
+	return rterr_sys(err, EAGAIN,
+			 "%s: renamed %d times in %" PRId64 " ms while reading its identity", was,
+			 tries, mono_ms() - start);
 }
 
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b)

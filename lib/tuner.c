@@ -551,9 +551,15 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 		tnr_cat(why, sizeof(why), ", same; ");
 		describe_cmp("CPU", &cpu, false, why, sizeof(why));
 		keep = tnr_cmp_down(&cpu, tr->min_effect);
-		tnr_cat(why, sizeof(why), "%s (at least %.0f%%)",
-			keep ? ": cheaper beyond noise" : ": no gain beyond noise",
-			tr->min_effect * 100);
+		if (keep)
+			tnr_cat(why, sizeof(why), ": cheaper beyond noise (at least %.0f%%)",
+				tr->min_effect * 100);
+		else if (cpu.t <= -cpu.tcrit && cpu.medb < cpu.meda)
+			tnr_cat(why, sizeof(why), ": cheaper, but below the %.0f%% required",
+				tr->min_effect * 100);
+		else
+			tnr_cat(why, sizeof(why), ": no gain beyond noise (at least %.0f%%)",
+				tr->min_effect * 100);
 	} else {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		if (thr.t >= thr.tcrit)

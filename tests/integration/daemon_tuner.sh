@@ -65,9 +65,17 @@ first_in_flight() {
 for ((i = 0; i < 50; i++)); do first_in_flight || break; sleep 0.02; done
 first_in_flight && t_fail "verdict given but the trial is still in flight"
 echo "ok: in-flight record ended with the verdict"
+# next_trial: the target of a trial from $want logged after the verdict, if any.
+next_trial() {
+	awk -v v="$verdict" -v w="$want" 'index($0, v) { s = 1; next }
+	     s && match($0, "tuner trial gso_max_size " w " -> [0-9]+") {
+		n = split(substr($0, RSTART, RLENGTH), f, " "); print f[n]; exit }' "$D_LOG"
+}
 value=$(t_ip_attr "$A" ta gso_max_size)
-if [ "$value" != "$want" ] && grep -q "ta: tuner trial gso_max_size $want -> " "$D_LOG"; then
-	echo "# the next trial, from $want, already started: $(grep -o "tuner trial gso_max_size $want -> [0-9]*" "$D_LOG" | head -1)"
+next=$(next_trial)
+if [ "$value" != "$want" ] && [ -n "$next" ]; then
+	echo "# the next trial, $want -> $next, already started"
+	t_eq "$value" "$next" "gso_max_size in the next trial"
 else
 	t_eq "$value" "$want" "gso_max_size after the verdict"
 fi
