@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "journal_priv.h"
@@ -121,22 +120,14 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
 #define IDENT_RENAME_TRIES 16
 #define IDENT_RENAME_MS	   200
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int journal_ident_read_index(int ifindex, const char *was, struct journal_ident *id,
 			     struct rterr *err)
 {
-	int64_t start = mono_ms();
+	int64_t start = jr_mono_us();
 	char now[IF_NAMESIZE];
 	int r, tries;
 
-	for (tries = 0; tries < IDENT_RENAME_TRIES || mono_ms() - start < IDENT_RENAME_MS;
+	for (tries = 0; tries < IDENT_RENAME_TRIES || jr_mono_us() - start < IDENT_RENAME_MS * 1000;
 	     tries++) {
 		r = link_index_to_name(ifindex, now);
 		if (r == -ENODEV)
@@ -152,7 +143,7 @@ int journal_ident_read_index(int ifindex, const char *was, struct journal_ident 
 	}
 	return rterr_sys(err, EAGAIN,
 			 "%s: renamed %d times in %" PRId64 " ms while reading its identity", was,
-			 tries, mono_ms() - start);
+			 tries, (jr_mono_us() - start) / 1000);
 }
 
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b)

@@ -72,7 +72,8 @@ int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err);
 char *jr_serialize(struct journal *j, size_t *len);
 
 /* journal_store.c */
-int64_t jr_now_us(void); /* CLOCK_REALTIME */
+int64_t jr_now_us(void);  /* CLOCK_REALTIME */
+int64_t jr_mono_us(void); /* CLOCK_MONOTONIC */
 int jr_read_small_file(const char *path, char *buf, size_t len);
 int jr_grow(void *arr, int n, size_t size);
 struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);

@@ -24,7 +24,7 @@ int64_t jr_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int64_t mono_us(void)
+int64_t jr_mono_us(void)
 {
 	struct timespec ts;
 
@@ -345,7 +345,7 @@ static void lock_holder(const char *lock_path, char *buf, size_t len)
 
 static int lock_state(struct journal *j, int timeout_ms, struct rterr *err)
 {
-	int64_t deadline = mono_us() + (timeout_ms > 0 ? timeout_ms : 0) * 1000LL;
+	int64_t deadline = jr_mono_us() + (timeout_ms > 0 ? timeout_ms : 0) * 1000LL;
 	bool writable = true;
 	char holder[96], pid[24];
 	int fd;
@@ -362,7 +362,7 @@ static int lock_state(struct journal *j, int timeout_ms, struct rterr *err)
 		return rterr_sys(err, errno, "cannot open lock %s", j->lock_path);
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
-		int64_t left = deadline - mono_us();
+		int64_t left = deadline - jr_mono_us();
 
 		if (e == EINTR)
 			continue;

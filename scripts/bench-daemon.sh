@@ -61,12 +61,17 @@ fi
 export RTLTUNE_STATE_DIR=$tmp/state RTLTUNE_SOCKET=$tmp/control.sock
 # A config of the bench's own (not /etc/rtltune's): the quiet run below differs only in it.
 printf '[daemon]\nsample_interval = 1s\n' >"$tmp/rtltuned.conf"
-ip netns exec $ns "${PIN_DAEMON[@]}" "$RTLTUNED" --foreground --config "$tmp/rtltuned.conf" \
-	--socket "$tmp/control.sock" --state-dir "$tmp/state" \
-	--metrics "127.0.0.1:$PORT" --interfaces 'b*' >"$tmp/rtltuned.log" 2>&1 &
-pid=$!
-for ((i = 0; i < 100; i++)); do "$RTLTUNE" status >/dev/null 2>&1 && break; sleep 0.05; done
-"$RTLTUNE" status >/dev/null || { cat "$tmp/rtltuned.log"; exit 1; }
+# start_daemon LOG: rtltuned on that config, pinned, its pid in $pid; waits (bounded, 5 s)
+# until it answers.
+start_daemon() {
+	ip netns exec $ns "${PIN_DAEMON[@]}" "$RTLTUNED" --foreground --config "$tmp/rtltuned.conf" \
+		--socket "$tmp/control.sock" --state-dir "$tmp/state" \
+		--metrics "127.0.0.1:$PORT" --interfaces 'b*' >"$1" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do "$RTLTUNE" status >/dev/null 2>&1 && break; sleep 0.05; done
+	"$RTLTUNE" status >/dev/null || { cat "$1"; exit 1; }
+}
+start_daemon "$tmp/rtltuned.log"
 source=$("$RTLTUNE" --json status | jq -r .daemon.source)
 
 # Traffic of every size from 1 byte to a full frame, both ways, on every interface, so
@@ -100,16 +105,20 @@ bytes=$(wc -c <"$tmp/metrics.txt")
 nonempty=$(grep -c '_bucket{.*} [1-9]' "$tmp/metrics.txt" || true)
 
 gz_bytes=$(fetch /metrics gzip | wc -c)
-ip netns exec $ns "${PIN_WRK[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency \
-	-H 'Accept-Encoding: gzip' "http://127.0.0.1:$PORT/metrics" >"$tmp/wrk.txt"
-ip netns exec $ns "${PIN_WRK[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency \
-	"http://127.0.0.1:$PORT/metrics" >"$tmp/wrk-plain.txt"
-p50=$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.txt")
-p99=$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.txt")
-rps=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/wrk.txt")
-plain_p50=$(awk '$1 == "50%" { print $2 }' "$tmp/wrk-plain.txt")
-plain_p99=$(awk '$1 == "99%" { print $2 }' "$tmp/wrk-plain.txt")
-plain_rps=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/wrk-plain.txt")
+# load NAME [WRK-OPTION...]: wrk against /metrics, its report in $tmp/wrk-NAME.txt;
+# prints "requests/s p50 p99" as wrk writes them.
+load() {
+	local out=$tmp/wrk-$1.txt
+	shift
+	ip netns exec $ns "${PIN_WRK[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" \
+		--latency "$@" "http://127.0.0.1:$PORT/metrics" >"$out"
+	awk '/^Requests\/sec/ { r = $2 } $1 == "50%" { a = $2 } $1 == "99%" { b = $2 }
+	     END { print r, a, b }' "$out"
+}
+out=$(load gzip -H 'Accept-Encoding: gzip')
+read -r rps p50 p99 <<<"$out"
+out=$(load plain)
+read -r plain_rps plain_p50 plain_p99 <<<"$out"
 to_ms() { # wrk prints 812.00us, 1.20ms, 2.01s
 	case $1 in
 	*us) echo "scale=3; ${1%us} / 1000" | bc ;;
@@ -144,12 +153,7 @@ cost_ms=$("$RTLTUNE" --json status | jq '.daemon.sample_cost_seconds * 1000 | . 
 # text, which no sample changes again. What this machine gives the p99 under the same wrk
 # with none of the daemon's other work (issue 14's keep target came from a quieter day).
 bench_stop "$pid"
-ip netns exec $ns "${PIN_DAEMON[@]}" "$RTLTUNED" --foreground --config "$tmp/rtltuned.conf" \
-	--socket "$tmp/control.sock" --state-dir "$tmp/state" --metrics "127.0.0.1:$PORT" \
-	--interfaces 'b*' >"$tmp/rtltuned-quiet.log" 2>&1 &
-pid=$!
-for ((i = 0; i < 100; i++)); do "$RTLTUNE" status >/dev/null 2>&1 && break; sleep 0.05; done
-"$RTLTUNE" status >/dev/null || { cat "$tmp/rtltuned-quiet.log"; exit 1; }
+start_daemon "$tmp/rtltuned-quiet.log"
 traffic
 printf '[daemon]\nsample_interval = 1h\n' >"$tmp/rtltuned.conf"
 kill -HUP "$pid"
@@ -160,11 +164,8 @@ done
 [ "$("$RTLTUNE" --json status | jq .daemon.sample_interval_seconds)" = 3600 ] ||
 	{ echo "bench-daemon: the reload to sample_interval = 1h did not take (waited 5 s)" >&2; exit 1; }
 quiet_gz_bytes=$(fetch /metrics gzip | wc -c)
-ip netns exec $ns "${PIN_WRK[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${WRK_SECONDS}s" --latency \
-	-H 'Accept-Encoding: gzip' "http://127.0.0.1:$PORT/metrics" >"$tmp/wrk-quiet.txt"
-quiet_p50=$(awk '$1 == "50%" { print $2 }' "$tmp/wrk-quiet.txt")
-quiet_p99=$(awk '$1 == "99%" { print $2 }' "$tmp/wrk-quiet.txt")
-quiet_rps=$(awk '/^Requests\/sec/ { print $2 }' "$tmp/wrk-quiet.txt")
+out=$(load quiet -H 'Accept-Encoding: gzip')
+read -r quiet_rps quiet_p50 quiet_p99 <<<"$out"
 quiet_p99_us=$(echo "$(to_ms "$quiet_p99") * 1000 / 1" | bc)
 
 exposure=n/a

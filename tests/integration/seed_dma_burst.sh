@@ -44,11 +44,8 @@ sweep() {
 	grep -q '>mtu (bytes)<' "$T_TMP/$1.svg" || t_fail "$1.svg: x axis without its unit"
 	t_log "$1 (MTU:Gbit/s): $(awk '{ printf "%s:%.2f ", $1, $2 / 1e9 }' "$T_TMP/$1.txt")"
 }
-# med5 FILE I: the median throughput of steps I..I+4 of FILE (1-based lines).
-med5() {
-	awk -v i="$2" 'NR >= i && NR < i + 5 { print $2 }' "$1" | sort -g | sed -n 3p
-}
-# dips FILE: the MTU of each dip, one per line.
+# dips FILE: each dip as "MTU BASELINE" (the median of the five steps before it), one per
+# line.
 dips() {
 	awk '{ m[NR] = $1; r[NR] = $2 }
 	function med5(from,  a, j, k, t) {
@@ -62,7 +59,7 @@ dips() {
 		for (i = 6; i <= NR - 4; i++) {
 			before = med5(i - 5)
 			flag = r[i] < 0.8 * before && med5(i) < 0.8 * before
-			if (flag && !prev) print m[i]
+			if (flag && !prev) print m[i], before
 			prev = flag
 		}
 	}' "$1"
@@ -70,13 +67,13 @@ dips() {
 
 cm_burst_cost $BURST "$BURST_NS" $OFFSET
 sweep on
-mapfile -t on_dips < <(dips "$T_TMP/on.txt")
+mapfile -t on_found < <(dips "$T_TMP/on.txt")
+on_dips=("${on_found[@]%% *}")
 t_log "dips with the burst cost on: ${on_dips[*]:-none}"
 t_eq "${#on_dips[@]}" 1 "dips in 1000..1600 with the burst cost on"
 t_ge "${on_dips[0]}" $((EDGE + 1)) "dip right above $EDGE"
 t_le "${on_dips[0]}" $((EDGE + 8)) "dip within 8 bytes of $EDGE"
-line=$(awk -v d="${on_dips[0]}" '$1 == d { print NR }' "$T_TMP/on.txt")
-before=$(med5 "$T_TMP/on.txt" $((line - 5)))
+before=${on_found[0]#* }
 after=$(awk -v d="${on_dips[0]}" '$1 == d { print $2 }' "$T_TMP/on.txt")
 cm_le_ratio "$after" "$before" 0.75 "throughput at the dip vs the median of the five steps before it"
 t_ge "$(cm_stat cost_bursts)" 1 "bursts charged"
@@ -85,5 +82,6 @@ grep -q '>best: ' "$T_TMP/on.svg" || t_fail "on.svg: best value not marked"
 
 cm_burst_cost 0 0
 sweep off
-mapfile -t off_dips < <(dips "$T_TMP/off.txt")
+mapfile -t off_found < <(dips "$T_TMP/off.txt")
+off_dips=("${off_found[@]%% *}")
 t_eq "${#off_dips[@]}" 0 "dips with the burst cost off (${off_dips[*]:-none})"
