@@ -106,7 +106,8 @@ demo:
 	$(MAKE) all
 	scripts/demo.sh
 
-bench: deps
+bench:
+	bash scripts/deps.sh bench
 	$(MAKE) all
 	scripts/bench.sh
 

@@ -3,7 +3,8 @@
 #   scripts/deps.sh [GROUP]            install (apt-get, as root) what GROUP needs and is missing
 #   scripts/deps.sh --missing [GROUP]  print the missing ones, one a line; install nothing
 # GROUP: build (make builds build/rtltune and build/rtltuned), demo (build and what
-# scripts/demo.sh runs), all (the default: everything `make check`, lint and the package need).
+# scripts/demo.sh runs), all (the default: everything `make check`, lint and the package need),
+# bench (all, and what `make bench` adds).
 # Safe to run repeatedly; does nothing when everything is present.
 set -euo pipefail
 build=(
@@ -25,13 +26,17 @@ tests=(
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 	libxml2-utils librsvg2-bin              # xmllint and rsvg-convert: every chart rtltune draws is checked
 )
-usage() { echo "usage: scripts/deps.sh [--missing] [build|demo|all]" >&2; exit 2; }
+bench=(
+	linux-perf                              # make bench: the probes' share of the busy CPU
+)
+usage() { echo "usage: scripts/deps.sh [--missing] [build|demo|all|bench]" >&2; exit 2; }
 list_only=
 [ "${1:-}" = --missing ] && { list_only=1; shift; }
 case ${1:-all} in
 build) pkgs=("${build[@]}") ;;
 demo) pkgs=("${build[@]}" "${demo[@]}") ;;
 all) pkgs=("${build[@]}" "${demo[@]}" "${tests[@]}") ;;
+bench) pkgs=("${build[@]}" "${demo[@]}" "${tests[@]}" "${bench[@]}") ;;
 *) usage ;;
 esac
 [ $# -le 1 ] || usage
