@@ -40,7 +40,7 @@ static const char *const hist_names[SH__COUNT] = {
 
 /* Every histogram's _count and _sum are exact; its buckets are sampled at high rates. */
 #define HIST_SAMPLED                                                                               \
-	" _count and _sum are exact; the buckets are exact up to 16384 events/s per CPU and an "   \
+	" _count and _sum are exact; the buckets are exact up to 4096 events/s per CPU and an "    \
 	"estimate from a sample above (docs/probes.md, Sampling, states the error)."
 
 static const char *const hist_help[SH__COUNT] = {

@@ -149,7 +149,7 @@ cpu_share() {
 	done
 	[ "$(established_to_server)" -ge 2 ] ||
 		{ echo "bench-probes: iperf3's data connection did not come up in 10 s" >&2; exit 2; }
-	perf record -q -a -F 999 -o "$TMP/perf.data" -- sleep "$PERF_SECS" >/dev/null 2>&1
+	perf record -q -a -F 2999 -o "$TMP/perf.data" -- sleep "$PERF_SECS" >/dev/null 2>&1
 	wait "$ip"
 	[ "$mode" = off ] || stop_trace
 	perf report -i "$TMP/perf.data" --sort sym --stdio -n 2>/dev/null | awk '

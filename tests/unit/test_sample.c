@@ -24,6 +24,7 @@
  * family_add()), with the exact histogram kept beside it. */
 struct sim {
 	struct rtl_sampler s;
+	uint32_t countdown; /* struct rtl_slot_stats keeps it apart from the sampler */
 	uint64_t rng;
 	uint64_t count, sum, samples;
 	uint64_t weights[HIST_BUCKETS];
@@ -47,14 +48,14 @@ static void sim_event(struct sim *m, uint64_t v, uint64_t now_ns)
 	m->count++;
 	m->sum += v;
 	m->exact[b]++;
-	if (m->s.countdown > 1) {
-		m->s.countdown--;
+	if (m->countdown > 1) {
+		m->countdown--;
 		return;
 	}
 	w = rtl_sample_hit(&m->s, &clock_needed);
 	if (clock_needed)
 		rtl_sample_block_end(&m->s, now_ns, xorshift(&m->rng));
-	rtl_sample_next(&m->s);
+	m->countdown = rtl_sample_next(&m->s);
 	m->weights[b] += w;
 	m->samples++;
 }
@@ -86,22 +87,25 @@ static uint64_t pattern(uint64_t i)
 static void test_retune_thresholds(void **state)
 {
 	(void)state;
-	/* Below RTL_SAMPLE_RATE_MAX (16384) per second: exact stays exact. 4096 events in
-	 * 250 ms is that rate. */
-	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 251000000), 0);
-	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 1000000000), 0);
-	/* 4096 events in 3.4 ms (1.2 M/s): a mean gap of 2^7 brings the samples to 9.4 k/s. */
-	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 3400000), 7);
+	/* Below RTL_SAMPLE_RATE_MAX (4096) per second: exact stays exact. 4096 events in
+	 * one second is that rate; just faster, sampling starts. */
+	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 1001000000), 0);
+	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 4000000000ULL), 0);
+	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 990000000), 1);
+	/* 4096 events in 3.4 ms (1.2 M/s): a mean gap of 2^9 brings the samples to 2.3 k/s. */
+	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 3400000), 9);
 	/* A block in no time at all: the cap. */
 	assert_int_equal(rtl_sample_retune(0, RTL_SAMPLE_BLOCK_EXACT, 1), RTL_SAMPLE_MAX_SHIFT);
-	/* In range (4 k..16 k samples/s): unchanged. */
-	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 64000000), 5);
-	/* 512 samples in 400 ms at a mean gap of 2^5 (41 k events/s): a gap of 2^3 brings
-	 * the samples back into range; in 512 ms (32 k events/s), 2^2. */
-	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 400000000), 3);
-	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 512000000), 2);
-	/* Traffic gone for a minute: exact again. */
-	assert_int_equal(rtl_sample_retune(9, RTL_SAMPLE_BLOCK, 60000000000ULL), 0);
+	/* In range (1 k..4 k samples/s): unchanged. */
+	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 256000000), 5);
+	/* 512 samples in 1.6 s at a mean gap of 2^5 (10 k events/s): a gap of 2^3 brings
+	 * the samples back into range; in 2.048 s (8 k events/s), 2^2. */
+	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 1600000000), 3);
+	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 2048000000), 2);
+	/* 512 samples in 20 ms at 2^5 (830 k events/s): a gap of 2^8 (3.2 k samples/s). */
+	assert_int_equal(rtl_sample_retune(5, RTL_SAMPLE_BLOCK, 20000000), 8);
+	/* Traffic gone for three minutes: exact again. */
+	assert_int_equal(rtl_sample_retune(9, RTL_SAMPLE_BLOCK, 180000000000ULL), 0);
 }
 
 static void test_gap_range(void **state)
@@ -139,7 +143,7 @@ static void test_burst_exact(void **state)
 	assert_memory_equal(m.weights, m.exact, sizeof(m.exact));
 }
 
-/* A steady rate below the threshold (12 k/s for 8 s) stays exact. */
+/* A steady rate below the threshold (3 k/s for 33 s) stays exact. */
 static void test_slow_rate_exact(void **state)
 {
 	struct sim m = {.rng = 1};
@@ -147,13 +151,14 @@ static void test_slow_rate_exact(void **state)
 
 	(void)state;
 	for (i = 0; i < 100000; i++)
-		sim_event(&m, pattern(i), 1000 + i * 80000);
+		sim_event(&m, pattern(i), 1000 + i * 333333);
 	assert_int_equal(m.s.max_shift, 0);
 	assert_memory_equal(m.weights, m.exact, sizeof(m.exact));
 }
 
-/* 1.2 M events/s for 1 s: sampling starts within the first block and keeps the sample
- * rate within 4 k..16 k per second; the weights add up to the count within one gap. */
+/* 1.2 M events/s for 1 s: sampling starts within the first block (4096 exact samples)
+ * and then keeps the sample rate within 1 k..4 k per second; the weights add up to the
+ * count within one gap. */
 static void test_rate_adaptation(void **state)
 {
 	struct sim m = {.rng = 7};
@@ -163,8 +168,8 @@ static void test_rate_adaptation(void **state)
 	(void)state;
 	for (i = 0; i < n; i++)
 		sim_event(&m, pattern(i), 1000000 + i * 833);
-	assert_true(m.s.shift >= 6 && m.s.shift <= 8);
-	assert_true(m.samples >= 4096 && m.samples <= 20000);
+	assert_true(m.s.shift >= 8 && m.s.shift <= 10);
+	assert_true(m.samples >= 4096 + 1024 && m.samples <= 4096 + 4096 + RTL_SAMPLE_BLOCK);
 	for (b = 0; b < HIST_BUCKETS; b++)
 		w += m.weights[b];
 	assert_true(w <= m.count && m.count - w < (2U << m.s.shift));
