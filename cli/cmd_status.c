@@ -66,13 +66,16 @@ static void render_status(json_object *doc)
 	json_object *d = json_object_object_get(doc, "daemon");
 	json_object *ifaces = json_object_object_get(doc, "interfaces");
 	json_object *probes = json_object_object_get(d, "probes");
-	size_t i, n = json_object_array_length(probes), attached = 0;
+	size_t i, n = json_object_array_length(probes), attached = 0, off = 0;
 	char up[32];
 	bool first;
 
-	for (i = 0; i < n; i++)
-		attached +=
-			strcmp(str(json_object_array_get_idx(probes, i), "state"), "attached") == 0;
+	for (i = 0; i < n; i++) {
+		const char *state = str(json_object_array_get_idx(probes, i), "state");
+
+		attached += strcmp(state, "attached") == 0;
+		off += strcmp(state, "off") == 0;
+	}
 	uptime(json_object_get_double(json_object_object_get(d, "uptime_seconds")), up, sizeof(up));
 	printf("rtltuned %s, pid %s, up %s\n", str(d, "version"), str(d, "pid"), up);
 	printf("  profile:   %s%s\n", str(d, "profile"),
@@ -83,7 +86,9 @@ static void render_status(json_object *doc)
 	printf("  counting:  %s",
 	       strcmp(str(d, "source"), "bpf") == 0 ? "BPF probes" : "link counters (netlink)");
 	if (n)
-		printf(", %zu of %zu probes attached", attached, n);
+		printf(", %zu of %zu probes attached", attached, n - off);
+	if (off)
+		printf(" (%zu off)", off);
 	printf("\n");
 	if (strcmp(str(d, "bpf_error"), "-") != 0)
 		printf("  bpf:       %s\n", str(d, "bpf_error"));

@@ -300,6 +300,12 @@ static void plan_probes(struct probes *p, const struct probes_opts *opts, enum p
 			}
 			continue;
 		}
+		if (opts->off & (1u << i)) {
+			plan[i] = PLAN_NONE;
+			st->state = PROBE_OFF;
+			snprintf(st->reason, sizeof(st->reason), "not read by this program");
+			continue;
+		}
 		snprintf(tp, sizeof(tp), "%s%s", st->name,
 			 disable && name_in_list(disable, st->name) ? UNAVAILABLE_SUFFIX : "");
 		if (btf_tp_args(p->vmlinux_btf, tp) >= 0) {

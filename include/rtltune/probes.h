@@ -80,6 +80,10 @@ struct probes_opts {
 	bool xdp;		 /* load the XDP program and attach it to each selected iface */
 	bool run_stats;		 /* turn BPF run-time stats on while open (BPF_ENABLE_STATS) */
 	bool exact;		 /* every event into its histogram bucket: no sampling */
+	/* 1u << enum probe_id for each tracepoint probe the caller never reads: not loaded,
+	 * state "off". Every probe is a program the kernel runs on every event of its hook
+	 * on every interface, selected or not, so one that nobody reads is pure cost. */
+	uint32_t off;
 };
 
 struct probe_drop {
