@@ -102,7 +102,8 @@ struct slot_memo_last {
  * Memo rows: one per program (the tp_btf and raw_tp variants of a hook never coexist).
  * The rows an skb meets on its way (out of one device, into the next, up the stack, the
  * poll) come first: their `last` entries sit side by side at the start of the CPU's memo,
- * two cache lines for the four, where a row each cost a line of its own. Between two
+ * two or three cache lines for the four (per-CPU values are only 8-byte aligned), where a
+ * row each cost a line of its own (rtltuned leaves napi_poll off; trace runs it). Between two
  * 64 KiB skbs the copies evict the programs' lines; each line fewer is a miss fewer.
  */
 enum memo_row {

@@ -597,8 +597,11 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 	btf__free(p->vmlinux_btf);
 	p->vmlinux_btf = NULL;
 	if (!probes_attached(p) && !p->xdp) {
+		/* Name the first probe that failed, not one the caller turned off. */
+		for (i = 0; i < PROBE_COUNT - 1 && p->status[i].state != PROBE_MISSING; i++)
+			;
 		ret = rterr_sys(err, ENOENT, "no BPF probe could be attached (%s: %s)",
-				p->status[0].name, p->status[0].reason);
+				p->status[i].name, p->status[i].reason);
 		goto fail;
 	}
 	if (opts->run_stats) {

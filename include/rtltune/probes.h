@@ -82,9 +82,11 @@ struct probes_opts {
 	bool exact;		 /* every event into its histogram bucket: no sampling */
 	/* 1u << enum probe_id for each tracepoint probe the caller never reads: not loaded,
 	 * state "off". Every probe is a program the kernel runs on every event of its hook
-	 * on every interface, selected or not, so one that nobody reads is pure cost. */
+	 * on every interface, selected or not, so one that nobody reads is pure cost. The
+	 * XDP bit is ignored: xdp above decides that one. */
 	uint32_t off;
 };
+_Static_assert(PROBE_COUNT <= 32, "probes_opts.off has a bit per probe");
 
 struct probe_drop {
 	uint32_t reason; /* enum skb_drop_reason value (subsystem in the upper 16 bits) */

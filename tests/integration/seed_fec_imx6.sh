@@ -64,5 +64,8 @@ cm_best 0.5 2
 after=$CM_GBIT
 t_log "after: $after Gbit/s, $CM_PPM retransmits per million segments"
 cm_ge_ratio "$after" "$before" 3 "new connections after vs before the tuner"
-t_le "$CM_PPM" $((before_ppm / 10)) "retransmits per million after vs a tenth of before's"
+# A fifth: at 16K the ring still loses a burst now and then, 0.9-4.3% of the segments of two
+# 0.5 s connections over the runs here (a tenth of before's, 2.9%, failed one CI run in ten);
+# 32K keeps 20% and no fix 29%, so a fifth still fails on both.
+t_le "$CM_PPM" $((before_ppm / 5)) "retransmits per million after vs a fifth of before's"
 tn_done

@@ -52,6 +52,16 @@ wait_trial() { # until the count of started trials exceeds $1 (bounded, 15 s)
 }
 verdicts() { grep -cE 'ta: tuner (kept|rolled_back|abandoned) ' "$D_LOG" 2>/dev/null || true; }
 in_flight() { grep -q '^inflight ta ' "$D_STATE/journal" 2>/dev/null; }
+knob_now() { # KNOB: ta's value as the journal writes it (on/off features as 1/0)
+	local f
+	case $1 in
+	tso) f=tcp-segmentation-offload ;;
+	gso) f=generic-segmentation-offload ;;
+	gro) f=generic-receive-offload ;;
+	*) t_ip_attr "$A" ta "$1"; return ;;
+	esac
+	[ "$(t_feature "$A" ta "$f")" = on ] && echo 1 || echo 0
+}
 wait_event() { # wait_event WHAT COMMAND...: until COMMAND succeeds (bounded, 15 s)
 	local what=$1 i
 	shift
@@ -116,20 +126,22 @@ for ((r = 1; r <= KILLS; r++)); do
 	kill -9 "$D_PID"
 	wait "$D_PID" 2>/dev/null || true
 	# What the restart must do: put back the pre-trial value of a trial left in flight,
-	# and touch nothing when the kill came between trials.
-	at_kill=$(t_ip_attr "$A" ta gso_max_size)
-	pre=$(awk '/^inflight ta / { f = 1; next } /^(iface|inflight|end)/ { f = 0 } f && $1 == "pre" && $2 == "gso_max_size" { print $3 }' \
-		"$D_STATE/journal" 2>/dev/null)
+	# and touch nothing when the kill came between trials. The trial may be of any knob
+	# (gso_max_size at its cap, or TSO off where the veth retransmits): the journal's
+	# in-flight block names it.
+	at_kill=$(t_link_state "$A" ta)
+	read -r knob pre < <(awk '/^inflight ta / { f = 1; next } /^(iface|inflight|end)/ { f = 0 }
+		f && $1 == "pre" { print $2, $3; exit }' "$D_STATE/journal" 2>/dev/null || true) || true
 	# Restarted without autotune: it only recovers.
 	d_start "$A" --config "$T_TMP/recover.conf" --interfaces ta
 	grep -q '^inflight' "$D_STATE/journal" 2>/dev/null && t_fail "round $r: operation still in flight after the restart"
-	if [ -n "$pre" ]; then
+	if [ -n "${knob:-}" ]; then
 		killed_in_flight=$((killed_in_flight + 1))
-		t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$pre" "round $r: killed mid-trial ($at_kill): pre-trial value after the restart"
+		t_eq "$(knob_now "$knob")" "$pre" "round $r: killed mid-trial of $knob: pre-trial value after the restart"
 		recovered=$((recovered + 1))
 	else
 		killed_between=$((killed_between + 1))
-		t_eq "$(t_ip_attr "$A" ta gso_max_size)" "$at_kill" "round $r: killed between trials: the restart changed nothing"
+		t_eq "$(t_link_state "$A" ta)" "$at_kill" "round $r: killed between trials: the restart changed nothing"
 	fi
 	d_stop >/dev/null || t_fail "round $r: unclean exit"
 	t_rtl "$A" restore ta >/dev/null
