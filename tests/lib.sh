@@ -116,13 +116,15 @@ t_rtl() { local ns=$1; shift; ip netns exec "$ns" "$RTLTUNE" "$@"; }
 t_ip_attr() { ip -n "$1" -d -j link show dev "$2" | jq -r ".[0].$3"; }
 
 # t_iperf3_servers NS ADDR PORT...: an iperf3 server (a daemon) in NS on each PORT, bound
-# to ADDR ("" for every address), listening when this returns; killed at exit.
+# to ADDR ("" for every address), listening when this returns; killed at exit. With
+# T_IPERF3_CPU set, the servers run on that CPU only (iperf3 -A).
 t_iperf3_servers() {
 	local ns=$1 addr=$2 port pidfiles=() i n
 	shift 2
 	for port in "$@"; do
 		pidfiles+=("$T_TMP/iperf3-$ns-$port.pid")
-		t_in "$ns" iperf3 -s ${addr:+-B "$addr"} -p "$port" -D --pidfile "${pidfiles[-1]}"
+		t_in "$ns" iperf3 -s ${addr:+-B "$addr"} ${T_IPERF3_CPU:+-A "$T_IPERF3_CPU"} -p "$port" \
+			-D --pidfile "${pidfiles[-1]}"
 	done
 	t_defer "kill \$(cat ${pidfiles[*]} 2>/dev/null) 2>/dev/null || true"
 	for ((i = 0; i < 100; i++)); do

@@ -2,23 +2,34 @@
 # Seed scenario: MANA and BIG TCP (netperf TCP_RR with 80000-byte requests and responses:
 # ~7000 -> ~8400 transactions/s and p99 ~188 -> ~145 us going gso_max_size 64K -> 80K). va
 # is taken for a MANA NIC (tests/chips/mana-bigtcp.conf: tso_max_size 524280, BIG TCP); vb
-# pays 30 us for every skb it receives, whatever its size (chip model 5: a NIC's per-send
+# pays 100 us for every skb it receives, whatever its size (chip model 5: a NIC's per-send
 # cost), so an 80000-byte request in two skbs (65160 + 14840 bytes at 64K) costs twice what
 # it costs in one. The load is request/response, one transaction at a time on one
 # connection (tcpstream rr, netperf's TCP_RR: netperf is not in Debian main). rtltuned
 # manages va: the tuner raises gso_max_size (and gso_ipv4_max_size) above 64K and keeps it.
+#
+# Why 100 us and not the 30 us of earlier versions: one skb fewer must stand out from this
+# kind of host's noise. At 30 us the skb saved shortened a transaction by 12-16 us of
+# 200-270 (the server copies the first skb's data while the second one is charged), 6-8%,
+# while the hypervisor's steal moved 1 s runs by 25% (1500-2100 transactions/s, steal
+# 2-20% of the CPU from one second to the next). At 100 us a transaction goes ~450 ->
+# ~350 us (1.3x). The tuner may still roll a raise back when the noise hides it, as it
+# must; it then retries after its backoff (10 s here), and the raise must be kept within
+# four tries. The tuner's load is one long-lived connection, and such a connection changes
+# its pace once by itself: after 5-12 s the client starts sending two pure ACKs per
+# response instead of one (its receive window grows), 3 -> 4 charged skbs per transaction
+# and 20% fewer transactions, which can fall into the first trial's window.
+#
 # Printed: 5 separate 1 s runs before the daemon started. Asserted, after the tuner
 # settled and the daemon stopped: 5 pairs of 1 s runs, 65536 then the kept value, side by
 # side (a shared machine's load moves over minutes; a pair shares it), medians of the pairs'
 # halves: the chip is charged one skb fewer per transaction (the request fits one skb: the
 # change reached the traffic), transactions/s rise >= 1.1x and the median latency (p50)
 # falls. The p99 is printed, not asserted: on a shared 2-core VM it is the scheduler's tail
-# (0.2-1.8 ms from one second to the next at either size), not the model's 30 us per skb.
-# The measuring client runs on
-# CPU 0 and the servers on CPU 1 (taskset), so that the model's cost lands on one CPU and
-# not wherever the scheduler put the two ends this time (unpinned, the same setting gave
-# 5500-7900 transactions/s from run to run; pinned, 5900-6500 at 64K and 7700-8600 at 128K). The objective needs nothing
-# special for such a load (docs/tuning.md "Request/response loads").
+# (0.2-1.8 ms from one second to the next at either size), not the model's cost per skb.
+# The measuring client runs on CPU 0 and the servers on CPU 1 (taskset), so that the model's
+# cost lands on one CPU and not wherever the scheduler put the two ends this time. The
+# objective needs nothing special for such a load (docs/tuning.md "Request/response loads").
 # Latencies on a shared 2-core machine swing between minutes: one fresh second attempt
 # before calling the direction missed; both attempts must fail to fail the test.
 . "$(dirname "$0")/../attempts.sh"
@@ -28,7 +39,7 @@ t_two_attempts SEED_ATTEMPT
 . "$TOP/tests/tuner-lib.sh"
 . "$TOP/tests/chipmodel-lib.sh"
 
-TN_IF=va SIZE=80000 SKB_NS=${CM_SKB_NS:-30000}
+TN_IF=va SIZE=80000 SKB_NS=${CM_SKB_NS:-100000}
 cm_pair
 cm_chip_dir mana-bigtcp
 t_eq "$(t_rtl "$CM_NSA" --json chips va | jq -r .chip.id)" test-mana-bigtcp "chip entry of va"
@@ -88,9 +99,9 @@ rr_pairs() {
 
 rr_median "before (gso_max_size 65536)"
 
-printf '[daemon]\nsample_interval = 500ms\n' >"$T_TMP/rtltuned.conf"
+tn_conf "$T_TMP/rtltuned.conf" "backoff_initial = 10s"
 # The load for the tuner: ip netns exec and taskset exec, so $! is tcpstream itself.
-ip netns exec "$CM_NSA" "${PIN0[@]}" "$TCPSTREAM" rr $CM_ADDR_B 5302 --size $SIZE --seconds 150 >/dev/null 2>&1 &
+ip netns exec "$CM_NSA" "${PIN0[@]}" "$TCPSTREAM" rr $CM_ADDR_B 5302 --size $SIZE --seconds 240 >/dev/null 2>&1 &
 load=$!
 t_defer "kill $load 2>/dev/null"
 d_start "$CM_NSA" --config "$T_TMP/rtltuned.conf" --interfaces va
@@ -98,7 +109,9 @@ t_defer tn_dump_on_fail
 trial=$(tn_wait_decision " trial gso_max_size 65536 -> " 40) || t_fail "no trial raising gso_max_size within 40 s"
 echo "# $trial" | cut -c1-260
 echo "$trial" | grep -q 'gso-at-cap' || t_fail "the trial is not the gso-at-cap rule's"
-kept=$(tn_wait_decision " kept gso_max_size 65536 -> " 40) || t_fail "the raise above 64K was not kept"
+# Up to four trials: each takes ~5 s of samples and, rolled back, 10 s of backoff.
+kept=$(tn_wait_decision " kept gso_max_size 65536 -> " 100) ||
+	t_fail "the raise above 64K was not kept within 100 s ($(tn_decisions | grep -c ' trial gso_max_size 65536 -> ') trials)"
 echo "# $kept" | cut -c1-320
 # Settled: no trial in progress, the next raise backing off or at the limit.
 for ((i = 0; i < 120; i++)); do
