@@ -40,6 +40,9 @@ struct iface_tune {
 	uint64_t prev_counter[SC__COUNT];
 	uint64_t prev_drops;
 	struct rtl_hist prev_hist[SH__COUNT];
+	/* Retransmitted segments through the interface since the tuner took it, and those of
+	 * them that DSACKs showed spurious and the tuner left out (tcpstat_lossy()). */
+	uint64_t retrans_segs, retrans_spurious;
 	/* tune_pause(): holders of a pause (an `rtltune sweep` each) and the first's reason;
 	 * while any holds it, the tuner starts no trial here. */
 	unsigned int paused;

@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
+#include "rtltune/tcpstat.h"
 #include "rtltune/tuner.h"
 #include "tune.h"
 
@@ -22,6 +23,11 @@
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
+/* The namespace's retransmitted segments and those TCP found spurious (DSACKed) over the
+ * last sample interval, for tcpstat_lossy(); both 0 when unknown. */
+static struct tcpstat tcp_prev;
+static bool tcp_prev_valid, tcp_warned;
+static uint64_t tcp_d_retrans, tcp_d_dsack;
 
 static uint64_t now_ms(void)
 {
@@ -285,20 +291,49 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 	}
 }
 
+static uint64_t delta(uint64_t now, uint64_t before)
+{
+	return now >= before ? now - before : now;
+}
+
+/* Retransmits that reordering caused are not loss: the receiver got the segment twice
+ * and said so with a DSACK (docs/tuning.md "Spurious retransmits"). */
+static void tcp_sample(void)
+{
+	struct tcpstat t;
+	int rc = tcpstat_read(&t);
+
+	tcp_d_retrans = tcp_d_dsack = 0;
+	if (rc < 0 || !t.have_dsack) {
+		if (!tcp_warned)
+			dlog(LOG_INFO, NULL,
+			     "TCP's DSACK counts unavailable (%s): retransmits are judged as "
+			     "counted, "
+			     "spurious ones included",
+			     rc < 0 ? strerror(-rc) : "no TCPDSACKRecvSegs in /proc/net/netstat");
+		tcp_warned = true;
+		tcp_prev_valid = false;
+		return;
+	}
+	if (tcp_prev_valid) {
+		tcp_d_retrans = delta(t.retrans_segs, tcp_prev.retrans_segs);
+		tcp_d_dsack = delta(t.dsack_recv_segs, tcp_prev.dsack_recv_segs);
+	}
+	tcp_prev = t;
+	tcp_prev_valid = true;
+}
+
 void tune_sample_begin(void)
 {
 	uint64_t ns;
 
+	if (tuner)
+		tcp_sample();
 	/* Kernel time of all CPUs: where the network stack's cost shows. */
 	if (cpustat_kernel_ns(&ns) < 0)
 		return;
 	cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
 	cpu_ns_prev = ns;
-}
-
-static uint64_t delta(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : now;
 }
 
 /* Values at or near the cap: in the log2 bucket holding cap or above it. */
@@ -317,7 +352,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	struct tuner_env env = {0};
 	struct tuner_action a = {0};
 	struct rtl_hist d[SH__COUNT];
-	uint64_t drops = 0;
+	uint64_t drops = 0, seg;
 	unsigned int i;
 	int k;
 
@@ -362,11 +397,17 @@ void tune_sample(struct iface *ifc, uint64_t now)
 				at_cap(&d[SH_RX_SKB_BYTES], iface_knob(ifc, KNOB_GRO_MAX_SIZE));
 			/* Segments, not retransmit events: after a loss TCP resends a whole GSO
 			 * skb (up to 45 segments at 64K), so events per segment sent understate
-			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). */
-			s.tcp_retransmits = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
-						  tp->prev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
-			s.tcp_retransmit_skbs = delta(st->counter[SC_TCP_RETRANSMITS],
-						      tp->prev_counter[SC_TCP_RETRANSMITS]);
+			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). Less
+			 * the namespace's share that DSACKs showed spurious. */
+			seg = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
+				    tp->prev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
+			s.tcp_retransmits = tcpstat_lossy(seg, tcp_d_retrans, tcp_d_dsack);
+			tp->retrans_segs += seg;
+			tp->retrans_spurious += seg - s.tcp_retransmits;
+			s.tcp_retransmit_skbs =
+				tcpstat_lossy(delta(st->counter[SC_TCP_RETRANSMITS],
+						    tp->prev_counter[SC_TCP_RETRANSMITS]),
+					      tcp_d_retrans, tcp_d_dsack);
 			s.drops = delta(drops, tp->prev_drops);
 			s.tx_busy = delta(st->counter[SC_TX_BUSY], tp->prev_counter[SC_TX_BUSY]);
 			s.tx_timeouts = delta(st->counter[SC_TX_TIMEOUTS],
@@ -556,7 +597,7 @@ static json_object *changes_json(const struct tuner_change *c, unsigned int n)
 json_object *tune_status_json(const struct iface *ifc)
 {
 	struct tuner_iface_info info;
-	json_object *o;
+	json_object *o, *r;
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
 	    tuner_iface_info(tuner, ifc->ifindex, &info) < 0)
@@ -582,6 +623,11 @@ json_object *tune_status_json(const struct iface *ifc)
 	} else {
 		json_object_object_add(o, "trial", NULL);
 	}
+	r = json_object_new_object();
+	json_object_object_add(r, "counted", json_object_new_uint64(ifc->m->tune.retrans_segs));
+	json_object_object_add(r, "spurious",
+			       json_object_new_uint64(ifc->m->tune.retrans_spurious));
+	json_object_object_add(o, "retransmit_segments", r);
 	return o;
 }
 

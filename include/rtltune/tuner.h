@@ -63,11 +63,13 @@ struct tuner_sample {
 	uint64_t tx_segs;    /* wire segments: a GSO skb counts its gso_segs */
 	uint64_t rx_packets; /* frames as the driver delivered them (before GRO) */
 	uint64_t rx_bytes;
-	uint64_t tx_gso_skbs;	  /* GSO skbs handed to the driver */
-	uint64_t tx_gso_at_cap;	  /* of those, at/near gso_max_size (top log2 bucket <= cap) */
-	uint64_t rx_skbs;	  /* skbs after GRO */
-	uint64_t rx_gro_at_cap;	  /* of those, merged up to at/near gro_max_size */
-	uint64_t tcp_retransmits; /* retransmitted segments attributed to the interface */
+	uint64_t tx_gso_skbs;	/* GSO skbs handed to the driver */
+	uint64_t tx_gso_at_cap; /* of those, at/near gso_max_size (top log2 bucket <= cap) */
+	uint64_t rx_skbs;	/* skbs after GRO */
+	uint64_t rx_gro_at_cap; /* of those, merged up to at/near gro_max_size */
+	/* Retransmitted segments attributed to the interface, less those TCP found spurious
+	 * (the rtltuned sampler takes off the namespace's DSACKed share: tcpstat_lossy()). */
+	uint64_t tcp_retransmits;
 	/* The retransmissions those segments went out in (skbs; after a loss TCP resends a
 	 * GSO skb of many segments at once). 0: unknown, every segment counts as one. */
 	uint64_t tcp_retransmit_skbs;
