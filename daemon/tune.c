@@ -23,11 +23,13 @@
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
-/* The namespace's retransmitted segments and those TCP found spurious (DSACKed) over the
- * last sample interval, for tcpstat_lossy(); both 0 when unknown. */
+/* TCP's counters for the namespace at the last sample (tcp_prev), and its retransmitted
+ * segments and those DSACKed as spurious over the last two sample intervals (tcp_w_*),
+ * the share tcpstat_lossy() takes off; both 0 when unknown. Two intervals: a DSACK comes
+ * a round trip after its retransmit, often in the next sample. */
 static struct tcpstat tcp_prev;
 static bool tcp_prev_valid, tcp_warned;
-static uint64_t tcp_d_retrans, tcp_d_dsack;
+static uint64_t tcp_d_retrans, tcp_d_dsack, tcp_w_retrans, tcp_w_dsack;
 
 static uint64_t now_ms(void)
 {
@@ -244,6 +246,7 @@ static void track(struct iface *ifc)
 		if (tuner_iface_add(tuner, ifc->ifindex, ifc->name) == 0)
 			ifc->m->tune.tuned = true;
 		ifc->m->tune.prev_valid = false;
+		ifc->m->tune.retrans_segs = ifc->m->tune.retrans_spurious = 0;
 	}
 }
 
@@ -300,27 +303,29 @@ static uint64_t delta(uint64_t now, uint64_t before)
  * and said so with a DSACK (docs/tuning.md "Spurious retransmits"). */
 static void tcp_sample(void)
 {
+	uint64_t d_retrans = 0, d_dsack = 0;
 	struct tcpstat t;
 	int rc = tcpstat_read(&t);
 
-	tcp_d_retrans = tcp_d_dsack = 0;
 	if (rc < 0 || !t.have_dsack) {
 		if (!tcp_warned)
 			dlog(LOG_INFO, NULL,
-			     "TCP's DSACK counts unavailable (%s): retransmits are judged as "
-			     "counted, "
-			     "spurious ones included",
+			     "TCP's DSACK count unavailable (%s): the tuner takes every "
+			     "retransmit for loss, spurious ones included",
 			     rc < 0 ? strerror(-rc) : "no TCPDSACKRecvSegs in /proc/net/netstat");
 		tcp_warned = true;
-		tcp_prev_valid = false;
-		return;
+	} else {
+		if (tcp_prev_valid) {
+			d_retrans = delta(t.retrans_segs, tcp_prev.retrans_segs);
+			d_dsack = delta(t.dsack_recv_segs, tcp_prev.dsack_recv_segs);
+		}
+		tcp_prev = t;
+		tcp_prev_valid = true;
 	}
-	if (tcp_prev_valid) {
-		tcp_d_retrans = delta(t.retrans_segs, tcp_prev.retrans_segs);
-		tcp_d_dsack = delta(t.dsack_recv_segs, tcp_prev.dsack_recv_segs);
-	}
-	tcp_prev = t;
-	tcp_prev_valid = true;
+	tcp_w_retrans = tcp_d_retrans + d_retrans;
+	tcp_w_dsack = tcp_d_dsack + d_dsack;
+	tcp_d_retrans = d_retrans;
+	tcp_d_dsack = d_dsack;
 }
 
 void tune_sample_begin(void)
@@ -401,13 +406,17 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			 * the namespace's share that DSACKs showed spurious. */
 			seg = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
 				    tp->prev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
-			s.tcp_retransmits = tcpstat_lossy(seg, tcp_d_retrans, tcp_d_dsack);
+			s.tcp_retransmits = tcpstat_lossy(seg, tcp_w_retrans, tcp_w_dsack);
 			tp->retrans_segs += seg;
 			tp->retrans_spurious += seg - s.tcp_retransmits;
 			s.tcp_retransmit_skbs =
 				tcpstat_lossy(delta(st->counter[SC_TCP_RETRANSMITS],
 						    tp->prev_counter[SC_TCP_RETRANSMITS]),
-					      tcp_d_retrans, tcp_d_dsack);
+					      tcp_w_retrans, tcp_w_dsack);
+			/* Segments left as loss went out in one retransmission at least (0 would
+			 * read as "unknown": each segment an event). */
+			if (s.tcp_retransmits && !s.tcp_retransmit_skbs)
+				s.tcp_retransmit_skbs = 1;
 			s.drops = delta(drops, tp->prev_drops);
 			s.tx_busy = delta(st->counter[SC_TX_BUSY], tp->prev_counter[SC_TX_BUSY]);
 			s.tx_timeouts = delta(st->counter[SC_TX_TIMEOUTS],

@@ -65,22 +65,29 @@ int tcpstat_field(const char *path, const char *proto, const char *name, uint64_
 	char *line = NULL, *rest, *t;
 	size_t cap = 0;
 	long col = -1, i;
-	int rc = -ENOENT;
-	bool names = true; /* the next line of proto is a names line */
+	int rc = -ENODATA;
 	FILE *f;
 
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		rest = after_proto(line, proto);
-		if (!rest)
-			continue;
-		if (!names) {
-			rc = value_at(rest, col, out);
+	for (;;) {
+		errno = 0;
+		if (getline(&line, &cap, f) < 0) {
+			if (errno) /* ENOMEM, a read error: not the end of the file */
+				rc = -errno;
+			else if (col >= 0)
+				rc = -EBADMSG; /* the names line without its values line */
 			break;
 		}
-		names = false;
+		rest = after_proto(line, proto);
+		if (col >= 0) {
+			/* The values line comes right after its names line. */
+			rc = rest ? value_at(rest, col, out) : -EBADMSG;
+			break;
+		}
+		if (!rest)
+			continue;
 		for (i = 0; (t = token(&rest)); i++)
 			if (strcmp(t, name) == 0) {
 				col = i;
@@ -89,10 +96,6 @@ int tcpstat_field(const char *path, const char *proto, const char *name, uint64_
 		if (col < 0)
 			break; /* the protocol is here, the name is not */
 	}
-	if (rc == -ENOENT && !names && col >= 0)
-		rc = -EBADMSG; /* names without their values line */
-	if (rc == -ENOENT && ferror(f))
-		rc = -EIO;
 	free(line);
 	fclose(f);
 	return rc;
@@ -107,7 +110,7 @@ int tcpstat_read_files(const char *snmp, const char *netstat, struct tcpstat *ou
 	if (rc < 0)
 		return rc;
 	rc = tcpstat_field(netstat, "TcpExt", "TCPDSACKRecvSegs", &t.dsack_recv_segs);
-	if (rc < 0 && rc != -ENOENT)
+	if (rc < 0 && rc != -ENODATA)
 		return rc;
 	t.have_dsack = rc == 0;
 	*out = t;
@@ -121,13 +124,11 @@ int tcpstat_read(struct tcpstat *out)
 
 uint64_t tcpstat_lossy(uint64_t seg, uint64_t d_retrans, uint64_t d_dsack)
 {
-	unsigned __int128 spurious;
-
 	if (!d_retrans || !seg)
 		return seg;
 	if (d_dsack >= d_retrans)
 		return 0;
-	/* seg * d_dsack / d_retrans, rounded half up, exactly (the product takes 128 bits). */
-	spurious = ((unsigned __int128)seg * d_dsack + d_retrans / 2) / d_retrans;
-	return seg - (uint64_t)spurious;
+	/* seg * d_dsack / d_retrans spurious, rounded down (a fraction of a segment stays
+	 * loss), exactly: the product takes 128 bits. */
+	return seg - (uint64_t)((unsigned __int128)seg * d_dsack / d_retrans);
 }

@@ -27,35 +27,27 @@ tn_conf "$T_TMP/rtltuned.conf"
 d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 t_defer tn_dump_on_fail
 
-# counter FILE PROTO NAME: one of the sender namespace's TCP counters (nstat's files).
-counter() {
-	t_in "$TN_A" awk -v p="$2:" -v n="$3" '$1 == p && !col { for (i = 2; i <= NF; i++)
-		if ($i == n) col = i; next } $1 == p && col { print $col; exit }' "/proc/net/$1"
+# ns_dsack: the sender namespace's TCPDSACKRecvSegs (nstat's TcpExt line), "" without it.
+ns_dsack() {
+	t_in "$TN_A" awk '$1 == "TcpExt:" && !col { for (i = 2; i <= NF; i++)
+		if ($i == "TCPDSACKRecvSegs") col = i; next } $1 == "TcpExt:" && col { print $col; exit }' \
+		/proc/net/netstat
 }
-ns_retrans() { counter snmp Tcp RetransSegs; }
-ns_dsack() { counter netstat TcpExt TCPDSACKRecvSegs; }
 [ -n "$(ns_dsack)" ] || t_skip "the kernel has no TCPDSACKRecvSegs: nothing to discount"
 seg() { d_rtl --json status ta | jq -r ".interfaces[0].tuner.retransmit_segments.$1"; }
-# settle: two more samples taken after the traffic, so the daemon has counted all of it.
-settle() {
-	local s0 i
-	s0=$(d_rtl --json status | jq .daemon.samples)
-	for ((i = 0; i < 100; i++)); do
-		[ "$(d_rtl --json status | jq .daemon.samples)" -ge $((s0 + 2)) ] && return 0
-		sleep 0.1
-	done
-	t_fail "the daemon took no 2 samples within 10 s (from sample $s0)"
-}
 # flow CPUS: one 2 s bulk flow, client,server affinity CPUS; sets the namespace's
 # retransmitted and DSACKed segments (NS_R, NS_D) and the daemon's counted and spurious
 # ones (D_C, D_S) over it.
 flow() {
-	local r0 d0 c0 s0
-	settle
-	r0=$(ns_retrans) d0=$(ns_dsack) c0=$(seg counted) s0=$(seg spurious)
+	local c r0 d0 c0 s0
+	d_wait_samples 2
+	c=($(t_tcp_counts "$TN_A"))
+	r0=${c[0]} d0=$(ns_dsack) c0=$(seg counted) s0=$(seg spurious)
 	t_in "$TN_A" iperf3 -c $TN_DST -A "$1" -t 2 >/dev/null || t_fail "iperf3 -A $1 failed"
-	settle
-	NS_R=$(($(ns_retrans) - r0)) NS_D=$(($(ns_dsack) - d0))
+	# Two samples after the flow: the daemon has counted all of it.
+	d_wait_samples 2
+	c=($(t_tcp_counts "$TN_A"))
+	NS_R=$((c[0] - r0)) NS_D=$(($(ns_dsack) - d0))
 	D_C=$(($(seg counted) - c0)) D_S=$(($(seg spurious) - s0))
 	t_log "iperf3 -A $1: namespace $NS_R segments retransmitted, $NS_D DSACKed;" \
 		"rtltuned counted $D_C through ta, $D_S of them spurious"
@@ -66,8 +58,10 @@ for try in 1 2 3; do
 	flow 0,1
 	[ "$NS_R" -ge 200 ] && break
 done
-[ "$NS_R" -ge 200 ] || t_skip "no reordering across the CPUs here: $NS_R segments retransmitted in 3 flows"
-t_ge $((10 * NS_D)) $((8 * NS_R)) "10 x DSACKed vs 8 x retransmitted segments in the namespace (reordering, not loss)"
+[ "$NS_R" -ge 200 ] ||
+	t_skip "no reordering across the CPUs here: $NS_R segments retransmitted in 3 flows"
+t_ge $((10 * NS_D)) $((8 * NS_R)) \
+	"10 x DSACKed vs 8 x retransmitted segments in the namespace (reordering, not loss)"
 t_ge "$D_C" $((NS_R / 2)) "segments rtltuned counted through ta vs half the namespace's"
 t_ge $((10 * D_S)) $((8 * D_C)) "10 x spurious vs 8 x counted (rtltuned left the reordering out)"
 

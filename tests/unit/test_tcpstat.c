@@ -65,8 +65,8 @@ static void test_captured(void **state)
 	/* Tcp's MaxConn is -1: only the column asked for is parsed. */
 	assert_int_equal(tcpstat_field(fixture("snmp"), "Tcp", "MaxConn", &v), -EBADMSG);
 	/* "Tcp" is not a prefix match of "TcpExt", nor "Ip" of "IpExt". */
-	assert_int_equal(tcpstat_field(fixture("netstat"), "Tcp", "RetransSegs", &v), -ENOENT);
-	assert_int_equal(tcpstat_field(fixture("netstat"), "Ip", "InOctets", &v), -ENOENT);
+	assert_int_equal(tcpstat_field(fixture("netstat"), "Tcp", "RetransSegs", &v), -ENODATA);
+	assert_int_equal(tcpstat_field(fixture("netstat"), "Ip", "InOctets", &v), -ENODATA);
 }
 
 static void test_missing(void **state)
@@ -76,11 +76,13 @@ static void test_missing(void **state)
 	uint64_t v = 99;
 
 	(void)state;
-	assert_int_equal(tcpstat_field(snmp, "Tcp", "NoSuchCounter", &v), -ENOENT);
-	assert_int_equal(tcpstat_field(snmp, "Sctp", "RetransSegs", &v), -ENOENT);
+	assert_int_equal(tcpstat_field(snmp, "Tcp", "NoSuchCounter", &v), -ENODATA);
+	assert_int_equal(tcpstat_field(snmp, "Sctp", "RetransSegs", &v), -ENODATA);
 	assert_int_equal(v, 99);
 	assert_int_equal(tcpstat_field("/nonexistent/snmp", "Tcp", "RetransSegs", &v), -ENOENT);
 	assert_int_equal(tcpstat_read_files("/nonexistent", fixture("netstat"), &t), -ENOENT);
+	/* No netstat file is not a kernel without the counter: an error. */
+	assert_int_equal(tcpstat_read_files(snmp, "/nonexistent", &t), -ENOENT);
 	assert_int_equal(t.retrans_segs, 7);
 	/* A kernel without TCPDSACKRecvSegs: no DSACK count, not an error. */
 	assert_int_equal(
@@ -101,6 +103,7 @@ static void test_malformed(void **state)
 		"Tcp: A RetransSegs\nTcp: 1 +3\n",		     /* sign */
 		"Tcp: A RetransSegs\nTcp: 1 99999999999999999999\n", /* beyond 64 bits */
 		"Tcp: A RetransSegs\nUdp: 1 2\n",		     /* another protocol's line */
+		"Tcp: A RetransSegs\nUdp: 1 2\nTcp: 1 2\n",	     /* ... before the values */
 	};
 	uint64_t v = 42;
 	size_t i;
@@ -129,12 +132,13 @@ static void test_lossy(void **state)
 	/* Nothing retransmitted in the namespace (the interface's count leads it): as is. */
 	assert_int_equal(tcpstat_lossy(52, 0, 0), 52);
 	assert_int_equal(tcpstat_lossy(52, 0, 9), 52);
-	/* More DSACKed than retransmitted (late DSACKs for the previous interval): none lost. */
+	/* More DSACKed than retransmitted: none lost. */
 	assert_int_equal(tcpstat_lossy(52, 40, 41), 0);
 	assert_int_equal(tcpstat_lossy(0, 40, 20), 0);
-	/* Rounded to the nearest segment, never below 0 nor above seg. */
-	assert_int_equal(tcpstat_lossy(3, 4, 1), 2); /* 3 - 0.75 -> 2.25 -> 2 */
-	assert_int_equal(tcpstat_lossy(3, 4, 3), 1); /* 3 - 2.25 -> 0.75 -> 1 */
+	/* The spurious part rounded down: a fraction of a segment stays loss. */
+	assert_int_equal(tcpstat_lossy(3, 4, 1), 3); /* 0.75 spurious */
+	assert_int_equal(tcpstat_lossy(3, 4, 3), 1); /* 2.25 */
+	assert_int_equal(tcpstat_lossy(1, 2, 1), 1);
 	assert_int_equal(tcpstat_lossy(UINT64_MAX, UINT64_MAX, UINT64_MAX - 1), 1);
 }
 
