@@ -10,9 +10,9 @@
  * /proc/net/snmp and /proc/net/netstat. The tuner uses them to leave out retransmits
  * that TCP itself found spurious: a receiver that gets a segment twice says so with a
  * DSACK (RFC 2883), and the kernel counts the segments such DSACKs cover
- * (TCPDSACKRecvSegs, where the kernel has it). Reordering on the way (veth's per-CPU backlogs, a
- * bond in balance-rr, ECMP) makes the sender retransmit what was only late; that is no
- * loss, and the kernel undoes its own congestion response for it.
+ * (TCPDSACKRecvSegs, where the kernel has it). Reordering on the way (veth's per-CPU
+ * backlogs, a bond in balance-rr, ECMP) makes the sender retransmit what was only late;
+ * that is no loss, and the kernel undoes its own congestion response for it.
  */
 struct tcpstat {
 	uint64_t retrans_segs;	  /* Tcp: RetransSegs */
