@@ -2,17 +2,19 @@
 /*
  * rtltune probes: what the stack hands each driver and what each driver delivers, counted
  * per selected interface in per-CPU maps (user space sums the CPUs; no per-packet events).
- * Per frame one program runs on TX (net_dev_start_xmit) and one on RX (the entry point
- * the driver used); counts and byte sums take every event, histogram buckets a sample
- * whose rate follows the event rate (sample()). Driver refusals are not counted here:
- * the kernel counts them (qdisc requeues, tx_dropped), lib/probes_kernel.c reads those.
+ * One program runs per skb handed to a driver (net_dev_start_xmit) and one per skb
+ * entering the stack after GRO (netif_receive_skb), which also rebuilds the frames the
+ * driver delivered from the skb's gso_size; counts and byte sums take every event,
+ * histogram buckets a sample whose rate follows the event rate (sample()). Driver refusals are not
+ * counted here: the kernel counts them (qdisc requeues, tx_dropped), lib/probes_kernel.c reads
+ * those.
  *
  * Every hook exists twice: tp_btf (typed arguments the verifier lets us dereference with
  * plain loads, the cheap path) and raw_tp (raw u64 arguments read with
  * bpf_probe_read_kernel, for kernels where tp_btf is refused). lib/probes.c loads one of
  * the two per hook. Both share the handlers below; the `btf` argument is a compile-time
  * constant in each wrapper, so each variant carries only its own kind of access.
- * docs/probes.md says what each hook counts and why RX entry points never double count.
+ * docs/probes.md says what each hook counts and how the RX frames are rebuilt.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -100,21 +102,16 @@ struct slot_memo_last {
 
 /*
  * Memo rows: one per program (the tp_btf and raw_tp variants of a hook never coexist).
- * The rows an skb meets on its way (out of one device, into the next, up the stack, the
+ * The rows an skb meets on its way (out of one device, up the stack at the next, the
  * poll) come first: their `last` entries sit side by side at the start of the CPU's memo,
- * two or three cache lines for the four (per-CPU values are only 8-byte aligned), where a
+ * two cache lines for the three (per-CPU values are only 8-byte aligned), where a
  * row each cost a line of its own (rtltuned leaves napi_poll off; trace runs it). Between two
  * 64 KiB skbs the copies evict the programs' lines; each line fewer is a miss fewer.
  */
 enum memo_row {
 	MEMO_TXSTART,
-	MEMO_RXNETIF,
 	MEMO_RXSKB,
 	MEMO_NAPI,
-	MEMO_RXGRO,
-	MEMO_RXFRAGS,
-	MEMO_RXRCV,
-	MEMO_RXLIST,
 	MEMO_TXTMO,
 	MEMO_DROP,
 	MEMO_RETRANS,
@@ -350,31 +347,144 @@ static __always_inline int on_xmit_timeout(const struct net_device *dev, bool bt
 	return 0;
 }
 
-/* One of the driver entry points: each frame passes exactly one of them per device. */
-static __always_inline int on_rx_entry(__u32 row, const struct sk_buff *skb, bool btf)
+/*
+ * The frames a received skb was built from, rebuilt from the skb: the count, *full the
+ * size of each but the last, *last the last one's. GRO merges only segments of one flow
+ * with identical headers, each of gso_size payload but the last (tcp_gro_receive() and
+ * udp_gro_receive_segment() end a merge at the first shorter one), and a GSO skb a peer
+ * hands over whole (a veth peer's TSO skb, LRO) was cut the same way. So each frame is the
+ * headers up to the end of the transport header plus gso_size, the last what remains.
+ */
+static __always_inline __u32 rx_gso_frames(const struct sk_buff *skb, unsigned char *head,
+					   __u32 start, __u32 frame, __u32 gso_size, __u32 gso_type,
+					   bool btf, __u32 *full, __u32 *last)
 {
-	struct rtl_slot_stats *st;
+	/* the gso_type bits are not an enum BTF can relocate; the bits used here have
+	 * kept their values since 4.18 (SKB_GSO_UDP_L4) */
+	const __u32 tunnel = SKB_GSO_GRE | SKB_GSO_GRE_CSUM | SKB_GSO_IPXIP4 | SKB_GSO_IPXIP6 |
+			     SKB_GSO_UDP_TUNNEL | SKB_GSO_UDP_TUNNEL_CSUM;
+	struct tcphdr *tcph;
+	__u32 th, l4, hdr, k;
+	__u8 doff = 0;
 
-	if (empty_bodies)
-		return 0;
-	st = dev_stats(row, RD(btf, skb, dev), btf, NULL);
-	if (st)
-		family_add(&st->rx_frame_bytes, &st->rx_frame_bytes_b, rx_frame_len(skb, btf),
-			   sample(&st->rx_frame_countdown, &st->rx_frame_sampler));
+	/* A tunnel's skb is cut by its inner transport header: the outer headers repeat in
+	 * every frame all the same. */
+	th = gso_type & tunnel ? RD(btf, skb, inner_transport_header)
+			       : RD(btf, skb, transport_header);
+	if (th == 0xffff || th <= start)
+		return 1;
+	if (gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) {
+		if (btf) {
+			tcph = bpf_rdonly_cast(head + th, bpf_core_type_id_kernel(struct tcphdr));
+			l4 = (__u32)tcph->doff * 4;
+		} else {
+			/* doff, in 32-bit words: the high nibble of byte 12 */
+			if (bpf_probe_read_kernel(&doff, 1, head + th + 12))
+				return 1;
+			l4 = (__u32)(doff >> 4) * 4;
+		}
+	} else if (gso_type & SKB_GSO_UDP_L4) {
+		l4 = 8;
+	} else {
+		return 1;
+	}
+	hdr = th - start + l4;
+	if (l4 < 8 || hdr >= 512 || frame <= hdr)
+		return 1;
+	k = (frame - hdr + gso_size - 1) / gso_size;
+	*full = hdr + gso_size;
+	*last = frame - (k - 1) * gso_size;
+	return k;
+}
+
+struct rx_frames_walk {
+	struct rtl_slot_stats *st;
+	__u32 k;    /* frames in the skb */
+	__u32 full; /* the size of each but the last */
+	__u32 last; /* the last one's */
+	__u32 pos;  /* the next sampled frame, 1..k; past k when the walk is done */
+};
+
+/* bpf_loop(): one sampled frame of the skb into its bucket, and the place of the next. */
+static long rx_frames_step(__u64 i, void *arg)
+{
+	struct rx_frames_walk *w = arg;
+	struct rtl_slot_stats *st = w->st;
+
+	if (w->pos > w->k)
+		return 1;
+	bucket_add(&st->rx_frame_bytes_b, w->pos == w->k ? w->last : w->full,
+		   sample_hit(&st->rx_frame_countdown, &st->rx_frame_sampler));
+	w->pos += st->rx_frame_countdown;
 	return 0;
 }
 
-/* netif_receive_skb fires once per skb entering the protocol stack, after GRO. */
+/* The skb's frames that the countdown reaches: each sampled as if it had come alone. */
+static __noinline void rx_frames_sampled(struct rtl_slot_stats *st, __u32 k, __u32 full, __u32 last)
+{
+	struct rx_frames_walk w = {
+		.st = st,
+		.k = k,
+		.full = full,
+		.last = last,
+		.pos = st->rx_frame_countdown ? st->rx_frame_countdown : 1,
+	};
+
+	bpf_loop(k, rx_frames_step, &w, 0);
+	st->rx_frame_countdown = w.pos > k ? w.pos - k : 1;
+}
+
+/*
+ * netif_receive_skb fires once per skb entering the protocol stack, after GRO: the skb
+ * itself into rx_skb_bytes, and the frames it came as into rx_frame_bytes: one program
+ * per skb, where one on each of the five driver entry points (napi_gro_receive, ...,
+ * netif_rx) ran once per frame, 2.3% of the CPU on the per-frame path (docs/probes.md).
+ */
 static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 {
+	struct skb_shared_info *shinfo;
 	struct rtl_slot_stats *st;
+	unsigned char *head, *data;
+	__u32 frame, end, k = 1, full = 0, last, start;
+	__u16 gso_size, mac;
 
 	if (empty_bodies)
 		return 0;
 	st = dev_stats(MEMO_RXSKB, RD(btf, skb, dev), btf, NULL);
-	if (st)
-		family_add(&st->rx_skb_bytes, &st->rx_skb_bytes_b, rx_frame_len(skb, btf),
-			   sample(&st->rx_skb_countdown, &st->rx_skb_sampler));
+	if (!st)
+		return 0;
+	frame = rx_frame_len(skb, btf);
+	family_add(&st->rx_skb_bytes, &st->rx_skb_bytes_b, frame,
+		   sample(&st->rx_skb_countdown, &st->rx_skb_sampler));
+	last = frame;
+	head = RD(btf, skb, head);
+	end = RD(btf, skb, end);
+	if (btf) {
+		shinfo = bpf_rdonly_cast(head + end,
+					 bpf_core_type_id_kernel(struct skb_shared_info));
+		gso_size = shinfo->gso_size;
+	} else {
+		shinfo = (struct skb_shared_info *)(head + end);
+		gso_size = BPF_CORE_READ(shinfo, gso_size);
+	}
+	if (gso_size) {
+		/* where the frame starts: the MAC header, as rx_frame_len() counts it */
+		data = RD(btf, skb, data);
+		mac = RD(btf, skb, mac_header);
+		start = (__u32)(data - head);
+		if (mac != (__u16)~0U && mac < start && start - mac < 256)
+			start = mac;
+		k = rx_gso_frames(skb, head, start, frame, gso_size,
+				  btf ? shinfo->gso_type : BPF_CORE_READ(shinfo, gso_type), btf,
+				  &full, &last);
+	}
+	st->rx_frame_bytes.count += k;
+	st->rx_frame_bytes.sum += (__u64)(k - 1) * full + last;
+	if (st->rx_frame_countdown > k) {
+		st->rx_frame_countdown -= k;
+		return 0;
+	}
+	rx_frames_sampled(st, k, full, last);
 	return 0;
 }
 
@@ -458,16 +568,6 @@ TP_PAIR(txstart, net_dev_start_xmit, ARGS(const struct sk_buff *skb, const struc
 	on_start_xmit(skb, dev, btf))
 TP_PAIR(txtmo, net_dev_xmit_timeout, ARGS(struct net_device *dev, int queue_index),
 	on_xmit_timeout(dev, btf))
-TP_PAIR(rxgro, napi_gro_receive_entry, ARGS(const struct sk_buff *skb),
-	on_rx_entry(MEMO_RXGRO, skb, btf))
-TP_PAIR(rxfrags, napi_gro_frags_entry, ARGS(const struct sk_buff *skb),
-	on_rx_entry(MEMO_RXFRAGS, skb, btf))
-TP_PAIR(rxrcv, netif_receive_skb_entry, ARGS(const struct sk_buff *skb),
-	on_rx_entry(MEMO_RXRCV, skb, btf))
-TP_PAIR(rxlist, netif_receive_skb_list_entry, ARGS(const struct sk_buff *skb),
-	on_rx_entry(MEMO_RXLIST, skb, btf))
-TP_PAIR(rxnetif, netif_rx_entry, ARGS(const struct sk_buff *skb),
-	on_rx_entry(MEMO_RXNETIF, skb, btf))
 TP_PAIR(rxskb, netif_receive_skb, ARGS(struct sk_buff *skb), on_rx_skb(skb, btf))
 TP_PAIR(napi, napi_poll, ARGS(struct napi_struct *napi, int work, int budget),
 	on_napi_poll(napi, work, budget, btf))

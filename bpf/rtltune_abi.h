@@ -66,9 +66,9 @@ struct rtl_slot_stats {
 	struct rtl_family_sum tx_gso_size;
 	struct rtl_family_sum tx_gso_segs;
 	__u64 tx_gso_bytes;
-	/* the RX entry points */
+	/* netif_receive_skb: the frames each skb was built from */
 	struct rtl_family_sum rx_frame_bytes;
-	/* netif_receive_skb */
+	/* netif_receive_skb: the skbs */
 	__u32 rx_skb_countdown;
 	__u32 rx_xdp_countdown;
 	struct rtl_family_sum rx_skb_bytes;

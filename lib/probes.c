@@ -41,11 +41,6 @@ static const struct {
 } probe_defs[PROBE_COUNT] = {
 	[PROBE_NET_DEV_START_XMIT] = {"net_dev_start_xmit", "txstart"},
 	[PROBE_NET_DEV_XMIT_TIMEOUT] = {"net_dev_xmit_timeout", "txtmo"},
-	[PROBE_NAPI_GRO_RECEIVE_ENTRY] = {"napi_gro_receive_entry", "rxgro"},
-	[PROBE_NAPI_GRO_FRAGS_ENTRY] = {"napi_gro_frags_entry", "rxfrags"},
-	[PROBE_NETIF_RECEIVE_SKB_ENTRY] = {"netif_receive_skb_entry", "rxrcv"},
-	[PROBE_NETIF_RECEIVE_SKB_LIST_ENTRY] = {"netif_receive_skb_list_entry", "rxlist"},
-	[PROBE_NETIF_RX_ENTRY] = {"netif_rx_entry", "rxnetif"},
 	[PROBE_NETIF_RECEIVE_SKB] = {"netif_receive_skb", "rxskb"},
 	[PROBE_NAPI_POLL] = {"napi_poll", "napi"},
 	[PROBE_KFREE_SKB] = {"kfree_skb", "drop"},

@@ -24,18 +24,13 @@
 
 /* One per tracepoint (plus the optional XDP program). The name is the tracepoint's. */
 enum probe_id {
-	PROBE_NET_DEV_START_XMIT,     /* TX skb sizes, GSO */
-	PROBE_NET_DEV_XMIT_TIMEOUT,   /* TX watchdog */
-	PROBE_NAPI_GRO_RECEIVE_ENTRY, /* RX entry points: frames as delivered */
-	PROBE_NAPI_GRO_FRAGS_ENTRY,
-	PROBE_NETIF_RECEIVE_SKB_ENTRY,
-	PROBE_NETIF_RECEIVE_SKB_LIST_ENTRY,
-	PROBE_NETIF_RX_ENTRY,
-	PROBE_NETIF_RECEIVE_SKB,  /* RX after GRO */
-	PROBE_NAPI_POLL,	  /* budget exhaustion */
-	PROBE_KFREE_SKB,	  /* drops by reason */
-	PROBE_TCP_RETRANSMIT_SKB, /* retransmits */
-	PROBE_XDP,		  /* optional: RX frame sizes at the driver */
+	PROBE_NET_DEV_START_XMIT,   /* TX skb sizes, GSO */
+	PROBE_NET_DEV_XMIT_TIMEOUT, /* TX watchdog */
+	PROBE_NETIF_RECEIVE_SKB,    /* RX after GRO, and the frames rebuilt */
+	PROBE_NAPI_POLL,	    /* budget exhaustion */
+	PROBE_KFREE_SKB,	    /* drops by reason */
+	PROBE_TCP_RETRANSMIT_SKB,   /* retransmits */
+	PROBE_XDP,		    /* optional: RX frame sizes at the driver */
 	PROBE_COUNT
 };
 

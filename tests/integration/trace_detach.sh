@@ -34,10 +34,10 @@ run_trace() {
 	names=$(bpftool prog show -j | jq -r --argjson ids "[$(echo $progs | tr ' ' ,)]" \
 		'.[] | select(.id as $i | $ids | index($i)) | .name' | sort -u | tr '\n' ' ')
 	t_ge "${xdp:-0}" 1 "$how: XDP program id on va"
-	# 11 tracepoint programs and the XDP one, each with its link (net_dev_xmit has none
+	# 6 tracepoint programs and the XDP one, each with its link (net_dev_xmit has none
 	# since issue 14: refusals come from the kernel's counters).
-	t_eq "$(echo "$progs" | wc -w)" 12 "$how: BPF programs held by trace"
-	t_eq "$(echo "$links" | wc -w)" 12 "$how: BPF links held by trace"
+	t_eq "$(echo "$progs" | wc -w)" 7 "$how: BPF programs held by trace"
+	t_eq "$(echo "$links" | wc -w)" 7 "$how: BPF links held by trace"
 	for n in $names; do
 		[[ $n == rtl_* ]] || t_fail "$how: a program of ours is named '$n', not rtl_*"
 	done
@@ -57,7 +57,7 @@ run_trace() {
 		t_eq "$rc" 137 "$how: exit status"
 	else
 		t_eq "$rc" 0 "$how: exit status"
-		t_eq "$(jq '.probes | length' "$out.json")" 12 "$how: JSON report printed"
+		t_eq "$(jq '.probes | length' "$out.json")" 7 "$how: JSON report printed"
 		t_eq "$(jq -r '.probes[] | select(.name == "xdp") | .state' "$out.json")" attached "$how: XDP was attached"
 	fi
 	# Links (the attachments) go when the last fd closes, before wait returns.

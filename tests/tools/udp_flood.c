@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * udp_flood DST_IP PORT COUNT PAYLOAD...: send COUNT UDP datagrams to DST_IP:PORT as fast
- * as sendmmsg(2) goes, their payload sizes cycling through the PAYLOAD list in order.
+ * udp_flood [-g SIZE] DST_IP PORT COUNT PAYLOAD...: send COUNT UDP datagrams to
+ * DST_IP:PORT as fast as sendmmsg(2) goes, their payload sizes cycling through the PAYLOAD
+ * list in order. With -g each send is cut into datagrams of SIZE bytes, the last one what
+ * remains (UDP_SEGMENT: one GSO skb per send, which a veth peer receives whole).
  * Traffic above the probes' sampling threshold with a known, periodic size pattern (a
  * sampler that took every 2^k-th event would see one phase of it), for
  * tests/integration/probes_sampling.sh. Prints the number sent; exit 1 on an error.
@@ -9,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +19,35 @@
 #include <unistd.h>
 
 #define BATCH	    64
-#define MAX_PAYLOAD 1472
+#define MAX_PAYLOAD 1472  /* one datagram in a 1500-byte MTU */
+#define MAX_GSO	    65000 /* one GSO send */
 #define MAX_PATTERN 64
 
 int main(int argc, char **argv)
 {
-	static char payload[MAX_PAYLOAD];
+	static char payload[MAX_GSO];
 	struct sockaddr_in dst = {.sin_family = AF_INET};
 	unsigned int pattern[MAX_PATTERN], n_pattern, i;
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	unsigned long count, sent = 0;
-	int fd, n;
+	unsigned int max = MAX_PAYLOAD;
+	int fd, n, gso = 0;
 
+	if (argc > 2 && strcmp(argv[1], "-g") == 0) {
+		gso = atoi(argv[2]);
+		if (gso <= 0 || gso > MAX_PAYLOAD) {
+			fprintf(stderr, "udp_flood: GSO size %s not in 1..%d\n", argv[2],
+				MAX_PAYLOAD);
+			return 2;
+		}
+		max = MAX_GSO;
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 5 || argc - 4 > MAX_PATTERN) {
-		fprintf(stderr, "usage: udp_flood DST_IP PORT COUNT PAYLOAD... (at most %d)\n",
+		fprintf(stderr,
+			"usage: udp_flood [-g SIZE] DST_IP PORT COUNT PAYLOAD... (at most %d)\n",
 			MAX_PATTERN);
 		return 2;
 	}
@@ -43,15 +60,18 @@ int main(int argc, char **argv)
 	n_pattern = (unsigned int)(argc - 4);
 	for (i = 0; i < n_pattern; i++) {
 		pattern[i] = (unsigned int)atoi(argv[4 + i]);
-		if (pattern[i] > MAX_PAYLOAD) {
-			fprintf(stderr, "udp_flood: payload %u above %d\n", pattern[i],
-				MAX_PAYLOAD);
+		if (pattern[i] > max) {
+			fprintf(stderr, "udp_flood: payload %u above %u\n", pattern[i], max);
 			return 2;
 		}
 	}
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		perror("udp_flood: socket");
+		return 1;
+	}
+	if (gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &gso, sizeof(gso)) < 0) {
+		perror("udp_flood: UDP_SEGMENT");
 		return 1;
 	}
 	memset(msgs, 0, sizeof(msgs));
