@@ -347,6 +347,10 @@ static __always_inline int on_xmit_timeout(const struct net_device *dev, bool bt
 	return 0;
 }
 
+/* More frames than any GSO skb of a sane gso_size holds (512 KiB BIG TCP skbs of 536-byte
+ * segments: 978), where the kernel gave no count of its own to check k against. */
+#define RX_GSO_MAX_FRAMES 1024
+
 /*
  * The frames a received skb was built from, rebuilt from the skb: the count, *full the
  * size of each but the last, *last the last one's. GRO merges only segments of one flow
@@ -356,16 +360,22 @@ static __always_inline int on_xmit_timeout(const struct net_device *dev, bool bt
  * headers up to the end of the transport header plus gso_size, the last what remains.
  */
 static __always_inline __u32 rx_gso_frames(const struct sk_buff *skb, unsigned char *head,
-					   __u32 start, __u32 frame, __u32 gso_size, __u32 gso_type,
-					   bool btf, __u32 *full, __u32 *last)
+					   __u32 start, __u32 frame, __u32 gso_size, __u32 gso_segs,
+					   __u32 gso_type, bool btf, __u32 *full, __u32 *last)
 {
 	/* the gso_type bits are not an enum BTF can relocate; the bits used here have
 	 * kept their values since 4.18 (SKB_GSO_UDP_L4) */
 	const __u32 tunnel = SKB_GSO_GRE | SKB_GSO_GRE_CSUM | SKB_GSO_IPXIP4 | SKB_GSO_IPXIP6 |
 			     SKB_GSO_UDP_TUNNEL | SKB_GSO_UDP_TUNNEL_CSUM;
+	/* cut some other way than "headers + gso_size each" (ESP, GSO_PARTIAL's outer
+	 * headers, SCTP chunks, UFO fragments): one frame */
+	const __u32 other = SKB_GSO_ESP | SKB_GSO_PARTIAL | SKB_GSO_SCTP | SKB_GSO_UDP;
 	struct tcphdr *tcph;
-	__u32 th, l4, hdr, k;
+	__u32 th, l4, hdr, k, payload;
 	__u8 doff = 0;
+
+	if (gso_type & other)
+		return 1;
 
 	/* A tunnel's skb is cut by its inner transport header: the outer headers repeat in
 	 * every frame all the same. */
@@ -389,9 +399,20 @@ static __always_inline __u32 rx_gso_frames(const struct sk_buff *skb, unsigned c
 		return 1;
 	}
 	hdr = th - start + l4;
-	if (l4 < 8 || hdr >= 512 || frame <= hdr)
+	if (l4 < 8 || (l4 < 20 && !(gso_type & SKB_GSO_UDP_L4)) || hdr >= 512 || frame <= hdr)
 		return 1;
-	k = (frame - hdr + gso_size - 1) / gso_size;
+	payload = frame - hdr;
+	k = (payload + gso_size - 1) / gso_size;
+	if (gso_segs && gso_segs != k) {
+		/* The kernel's own count disagrees: a driver's LRO that sets gso_size to an
+		 * average. Its count, of equal frames (the remainder in the last). */
+		k = gso_segs;
+		*full = hdr + payload / k;
+		*last = frame - (k - 1) * (payload / k);
+		return k;
+	}
+	if (!gso_segs && k > RX_GSO_MAX_FRAMES)
+		return 1; /* gso_size from user space (virtio, tun: SKB_GSO_DODGY), not sane */
 	*full = hdr + gso_size;
 	*last = frame - (k - 1) * gso_size;
 	return k;
@@ -475,6 +496,7 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 		if (mac != (__u16)~0U && mac < start && start - mac < 256)
 			start = mac;
 		k = rx_gso_frames(skb, head, start, frame, gso_size,
+				  btf ? shinfo->gso_segs : BPF_CORE_READ(shinfo, gso_segs),
 				  btf ? shinfo->gso_type : BPF_CORE_READ(shinfo, gso_type), btf,
 				  &full, &last);
 	}

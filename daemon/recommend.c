@@ -146,9 +146,11 @@ json_object *recommend_json(struct iface *ifc)
 			chip_has_quirk(chip, CHIP_Q_TSO_RETRANSMIT_STORM)
 				? " (this chip has field reports of exactly that)"
 				: "");
-	/* Full-sized frames arriving one by one: GRO would merge them. */
+	/* Full-sized frames arriving one by one: GRO would merge them. Not when they come
+	 * merged already (a peer's GSO skbs, LRO: 3 frames or more in 2 skbs). */
 	if (hist_count(&rx_frame) >= MIN_EVENTS && kv[KNOB_GRO] == 0 &&
-	    permille_at_or_above(&rx_frame, 1024) >= 500)
+	    permille_at_or_above(&rx_frame, 1024) >= 500 &&
+	    2 * hist_count(&rx_frame) < 3 * hist_count(&rx_skb))
 		suggest(&r, KNOB_GRO, 0, 1,
 			"%" PRIu64 " RX frames, mostly 1 KiB or larger, reach the stack unmerged "
 			"with GRO off",

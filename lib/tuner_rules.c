@@ -215,6 +215,12 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
  * timestamps) or small messages: a bulk sender's receive side, where GRO has nothing to do.
  */
 #define GRO_MIN_FRAME_BYTES 256
+/*
+ * Frames per skb reaching the stack at or above which they arrive merged already, with GRO
+ * off: a peer's GSO skbs handed over whole (veth), LRO. The probes count those skbs' frames
+ * (docs/probes.md "RX"), and GRO would have nothing left to merge.
+ */
+#define GRO_MERGED_FRAMES_PER_SKB 1.5
 
 static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 {
@@ -235,6 +241,12 @@ static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
 				"GRO is off at %.0f frames/s received (< %.0f)", pps,
 				x->t->cfg.gro_on_min_pps);
+	if (have(x, TUNER_HAVE_GRO) && x->a.rx_skbs > 0 &&
+	    x->a.rx_pkts >= GRO_MERGED_FRAMES_PER_SKB * x->a.rx_skbs)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"GRO is off at %.0f frames/s received, but they arrive merged "
+				"already, %.1f per skb (the peer's GSO or the NIC's LRO)",
+				pps, x->a.rx_pkts / x->a.rx_skbs);
 	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
 	if (frame < GRO_MIN_FRAME_BYTES)
 		return cand_set(

@@ -61,7 +61,7 @@ struct tuner_sample {
 	uint64_t tx_packets;  /* skbs handed to the driver */
 	uint64_t tx_bytes;
 	uint64_t tx_segs;    /* wire segments: a GSO skb counts its gso_segs */
-	uint64_t rx_packets; /* frames as the driver delivered them (before GRO) */
+	uint64_t rx_packets; /* frames as the driver delivered them (GSO skbs: their segments) */
 	uint64_t rx_bytes;
 	uint64_t tx_gso_skbs;	/* GSO skbs handed to the driver */
 	uint64_t tx_gso_at_cap; /* of those, at/near gso_max_size (top log2 bucket <= cap) */

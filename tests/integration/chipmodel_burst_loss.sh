@@ -3,8 +3,12 @@
 # or gso_max_size 16384 recovers): an RX ring of 64 frames drained at one frame per 500 ns
 # loses the frames of a burst that find it full. With 64K GSO skbs (45 frames each, back to
 # back) a new connection's rate falls >= 5x below the same with gso_max_size 16384 and with
-# TSO off; its retransmit rate is >= 10x theirs; with the model off 64K is no slower than
-# 16K (the direction is the model's, not veth's). Best of 2 one-second streams each.
+# TSO off; its retransmit rate is >= 10x TSO off's; with the model off 64K is no slower
+# than 16K (the direction is the model's, not veth's). Best of 2 one-second streams each.
+# 16K's retransmit rate is not compared: at 16K TCP's window grows until back-to-back
+# bursts overflow the ring too, and how far depends on the host's speed. On one machine it
+# was a tenth of 64K's; on another (2026-12-02) 63-87 k per million with 13% of the frames
+# lost at the ring, against 40-216 k for 64K, while 16K still ran 15-43x faster.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/chipmodel-lib.sh"
 
@@ -47,5 +51,5 @@ cm_sender_offload on on
 t_ge "$big_lost" 1 "frames lost at the ring with 64K bursts"
 cm_ge_ratio "$small" "$big" 5 "gso_max_size 16384 vs 65536 under the model"
 cm_ge_ratio "$tsooff" "$big" 5 "TSO off vs on (gso_max_size 65536) under the model"
-t_ge "$big_ppm" $((10 * small_ppm)) "retransmit rate with 64K bursts vs 10x 16K's ($small_ppm)"
+t_log "retransmits per million segments: 64K $big_ppm, 16K $small_ppm, TSO off $tsooff_ppm"
 t_ge "$big_ppm" $((10 * tsooff_ppm)) "retransmit rate with 64K bursts vs 10x TSO off's ($tsooff_ppm)"

@@ -77,8 +77,8 @@ rx=$(jq '.interfaces[0].rx_packets' "$b")
 t_le "$(jq '.interfaces[0].rx_skb_bytes.count' "$b")" $((rx / 2)) "vb: GRO at least halves the skb count"
 # Counted once: veth hands each frame to the peer's NAPI ring or refuses it (ring full:
 # NETDEV_TX_BUSY, or a drop with rc != 0), so every frame va's driver took is either an
-# RX frame at vb's entry points or a refusal at va. Double counting at RX (two entry
-# points for one frame) would put rx near 2 x tx; a missing entry point near 0.
+# RX frame at vb (rebuilt from the GRO skbs that netif_receive_skb sees) or a refusal at
+# va. A wrong rebuild (gso_segs or headers misread) would move rx away from tx.
 # The bound is 0.1%, not 0: on the shared test VMs the kernel now and then runs no
 # tracepoint program at all for a burst of ~45 frames (an independent unfiltered BPF
 # counter misses the same ones; see docs/probes.md), which can hit TX and RX unequally.

@@ -126,6 +126,7 @@ compare plain tx_skb_bytes rx_frame_bytes rx_skb_bytes
 # 1458*2+658 (1500, 1500, 700), 1458+258 (1500, 300), 1458+58 (1500, 100), 1458*2
 # (1500, 1500) and 658 alone (700, no GSO): shares 6/10, 2/10, 1/10, 1/10 of the frames.
 SENDS=${SAMPLING_GSO_SENDS:-250000}
+((SENDS % 5 == 0)) || t_fail "SAMPLING_GSO_SENDS=$SENDS: not whole periods of 5 sends"
 flood gso $((SENDS * 2)) -g 1458 10.83.0.2 9 "$SENDS" 3574 1716 1516 2916 658
 t_eq "$SENT" "$SENDS" "GSO sends"
 t_le "$(jq '.interfaces[1].rx_skb_bytes.count' "$T_TMP/gso_exact.json")" "$SENDS" \

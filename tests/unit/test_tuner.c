@@ -254,11 +254,13 @@ static void m_gso_gain(struct sim *s, struct tuner_sample *o)
 /* Nothing any knob does matters: bulk at the cap, throughput pure noise. */
 static void m_no_gain(struct sim *s, struct tuner_sample *o)
 {
+	bool gro = s->env.knob[KNOB_GRO] != 0;
+
 	bulk_tx(s, o, noisy(s, s->base_bps), 0.9, 0);
 	o->rx_packets = 20000; /* high RX frame rate, so GRO rules look too */
 	o->rx_bytes = 20000 * 1514ULL;
-	o->rx_skbs = 2000;
-	o->rx_gro_at_cap = 1800;
+	o->rx_skbs = gro ? 2000 : 20000; /* with GRO off each frame is an skb */
+	o->rx_gro_at_cap = gro ? 1800 : 0;
 }
 
 /* fec/RTL8126-like: skbs above param bytes get mangled (5% retransmits); TSO off cures. */
@@ -351,6 +353,21 @@ static void m_rx(struct sim *s, struct tuner_sample *o)
 	o->rx_bytes = (uint64_t)bps;
 	o->rx_skbs = gro ? (uint64_t)(bps / (gmax * 0.95)) : o->rx_packets;
 	o->rx_gro_at_cap = gro ? (uint64_t)(o->rx_skbs * 0.9) : 0;
+	o->tx_packets = o->rx_packets / 2;
+	o->tx_segs = o->tx_packets;
+	o->tx_bytes = o->tx_packets * 66;
+}
+
+/* A receiver with GRO off whose frames come merged already: a veth peer's 64 KiB GSO skbs
+ * handed over whole (or LRO), 44 frames per skb; GRO on changes nothing. */
+static void m_rx_merged(struct sim *s, struct tuner_sample *o)
+{
+	double bps = noisy(s, s->base_bps);
+
+	o->have = TUNER_HAVE_GSO | TUNER_HAVE_GRO | TUNER_HAVE_RETRANS | TUNER_HAVE_DROPS;
+	o->rx_packets = (uint64_t)(bps / 1514);
+	o->rx_bytes = (uint64_t)bps;
+	o->rx_skbs = o->rx_packets / 44;
 	o->tx_packets = o->rx_packets / 2;
 	o->tx_segs = o->tx_packets;
 	o->tx_bytes = o->tx_packets * 66;
@@ -1371,6 +1388,23 @@ static void test_gro_off_acks_only(void **state)
 	sim_free(&s);
 }
 
+/* GRO off, but the frames arrive merged already (44 per skb): GRO has nothing to do. */
+static void test_gro_off_merged_already(void **state)
+{
+	struct tuner_recommendation rec;
+	struct sim s;
+
+	sim_init(&s, m_rx_merged, NULL);
+	s.env.knob[KNOB_GRO] = 0;
+	sim_run(&s, 60);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 0);
+	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
+	assert_int_equal(rec.cands[TUNER_RULE_GRO_OFF].status, TUNER_CAND_NO_EVIDENCE);
+	assert_non_null(
+		strstr(rec.cands[TUNER_RULE_GRO_OFF].reason, "merged already, 44.0 per skb"));
+	sim_free(&s);
+}
+
 /* Judge-slowly chips get windows three times as long. */
 static void test_judge_slowly(void **state)
 {
@@ -1484,6 +1518,7 @@ int main(void)
 		cmocka_unit_test(test_one_trial_at_a_time),
 		cmocka_unit_test(test_unsteady_waits),
 		cmocka_unit_test(test_gro_off_acks_only),
+		cmocka_unit_test(test_gro_off_merged_already),
 		cmocka_unit_test(test_judge_slowly),
 		cmocka_unit_test(test_recommend),
 		cmocka_unit_test(test_config),
