@@ -299,6 +299,22 @@ static __always_inline __u32 rx_frame_len(const struct sk_buff *skb, bool btf)
 	return len;
 }
 
+/*
+ * skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit); *headp
+ * gets head. Typed for direct loads in tp_btf programs (RD() then reads it either way).
+ */
+static __always_inline struct skb_shared_info *shinfo_of(const struct sk_buff *skb, bool btf,
+							 unsigned char **headp)
+{
+	unsigned char *head = RD(btf, skb, head);
+	__u32 end = RD(btf, skb, end);
+
+	*headp = head;
+	if (btf)
+		return bpf_rdonly_cast(head + end, bpf_core_type_id_kernel(struct skb_shared_info));
+	return (struct skb_shared_info *)(head + end);
+}
+
 static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct net_device *dev,
 					 bool btf)
 {
@@ -306,7 +322,7 @@ static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct
 	struct rtl_slot_stats *st;
 	unsigned char *head;
 	__u16 gso_size, gso_segs;
-	__u32 len, end, w;
+	__u32 len, w;
 
 	if (empty_bodies)
 		return 0;
@@ -314,20 +330,10 @@ static __always_inline int on_start_xmit(const struct sk_buff *skb, const struct
 	if (!st)
 		return 0;
 	len = RD(btf, skb, len);
-	/* skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit). It is
-	 * read for every skb: the GSO count and sums are exact, like the packet count. */
-	head = RD(btf, skb, head);
-	end = RD(btf, skb, end);
-	if (btf) {
-		shinfo = bpf_rdonly_cast(head + end,
-					 bpf_core_type_id_kernel(struct skb_shared_info));
-		gso_size = shinfo->gso_size;
-		gso_segs = shinfo->gso_segs;
-	} else {
-		shinfo = (struct skb_shared_info *)(head + end);
-		gso_size = BPF_CORE_READ(shinfo, gso_size);
-		gso_segs = gso_size ? BPF_CORE_READ(shinfo, gso_segs) : 0;
-	}
+	/* read for every skb: the GSO count and sums are exact, like the packet count */
+	shinfo = shinfo_of(skb, btf, &head);
+	gso_size = RD(btf, shinfo, gso_size);
+	gso_segs = gso_size ? RD(btf, shinfo, gso_segs) : 0;
 	w = sample(&st->tx_countdown, &st->tx_sampler);
 	family_add(&st->tx_skb_bytes, &st->tx_skb_bytes_b, len, w);
 	if (!gso_size)
@@ -466,7 +472,7 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 	struct skb_shared_info *shinfo;
 	struct rtl_slot_stats *st;
 	unsigned char *head, *data;
-	__u32 frame, end, k = 1, full = 0, last, start;
+	__u32 frame, k = 1, full = 0, last, start;
 	__u16 gso_size, mac;
 
 	if (empty_bodies)
@@ -478,16 +484,8 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 	family_add(&st->rx_skb_bytes, &st->rx_skb_bytes_b, frame,
 		   sample(&st->rx_skb_countdown, &st->rx_skb_sampler));
 	last = frame;
-	head = RD(btf, skb, head);
-	end = RD(btf, skb, end);
-	if (btf) {
-		shinfo = bpf_rdonly_cast(head + end,
-					 bpf_core_type_id_kernel(struct skb_shared_info));
-		gso_size = shinfo->gso_size;
-	} else {
-		shinfo = (struct skb_shared_info *)(head + end);
-		gso_size = BPF_CORE_READ(shinfo, gso_size);
-	}
+	shinfo = shinfo_of(skb, btf, &head);
+	gso_size = RD(btf, shinfo, gso_size);
 	if (gso_size) {
 		/* where the frame starts: the MAC header, as rx_frame_len() counts it */
 		data = RD(btf, skb, data);
@@ -495,10 +493,8 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 		start = (__u32)(data - head);
 		if (mac != (__u16)~0U && mac < start && start - mac < 256)
 			start = mac;
-		k = rx_gso_frames(skb, head, start, frame, gso_size,
-				  btf ? shinfo->gso_segs : BPF_CORE_READ(shinfo, gso_segs),
-				  btf ? shinfo->gso_type : BPF_CORE_READ(shinfo, gso_type), btf,
-				  &full, &last);
+		k = rx_gso_frames(skb, head, start, frame, gso_size, RD(btf, shinfo, gso_segs),
+				  RD(btf, shinfo, gso_type), btf, &full, &last);
 	}
 	st->rx_frame_bytes.count += k;
 	st->rx_frame_bytes.sum += (__u64)(k - 1) * full + last;
