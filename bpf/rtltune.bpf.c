@@ -5,9 +5,9 @@
  * One program runs per skb handed to a driver (net_dev_start_xmit) and one per skb
  * entering the stack after GRO (netif_receive_skb), which also rebuilds the frames the
  * driver delivered from the skb's gso_size; counts and byte sums take every event,
- * histogram buckets a sample whose rate follows the event rate (sample()). Driver refusals are not
- * counted here: the kernel counts them (qdisc requeues, tx_dropped), lib/probes_kernel.c reads
- * those.
+ * histogram buckets a sample whose rate follows the event rate (sample()). Driver
+ * refusals are not counted here: the kernel counts them (qdisc requeues, tx_dropped),
+ * lib/probes_kernel.c reads those.
  *
  * Every hook exists twice: tp_btf (typed arguments the verifier lets us dereference with
  * plain loads, the cheap path) and raw_tp (raw u64 arguments read with
@@ -278,28 +278,6 @@ static __always_inline void family_add(struct rtl_family_sum *f, struct rtl_fami
 }
 
 /*
- * The frame as the driver handed it over: on RX, eth_type_trans() (or napi_frags_skb())
- * has already pulled the link-layer header, so add back what lies between the MAC header
- * and data. Same convention as TX, where skb->len starts at the MAC header.
- */
-static __always_inline __u32 rx_frame_len(const struct sk_buff *skb, bool btf)
-{
-	__u32 len = RD(btf, skb, len);
-	__u16 mac = RD(btf, skb, mac_header);
-	unsigned char *head, *data;
-	long l2;
-
-	if (mac == (__u16)~0U)
-		return len; /* no MAC header recorded: data is the frame start */
-	head = RD(btf, skb, head);
-	data = RD(btf, skb, data);
-	l2 = (long)(data - (head + mac));
-	if (l2 > 0 && l2 < 256)
-		len += l2;
-	return len;
-}
-
-/*
  * skb_shinfo(): the shared info sits at head + end (end is an offset on 64-bit); *headp
  * gets head. Typed for direct loads in tp_btf programs (RD() then reads it either way).
  */
@@ -399,13 +377,15 @@ static __always_inline __u32 rx_gso_frames(const struct sk_buff *skb, unsigned c
 				return 1;
 			l4 = (__u32)(doff >> 4) * 4;
 		}
+		if (l4 < 20)
+			return 1; /* no TCP header */
 	} else if (gso_type & SKB_GSO_UDP_L4) {
 		l4 = 8;
 	} else {
 		return 1;
 	}
 	hdr = th - start + l4;
-	if (l4 < 8 || (l4 < 20 && !(gso_type & SKB_GSO_UDP_L4)) || hdr >= 512 || frame <= hdr)
+	if (hdr >= 512 || frame <= hdr)
 		return 1;
 	payload = frame - hdr;
 	k = (payload + gso_size - 1) / gso_size;
@@ -471,8 +451,8 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 {
 	struct skb_shared_info *shinfo;
 	struct rtl_slot_stats *st;
-	unsigned char *head, *data;
-	__u32 frame, k = 1, full = 0, last, start;
+	unsigned char *head;
+	__u32 frame, k = 1, full = 0, last, start, data;
 	__u16 gso_size, mac;
 
 	if (empty_bodies)
@@ -480,22 +460,22 @@ static __always_inline int on_rx_skb(const struct sk_buff *skb, bool btf)
 	st = dev_stats(MEMO_RXSKB, RD(btf, skb, dev), btf, NULL);
 	if (!st)
 		return 0;
-	frame = rx_frame_len(skb, btf);
+	/* The frame as the driver handed it over: eth_type_trans() (or napi_frags_skb()) has
+	 * pulled the link-layer header already, so it starts at the MAC header when one is
+	 * recorded (at most 255 bytes before data), else at data. Same convention as TX,
+	 * where skb->len starts at the MAC header. */
+	shinfo = shinfo_of(skb, btf, &head);
+	data = (__u32)(RD(btf, skb, data) - head);
+	mac = RD(btf, skb, mac_header);
+	start = mac != (__u16)~0U && mac < data && data - mac < 256 ? mac : data;
+	frame = RD(btf, skb, len) + data - start;
 	family_add(&st->rx_skb_bytes, &st->rx_skb_bytes_b, frame,
 		   sample(&st->rx_skb_countdown, &st->rx_skb_sampler));
 	last = frame;
-	shinfo = shinfo_of(skb, btf, &head);
 	gso_size = RD(btf, shinfo, gso_size);
-	if (gso_size) {
-		/* where the frame starts: the MAC header, as rx_frame_len() counts it */
-		data = RD(btf, skb, data);
-		mac = RD(btf, skb, mac_header);
-		start = (__u32)(data - head);
-		if (mac != (__u16)~0U && mac < start && start - mac < 256)
-			start = mac;
+	if (gso_size)
 		k = rx_gso_frames(skb, head, start, frame, gso_size, RD(btf, shinfo, gso_segs),
 				  RD(btf, shinfo, gso_type), btf, &full, &last);
-	}
 	st->rx_frame_bytes.count += k;
 	st->rx_frame_bytes.sum += (__u64)(k - 1) * full + last;
 	if (st->rx_frame_countdown > k) {
