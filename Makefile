@@ -122,17 +122,16 @@ ASAN_BUILD   := build/asan
 SAN_MAKE     := CC=clang CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		$(MAKE) --no-print-directory BUILD=$(ASAN_BUILD)
 FUZZ_SECONDS ?= 60
-FUZZ_SRCS    := $(filter-out $(if $(wildcard daemon/config.c),,tests/fuzz/fuzz_config.c) \
-		$(if $(wildcard daemon/ctl.c),,tests/fuzz/fuzz_ctl.c),$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SRCS    := $(filter-out $(if $(wildcard daemon/ctl.c),,tests/fuzz/fuzz_ctl.c),\
+		$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzzers/%)
 .PHONY: sanitize fuzz fuzz-build fuzz-replay fuzzers valgrind soak
 
 $(BUILD)/fuzzers/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(LIBRTL)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Idaemon -fsanitize=fuzzer -o $@ $< $(filter %.o,$^) $(LIBRTL) $(LDLIBS)
-# The daemon's config parser is not in the library: its fuzz target links the object;
-# the control server's links every daemon object but main()'s.
-$(BUILD)/fuzzers/fuzz_config: $(if $(wildcard daemon/config.c),$(BUILD)/daemon/config.o)
+# The control server is not in the library: its fuzz target links every daemon object but
+# main()'s.
 $(BUILD)/fuzzers/fuzz_ctl: $(filter-out $(BUILD)/daemon/main.o,$(DAEMON_OBJS))
 fuzzers: $(FUZZ_BINS)
 

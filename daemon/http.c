@@ -14,7 +14,7 @@
 #include <sys/epoll.h>
 #include <zlib.h>
 
-#include "config.h"
+#include "rtltune/config.h"
 #include "log.h"
 #include "loop.h"
 #include "http.h"

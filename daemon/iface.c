@@ -3,7 +3,6 @@
  * The interface table (iface.h): links as rtnetlink reports them, selection by
  * glob/driver/chip, each interface's snapshot, and the events the other modules follow.
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,57 +256,16 @@ void iface_count_external(struct iface *ifc, enum knob_id k)
 
 /* ---- selection --------------------------------------------------------------------- */
 
-/* A glob "names" an interface when it matches and is more than a bare wildcard. */
-static bool glob_names(const char *glob)
-{
-	return glob[0] != '*' && glob[0] != '?' && glob[0] != '[';
-}
-
+/* The config's globs, drivers and chips (lib/config.c, shared with rtltune doctor). */
 static bool select_iface(struct iface *ifc)
 {
-	const struct rtd_config *c = &rtd.cfg;
-	bool matched = c->interfaces.n == 0, named = false;
-	unsigned int i;
+	struct config_link l = {.name = ifc->name,
+				.flags = ifc->flags,
+				.kind = ifc->kind,
+				.driver = ifc->driver,
+				.chip = ifc->chip};
 
-	if (ifc->flags & IFF_LOOPBACK) {
-		snprintf(ifc->why, sizeof(ifc->why), "loopback");
-		return false;
-	}
-	for (i = 0; i < c->interfaces.n; i++) {
-		if (fnmatch(c->interfaces.v[i], ifc->name, 0) == 0) {
-			matched = true;
-			named |= glob_names(c->interfaces.v[i]);
-		}
-	}
-	if (!matched) {
-		snprintf(ifc->why, sizeof(ifc->why), "name matches no glob in interfaces");
-		return false;
-	}
-	for (i = 0; i < c->exclude.n; i++) {
-		if (fnmatch(c->exclude.v[i], ifc->name, 0) == 0) {
-			snprintf(ifc->why, sizeof(ifc->why), "excluded by '%s'", c->exclude.v[i]);
-			return false;
-		}
-	}
-	/* Virtual devices (veth, bridge, bond, vlan, tun, ...) carry an IFLA_INFO_KIND. They
-	 * ride on a real NIC that is tuned on its own, so only an explicit glob takes them. */
-	if (ifc->kind[0] && !named) {
-		snprintf(ifc->why, sizeof(ifc->why),
-			 "virtual (%s): name it with a glob in interfaces to manage it", ifc->kind);
-		return false;
-	}
-	if (c->drivers.n && !strv_contains(&c->drivers, ifc->driver)) {
-		snprintf(ifc->why, sizeof(ifc->why), "driver '%s' not in drivers",
-			 ifc->driver[0] ? ifc->driver : "unknown");
-		return false;
-	}
-	if (c->chips.n && !strv_contains(&c->chips, ifc->chip)) {
-		snprintf(ifc->why, sizeof(ifc->why), "chip '%s' not in chips",
-			 ifc->chip[0] ? ifc->chip : "none");
-		return false;
-	}
-	snprintf(ifc->why, sizeof(ifc->why), "%s", named ? "named by interfaces" : "selected");
-	return true;
+	return config_selects(&rtd.cfg, &l, ifc->why, sizeof(ifc->why));
 }
 
 /*

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "rtltune/config.h"
 #include "rtltune/err.h"
 
 struct actuator;

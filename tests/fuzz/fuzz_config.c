@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rtltuned's config parser (daemon/config.c, linked as an object): the input is
- * rtltuned.conf. A bad file fails with FILE:LINE and leaves the configuration untouched;
- * a good one yields bounded strings and a listen address that parses.
+ * rtltuned's config parser (lib/config.c): the input is rtltuned.conf. A bad file fails
+ * with FILE:LINE and leaves the configuration untouched; a good one yields bounded strings
+ * and a listen address that parses.
  */
-#include "config.h"
+#include "rtltune/config.h"
 #include "fuzz.h"
 
 static char path[PATH_MAX];

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* rtltuned.conf: INI through inih, every error naming FILE:LINE and what was expected. */
+/*
+ * rtltuned.conf: INI through inih, every error naming FILE:LINE and what was expected.
+ * The daemon loads it; the CLI reads it to find the daemon's socket and, for doctor, what
+ * the daemon would manage.
+ */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <grp.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <net/if.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "rtltune/config.h"
 #include "rtltune/control.h"
 
 #ifndef RTLTUNE_STATEDIR
@@ -502,26 +508,36 @@ static int apply_override(struct rtd_config *cfg, const char *key, const char *v
 	return 0;
 }
 
+int config_read(const char *path, struct rtd_config *cfg, struct rterr *err)
+{
+	int r;
+
+	config_defaults(cfg);
+	if (!path)
+		return 0;
+	r = config_read_file(path, cfg, err);
+	if (r < 0)
+		return r;
+	r = tuner_config_check(&cfg->tuner, err);
+	if (r < 0) {
+		rterr_prefix(err, "%s: [tuner]: ", path);
+		return r;
+	}
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	return 0;
+}
+
 int config_load(const struct rtd_overrides *ov, struct rtd_config *out, struct rterr *err)
 {
 	struct rtd_config cfg;
 	const char *path = ov->config, *env;
 	int r;
 
-	config_defaults(&cfg);
 	if (!path && access(RTD_DEFAULT_CONFIG, F_OK) == 0)
 		path = RTD_DEFAULT_CONFIG;
-	if (path) {
-		r = config_read_file(path, &cfg, err);
-		if (r < 0)
-			goto fail;
-		r = tuner_config_check(&cfg.tuner, err);
-		if (r < 0) {
-			rterr_prefix(err, "%s: [tuner]: ", path);
-			goto fail;
-		}
-		snprintf(cfg.path, sizeof(cfg.path), "%s", path);
-	}
+	r = config_read(path, &cfg, err);
+	if (r < 0)
+		goto fail;
 	env = getenv("RTLTUNE_SOCKET");
 	if (env && *env && (r = apply_override(&cfg, "socket", env, "RTLTUNE_SOCKET", err)) < 0)
 		goto fail;
@@ -549,4 +565,56 @@ int config_load(const struct rtd_overrides *ov, struct rtd_config *out, struct r
 fail:
 	config_free(&cfg);
 	return r;
+}
+
+/* A glob "names" an interface when it matches and is more than a bare wildcard. */
+static bool glob_names(const char *glob)
+{
+	return glob[0] != '*' && glob[0] != '?' && glob[0] != '[';
+}
+
+bool config_selects(const struct rtd_config *c, const struct config_link *l, char *why,
+		    size_t whylen)
+{
+	bool matched = c->interfaces.n == 0, named = false;
+	unsigned int i;
+
+	if (l->flags & IFF_LOOPBACK) {
+		snprintf(why, whylen, "loopback");
+		return false;
+	}
+	for (i = 0; i < c->interfaces.n; i++) {
+		if (fnmatch(c->interfaces.v[i], l->name, 0) == 0) {
+			matched = true;
+			named |= glob_names(c->interfaces.v[i]);
+		}
+	}
+	if (!matched) {
+		snprintf(why, whylen, "name matches no glob in interfaces");
+		return false;
+	}
+	for (i = 0; i < c->exclude.n; i++) {
+		if (fnmatch(c->exclude.v[i], l->name, 0) == 0) {
+			snprintf(why, whylen, "excluded by '%s'", c->exclude.v[i]);
+			return false;
+		}
+	}
+	/* Virtual devices (veth, bridge, bond, vlan, tun, ...) carry an IFLA_INFO_KIND. They
+	 * ride on a real NIC that is tuned on its own, so only an explicit glob takes them. */
+	if (l->kind[0] && !named) {
+		snprintf(why, whylen,
+			 "virtual (%s): name it with a glob in interfaces to manage it", l->kind);
+		return false;
+	}
+	if (c->drivers.n && !strv_contains(&c->drivers, l->driver)) {
+		snprintf(why, whylen, "driver '%s' not in drivers",
+			 l->driver[0] ? l->driver : "unknown");
+		return false;
+	}
+	if (c->chips.n && !strv_contains(&c->chips, l->chip)) {
+		snprintf(why, whylen, "chip '%s' not in chips", l->chip[0] ? l->chip : "none");
+		return false;
+	}
+	snprintf(why, whylen, "%s", named ? "named by interfaces" : "selected");
+	return true;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef RTLTUNED_CONFIG_H
-#define RTLTUNED_CONFIG_H
+#ifndef RTLTUNE_CONFIG_H
+#define RTLTUNE_CONFIG_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -19,6 +19,9 @@ struct strv {
 };
 
 /*
+ * rtltuned.conf, read by the daemon and by the CLI (which socket the daemon listens on,
+ * what `rtltune doctor` says it would manage): one parser, in lib/config.c.
+ *
  * Daemon settings (docs/daemon.md). Precedence, strongest first: command-line flags,
  * environment (RTLTUNE_SOCKET, RTLTUNE_STATE_DIR), the config file, built-in defaults.
  */
@@ -68,9 +71,31 @@ struct rtd_overrides {
  * FILE:LINE (or the flag) and what was expected; *cfg is then untouched.
  */
 int config_load(const struct rtd_overrides *ov, struct rtd_config *cfg, struct rterr *err);
+/*
+ * The built-in defaults, then the file at path when path is not NULL: no environment, no
+ * flags (what the file says, for a reader other than the daemon). Errors as config_load().
+ * *cfg is filled either way (defaults on failure); config_free() it.
+ */
+int config_read(const char *path, struct rtd_config *cfg, struct rterr *err);
 void config_free(struct rtd_config *cfg);
 /* Parse ADDR:PORT ("127.0.0.1:9775", "[::1]:9775", "off"). */
 int config_parse_listen(const char *text, char *host, size_t hostlen, unsigned int *port);
+
+/*
+ * Whether rtltuned manages a link, by the config's interfaces, exclude, drivers and chips
+ * (docs/daemon.md "Which interfaces"). kind is IFLA_INFO_KIND ("" for a device), driver
+ * the ethtool driver and chip the matched chip id ("" when unknown). why gets the reason
+ * either way ("excluded by 'veth*'", "named by interfaces").
+ */
+struct config_link {
+	const char *name;
+	unsigned int flags; /* IFF_* */
+	const char *kind;
+	const char *driver;
+	const char *chip;
+};
+bool config_selects(const struct rtd_config *cfg, const struct config_link *l, char *why,
+		    size_t whylen);
 
 int strv_split(struct strv *sv, const char *text);
 void strv_free(struct strv *sv);
