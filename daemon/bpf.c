@@ -9,6 +9,7 @@
 
 #include "bpf.h"
 #include "log.h"
+#include "state.h"
 
 static struct probes *probes;
 static char error_text[512];
@@ -39,6 +40,16 @@ void bpf_start(void)
 	struct rterr err = {0};
 	unsigned int i, off = 0;
 
+	/* probes = off: not one BPF program or map, so the host's traffic in every namespace
+	 * runs no program of ours (docs/probes.md "Cost"). */
+	if (!rtd.cfg.probes) {
+		snprintf(error_text, sizeof(error_text), "off: probes = off in %s",
+			 rtd.cfg.path[0] ? rtd.cfg.path : "the config");
+		dlog(LOG_INFO, NULL,
+		     "BPF probes off (probes = off): counting with link counters from rtnetlink, "
+		     "no histograms");
+		return;
+	}
 	if (probes_open(&probes, &opts, &err) < 0) {
 		/* BPF_ENABLE_STATS needs CAP_SYS_ADMIN, which the unit does not grant: count
 		 * without the probes' run-time cost rather than not at all. */

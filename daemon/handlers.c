@@ -131,6 +131,8 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "ethtool_path",
 			       rtd.act ? json_object_new_string(nic_io_path(actuator_io(rtd.act)))
 				       : NULL);
+	json_object_object_add(d, "probes_setting",
+			       json_object_new_string(c->probes ? "on" : "off"));
 	json_object_object_add(d, "bpf_error", opt_str(bpf_error()));
 	json_object_object_add(d, "probes", bpf_status_json());
 	json_object_object_add(d, "pm_qos", pmqos_status_json());

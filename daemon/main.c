@@ -122,6 +122,11 @@ static void reload(void)
 		     cfg.socket, old.socket);
 		snprintf(cfg.socket, sizeof(cfg.socket), "%s", old.socket);
 	}
+	if (cfg.probes != old.probes) {
+		dlog(LOG_WARNING, NULL, "probes = %s needs a restart; still %s",
+		     cfg.probes ? "on" : "off", old.probes ? "on" : "off");
+		cfg.probes = old.probes;
+	}
 	rtd.cfg = cfg;
 	if (cfg.socket_gid != old.socket_gid && ctl_set_group(cfg.socket_gid) < 0)
 		dlog(LOG_ERR, NULL, "cannot give the socket to group %s", cfg.socket_group);

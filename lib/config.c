@@ -244,6 +244,13 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		}
 		return 0;
 	}
+	if (strcmp(key, "probes") == 0) {
+		if (parse_bool(value, &cfg->probes) < 0) {
+			snprintf(why, whylen, "probes: expected on or off, got '%s'", value);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (strcmp(key, "metrics") == 0) {
 		if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0 || !*value) {
 			cfg->metrics[0] = '\0';
@@ -364,7 +371,7 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, profile, "
-		 "autotune, metrics, textfile, sample_interval, restore_on_exit, socket, "
+		 "autotune, probes, metrics, textfile, sample_interval, restore_on_exit, socket, "
 		 "state_dir, socket_group, log_level, pin, allowed_mtu or cpu_dma_latency)",
 		 key);
 	return -EINVAL;
@@ -375,6 +382,7 @@ static void config_defaults(struct rtd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->autotune = true;
+	cfg->probes = true;
 	snprintf(cfg->metrics, sizeof(cfg->metrics), "%s", RTD_DEFAULT_METRICS);
 	cfg->sample_interval_us = 1000000;
 	snprintf(cfg->socket, sizeof(cfg->socket), "%s", CONTROL_DEFAULT_SOCKET);

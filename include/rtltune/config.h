@@ -37,6 +37,8 @@ struct rtd_config {
 	char textfile[PATH_MAX]; /* node_exporter textfile, "" when off */
 	uint64_t sample_interval_us;
 	bool restore_on_exit;
+	/* Load the BPF probes; off: link counters only, no BPF program on the host. */
+	bool probes;
 	char socket[PATH_MAX];
 	char state_dir[PATH_MAX];
 	char socket_group[64]; /* group that may read through the socket */
