@@ -13,7 +13,11 @@ enum { EXIT_OK = 0, EXIT_DIFF = 1, EXIT_USAGE = 2, EXIT_SYSTEM = 3 };
 
 struct cli_ctx {
 	bool json;		 /* --json: exactly one JSON document on stdout */
-	const char *socket_path; /* --socket or RTLTUNE_SOCKET or the default */
+	const char *socket_path; /* --socket, RTLTUNE_SOCKET, the daemon's config, the default */
+	/* The daemon's config file (--config, RTLTUNE_CONFIG or RTD_DEFAULT_CONFIG, which may
+	 * not exist) and which of the three named it: "--config", "RTLTUNE_CONFIG", "default". */
+	const char *daemon_config;
+	const char *daemon_config_from;
 	const char *sysfs_root;	 /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
 	const char *state_dir;	 /* RTLTUNE_STATE_DIR or the default */
 };
@@ -48,6 +52,14 @@ int cli_emit(struct cli_ctx *ctx, json_object *doc, void (*render_text)(json_obj
 int cli_fail(struct cli_ctx *ctx, const struct rterr *err);
 int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The daemon's socket and config for ctx (cli/locate.c): --socket (opt_socket, NULL when not
+ * given), RTLTUNE_SOCKET, `socket =` in the daemon's config (opt_config, RTLTUNE_CONFIG, or
+ * the file rtltuned reads by default), the built-in default, in this order. Never fails: a
+ * config that cannot be read is noted in the message a failed connect gives.
+ */
+void cli_locate_daemon(struct cli_ctx *ctx, const char *opt_socket, const char *opt_config);
 
 /*
  * The interfaces a command works on, from one link dump over io: the named ones (each

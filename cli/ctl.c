@@ -2,6 +2,7 @@
 /* Control socket client: connect, one JSON line out, JSON lines back. */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +12,13 @@
 #include <unistd.h>
 
 #include "ctl.h"
+
+static char socket_lookup[1024];
+
+void ctl_explain_socket(const char *looked_at)
+{
+	snprintf(socket_lookup, sizeof(socket_lookup), "%s", looked_at);
+}
 
 struct ctl_conn {
 	int fd;
@@ -45,6 +53,14 @@ int ctl_open(const char *path, struct ctl_conn **out, struct rterr *err)
 		rterr_sys(err, e, "rtltuned is not running (connect %s", path);
 		/* rterr_sys appended ": strerror"; close the parenthesis after it. */
 		strncat(err->msg, ")", sizeof(err->msg) - strlen(err->msg) - 1);
+		if (socket_lookup[0]) {
+			size_t n = strlen(err->msg);
+
+			snprintf(err->msg + n, sizeof(err->msg) - n,
+				 "\n  looked at: %s\n  elsewhere: --socket PATH or RTLTUNE_SOCKET=PATH; "
+				 "the daemon's config: --config FILE or RTLTUNE_CONFIG=FILE",
+				 socket_lookup);
+		}
 		return -e;
 	}
 	c = calloc(1, sizeof(*c));

@@ -21,9 +21,12 @@ struct ctl_conn;
 
 /*
  * Connect to path. When nobody answers: RTERR_SYSTEM "rtltuned is not running (connect
- * PATH: <strerror>)", so callers exit 3 with that message.
+ * PATH: <strerror>)", so callers exit 3 with that message, followed by where the path was
+ * looked for (ctl_explain_socket()) and how to point the CLI elsewhere.
  */
 int ctl_open(const char *path, struct ctl_conn **out, struct rterr *err);
+/* Each place the socket path was looked for and why it was used or not (cli/locate.c). */
+void ctl_explain_socket(const char *looked_at);
 void ctl_close(struct ctl_conn *c);
 int ctl_send(struct ctl_conn *c, json_object *msg, struct rterr *err);
 /* Next message from the daemon; timeout_ms < 0 waits forever. -ETIMEDOUT, -ECONNRESET. */

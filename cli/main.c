@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rtltune/config.h"
 
 extern struct cli_command __start_rtltune_cmds[];
 extern struct cli_command __stop_rtltune_cmds[];
@@ -18,7 +19,6 @@ static size_t command_count(void)
 	       sizeof(struct cli_command);
 }
 
-#define RTLTUNE_DEFAULT_SOCKET "/run/rtltune/control.sock"
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
 #endif
@@ -27,12 +27,16 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "Usage: rtltune [--json] [--socket PATH] COMMAND [ARGS...]\n\nCommands:\n");
+	fprintf(out, "Usage: rtltune [--json] [--socket PATH] [--config FILE] COMMAND [ARGS...]\n\n"
+		     "Commands:\n");
 	for (i = 0; i < command_count(); i++)
 		fprintf(out, "  %-40s %s\n", __start_rtltune_cmds[i].usage,
 			__start_rtltune_cmds[i].help);
-	fprintf(out, "\nEnvironment: RTLTUNE_SOCKET, RTLTUNE_PROFILE_PATH, RTLTUNE_CHIP_PATH,\n"
-		     "RTLTUNE_STATE_DIR (see rtltune(8)).\n");
+	fprintf(out, "\n--socket PATH: rtltuned's control socket; --config FILE: rtltuned's config, read\n"
+		     "for its socket (default %s).\n"
+		     "Environment: RTLTUNE_SOCKET, RTLTUNE_CONFIG, RTLTUNE_PROFILE_PATH,\n"
+		     "RTLTUNE_CHIP_PATH, RTLTUNE_STATE_DIR (see rtltune(8)).\n",
+		RTD_DEFAULT_CONFIG);
 }
 
 static const struct cli_command *find_command(const char *name)
@@ -55,10 +59,9 @@ int main(int argc, char **argv)
 	};
 	struct cli_ctx ctx = { 0 };
 	const struct cli_command *cmd;
-	const char *env;
+	const char *env, *opt_socket = NULL, *opt_config = NULL;
 	int opt, i;
 
-	ctx.socket_path = getenv("RTLTUNE_SOCKET") ?: RTLTUNE_DEFAULT_SOCKET;
 	ctx.sysfs_root = getenv("RTLTUNE_SYSFS_ROOT") ?: "/sys";
 	ctx.state_dir = getenv("RTLTUNE_STATE_DIR") ?: RTLTUNE_STATEDIR;
 
@@ -70,9 +73,15 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) {
 			ctx.json = true;
 		} else if (strncmp(argv[i], "--socket=", 9) == 0) {
-			ctx.socket_path = argv[i] + 9;
+			opt_socket = argv[i] + 9;
 		} else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc) {
-			ctx.socket_path = argv[i + 1];
+			opt_socket = argv[i + 1];
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
+			argc--;
+		} else if (strncmp(argv[i], "--config=", 9) == 0) {
+			opt_config = argv[i] + 9;
+		} else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
+			opt_config = argv[i + 1];
 			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
 			argc--;
 		} else {
@@ -109,6 +118,7 @@ int main(int argc, char **argv)
 	env = getenv("RTLTUNE_STATE_DIR");
 	if (env && *env)
 		ctx.state_dir = env;
+	cli_locate_daemon(&ctx, opt_socket, opt_config);
 	return cmd->run(&ctx, argc - optind, argv + optind);
 }
 
