@@ -31,12 +31,12 @@ const char *bpf_error(void)
 
 void bpf_start(void)
 {
-	/* napi_poll's counts are rtltune trace's alone: no metric, no tuner rule reads them,
-	 * and its program would run on every NAPI poll of the host (on veth's netif_rx path,
-	 * once per skb: 0.3% of the busy CPU on the TSO path, docs/probes.md "Cost"). */
+	/* PROBES_DAEMON_OFF: napi_poll's counts are rtltune trace's alone, and its program
+	 * would run on every NAPI poll of the host (on veth's netif_rx path, once per skb: 0.3%
+	 * of the busy CPU on the TSO path, docs/probes.md "Cost"). */
 	struct probes_opts opts = {.max_ifaces = PROBES_DEFAULT_MAX_IFACES,
 				   .run_stats = true,
-				   .off = 1u << PROBE_NAPI_POLL};
+				   .off = PROBES_DAEMON_OFF};
 	struct rterr err = {0};
 	unsigned int i, off = 0;
 

@@ -14,7 +14,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <inttypes.h>
 #include <linux/if_link.h>
 #include <net/if.h>
@@ -50,6 +49,11 @@ static const struct {
 
 /* Suffix that RTLTUNE_PROBE_DISABLE appends to a tracepoint name: no kernel has it. */
 #define UNAVAILABLE_SUFFIX "__rtltune_unavailable"
+
+const char *probe_tracepoint(enum probe_id id)
+{
+	return (unsigned int)id < PROBE_COUNT ? probe_defs[id].tp : NULL;
+}
 
 const char *probe_hook_name(enum probe_hook hook)
 {
@@ -175,83 +179,6 @@ static bool name_in_list(const char *list, const char *name)
 		s += len;
 		s += strspn(s, ", ");
 	}
-	return false;
-}
-
-enum tracefs_answer { TRACEFS_UNKNOWN, TRACEFS_ABSENT, TRACEFS_PRESENT };
-
-/* Is the tracepoint an event in tracefs (when tracefs is mounted at all)? */
-static enum tracefs_answer tracefs_has(const char *tp, char *format, size_t format_len)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	enum tracefs_answer ans = TRACEFS_UNKNOWN;
-	char pattern[256];
-	unsigned int i;
-	glob_t g;
-
-	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(pattern, sizeof(pattern), "%s/events", roots[i]);
-		if (access(pattern, R_OK) != 0)
-			continue;
-		ans = TRACEFS_ABSENT;
-		snprintf(pattern, sizeof(pattern), "%s/events/*/%s/format", roots[i], tp);
-		if (glob(pattern, 0, NULL, &g) == 0) {
-			if (format)
-				snprintf(format, format_len, "%s", g.gl_pathv[0]);
-			globfree(&g);
-			return TRACEFS_PRESENT;
-		}
-	}
-	return ans;
-}
-
-/* Arguments of a tracepoint per kernel BTF (btf_trace_X is a pointer to a prototype
- * whose first parameter is the tracepoint's private data): -1 when unknown. */
-static int btf_tp_args(const struct btf *btf, const char *tp)
-{
-	const struct btf_type *t;
-	char name[128];
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		return -1;
-	t = btf__type_by_id(btf, (__u32)id);
-	while (t && (btf_is_typedef(t) || btf_is_ptr(t)))
-		t = btf__type_by_id(btf, t->type);
-	if (!t || !btf_is_func_proto(t))
-		return -1;
-	return (int)btf_vlen(t) - 1;
-}
-
-/* Does the tracefs event format list field `field`? Used when BTF cannot tell. */
-static bool tracefs_format_has(const char *format, const char *field)
-{
-	char line[256], want[64];
-	bool found = false;
-	FILE *f;
-
-	f = fopen(format, "re");
-	if (!f)
-		return false;
-	snprintf(want, sizeof(want), " %s;", field);
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, want) != NULL;
-	fclose(f);
-	return found;
-}
-
-/* Third argument present? (kfree_skb's reason, tcp_retransmit_skb's err.) */
-static bool tp_has_third_arg(const struct btf *btf, const char *tp, const char *field)
-{
-	char format[256];
-	int n = btf_tp_args(btf, tp);
-
-	if (n >= 0)
-		return n >= 3;
-	if (tracefs_has(tp, format, sizeof(format)) == TRACEFS_PRESENT)
-		return tracefs_format_has(format, field);
 	return false;
 }
 

@@ -8,10 +8,13 @@
 
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "rtltune/hist.h"
 #include "rtltune/probes.h"
 #include "../bpf/rtltune_abi.h"
+
+struct btf;
 
 /* Distinct (slot, reason) pairs kept: a link sees a handful of reasons, 16 is generous. */
 #define DROP_REASONS_PER_SLOT 16
@@ -92,6 +95,17 @@ struct probes {
 	struct netns_sock *netns_socks;
 	unsigned int n_netns_socks;
 };
+
+/* lib/probes_check.c: what the kernel offers each tracepoint. */
+enum tracefs_answer { TRACEFS_UNKNOWN, TRACEFS_ABSENT, TRACEFS_PRESENT };
+/* Is the tracepoint an event in tracefs (when tracefs is mounted at all)? format, when not
+ * NULL, gets the path of its format file. */
+enum tracefs_answer tracefs_has(const char *tp, char *format, size_t format_len);
+/* Arguments of a tracepoint per kernel BTF: -1 when BTF does not have it. */
+int btf_tp_args(const struct btf *btf, const char *tp);
+/* Third argument present? (kfree_skb's reason, tcp_retransmit_skb's err.) BTF first (may be
+ * NULL), then the tracefs format's field; false when neither tells. */
+bool tp_has_third_arg(const struct btf *btf, const char *tp, const char *field);
 
 /* lib/probes_read.c */
 void probes_read_slot_reset(struct probes *p, unsigned int slot);

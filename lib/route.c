@@ -176,3 +176,37 @@ fail:
 		return rterr_sys(err, -r, "invalidating cached routes (kernel: %s)", a.text);
 	return rterr_sys(err, -r, "invalidating cached routes");
 }
+
+int route_invalidation_method(char *how, size_t how_len)
+{
+	struct xfrm_userpolicy_default d = {0};
+	struct nl_msg *msg;
+	struct ack a = {0};
+	int r = test_hook("route_xfrm");
+
+	if (r == 0) {
+		msg = nlmsg_alloc_simple(XFRM_MSG_GETDEFAULT, NLM_F_REQUEST | NLM_F_ACK);
+		if (!msg || nlmsg_append(msg, &d, sizeof(d), NLMSG_ALIGNTO) < 0) {
+			nlmsg_free(msg);
+			snprintf(how, how_len, "unknown: out of memory");
+			return ROUTE_BY_UNKNOWN;
+		}
+		r = request(NETLINK_XFRM, msg, &a);
+		nlmsg_free(msg);
+	}
+	if (r == 0) {
+		snprintf(how, how_len,
+			 "XFRM_MSG_SETDEFAULT (the xfrm_user family answers XFRM_MSG_GETDEFAULT)");
+		return ROUTE_BY_XFRM;
+	}
+	if (r == -EPROTONOSUPPORT || r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) {
+		snprintf(how, how_len,
+			 "a NOP policy rule added and deleted per family (XFRM_MSG_GETDEFAULT: %s): "
+			 "the netns stays in custom-rules mode",
+			 strerror(-r));
+		return ROUTE_BY_RULES;
+	}
+	snprintf(how, how_len, "unknown (XFRM_MSG_GETDEFAULT: %s%s)", strerror(-r),
+		 r == -EPERM ? "; asking needs CAP_NET_ADMIN" : "");
+	return ROUTE_BY_UNKNOWN;
+}

@@ -34,6 +34,11 @@ enum probe_id {
 	PROBE_COUNT
 };
 
+/* The probes rtltuned never loads (probes_opts.off): napi_poll's counts are rtltune
+ * trace's alone, no metric or tuner rule reads them, and its program would run on every
+ * NAPI poll of the host. */
+#define PROBES_DAEMON_OFF (1u << PROBE_NAPI_POLL)
+
 enum probe_hook {
 	PROBE_HOOK_NONE,
 	PROBE_HOOK_TP_BTF,	/* BTF-typed tracepoint (preferred) */
@@ -157,6 +162,7 @@ int probes_open(struct probes **out, const struct probes_opts *opts, struct rter
 void probes_close(struct probes *p);
 
 const struct probe_status *probes_status(const struct probes *p, enum probe_id id);
+const char *probe_tracepoint(enum probe_id id); /* "net_dev_start_xmit", ..., "xdp" */
 const char *probe_hook_name(enum probe_hook hook);    /* "tp_btf", "raw_tp", "xdp", ... */
 const char *probe_state_name(enum probe_state state); /* "off", "attached", "missing" */
 /* Number of probes in PROBE_ATTACHED state. */
@@ -209,5 +215,33 @@ int probes_memory(struct probes *p, uint64_t *map_bytes, uint64_t *prog_bytes, s
  * "reason_N" for one it does not name. Returns buf.
  */
 const char *probes_drop_reason_name(const struct probes *p, uint32_t reason, char *buf, size_t len);
+
+/*
+ * What the kernel offers each probe, without loading one (rtltune doctor): whether the
+ * tracepoint is in kernel BTF (tp_btf can attach to it) and in tracefs (raw_tp can), and
+ * whether it passes the optional argument its program reads. rtltuned says whether the
+ * daemon loads that probe (PROBES_DAEMON_OFF, the optional XDP program: not).
+ */
+struct probe_support {
+	const char *name; /* the tracepoint, or "xdp" */
+	bool rtltuned;	  /* rtltuned loads it */
+	bool btf;	  /* btf_trace_<name> in kernel BTF */
+	int tracefs;	  /* 1 an event in tracefs, 0 not there, -1 tracefs not mounted */
+	const char *arg;  /* the optional argument its program reads ("reason"), or NULL */
+	bool has_arg;	  /* the kernel passes it */
+};
+/*
+ * Fill out[] for every probe. Without kernel BTF: rterr_sys naming it, and out[] still
+ * filled from tracefs.
+ */
+int probes_support(struct probe_support out[PROBE_COUNT], struct rterr *err);
+/*
+ * Load a program of hook's type (PROBE_HOOK_TP_BTF or PROBE_HOOK_RAW_TP) that does nothing,
+ * attach it to tracepoint tp, detach it and unload it: whether this process may run the
+ * probes' kind of program here (privilege, lockdown, seccomp, the kernel's support), which
+ * capability bits alone do not show. The program is attached for the time of two system
+ * calls and returns at once. 0, or -errno with the kernel's answer (EPERM: not permitted).
+ */
+int probes_try_hook(enum probe_hook hook, const char *tp, struct rterr *err);
 
 #endif

@@ -45,4 +45,13 @@ enum route_family {
  */
 int route_invalidate(unsigned int families, char *how, size_t how_len, struct rterr *err);
 
+/*
+ * Which of the two ways route_invalidate() takes in the caller's netns, asked with
+ * XFRM_MSG_GETDEFAULT (which reads the policy defaults and changes nothing): ROUTE_BY_XFRM,
+ * ROUTE_BY_RULES, or ROUTE_BY_UNKNOWN when the kernel would not say (asking needs
+ * CAP_NET_ADMIN). how gets a sentence saying which and why.
+ */
+enum route_method { ROUTE_BY_XFRM, ROUTE_BY_RULES, ROUTE_BY_UNKNOWN };
+int route_invalidation_method(char *how, size_t how_len);
+
 #endif
