@@ -79,7 +79,11 @@ $(BUILD)/rtltuned: $(DAEMON_OBJS) $(LIBRTL)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBRTL)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBRTL) $(LDLIBS) -lcmocka
+
+# Unit tests of the CLI's pure parts link the object they test.
+$(BUILD)/tests/test_cli_opts: $(BUILD)/cli/opts.o
+$(BUILD)/tests/test_escape: $(BUILD)/cli/term.o
 
 # Test helpers (fault injectors, traffic generators): built for `make check` only.
 $(BUILD)/tests/tools/%: $(BUILD)/tests/tools/%.o $(LIBRTL)

@@ -5,11 +5,20 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 
+#include "opts.h"
 #include "rtltune/err.h"
 #include "rtltune/nic.h"
 
 /* Exit codes (SPEC): */
-enum { EXIT_OK = 0, EXIT_DIFF = 1, EXIT_USAGE = 2, EXIT_SYSTEM = 3 };
+enum {
+	EXIT_OK = 0,
+	EXIT_DIFF = 1,
+	EXIT_USAGE = 2,
+	EXIT_SYSTEM = 3,
+	EXIT_NONE_SELECTED = 4, /* RTERR_EMPTY: the selection matched no interface */
+};
+
+struct cli_command;
 
 struct cli_ctx {
 	bool json;		 /* --json: exactly one JSON document on stdout */
@@ -20,16 +29,37 @@ struct cli_ctx {
 	const char *daemon_config_from;
 	const char *sysfs_root;	 /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
 	const char *state_dir;	 /* RTLTUNE_STATE_DIR or the default */
+	const char *netns;	 /* -n NETNS, or NULL */
+	const struct cli_command *cmd;
+	const void *opts;   /* the command's options struct, filled from its table */
+	unsigned int needs; /* CLI_NEEDS_* of what runs now (cli_explain()) */
+};
+
+/* What a command needs from the system: a refusal by the kernel is explained with it. */
+enum {
+	CLI_NEEDS_NET_ADMIN = 1u << 0, /* changes interfaces */
+	CLI_NEEDS_BPF = 1u << 1,       /* loads the probes: CAP_BPF and CAP_PERFMON */
+	CLI_NEEDS_STATE = 1u << 2,     /* writes the journal in the state dir */
+	CLI_NEEDS_NETNS = 1u << 3,     /* -n NETNS: setns(), a mount namespace for /sys */
 };
 
 /*
- * A subcommand. run() gets argv starting at the command name. It returns an exit code.
- * Commands register themselves with CLI_COMMAND() in their own file: no central table.
+ * A subcommand, registered with CLI_COMMAND() in its own file: no central table. Everything
+ * about its command line is here: main() parses it with the command's option table
+ * (opts.h) into a struct of opts_size bytes (opts_init's copy, or zeros), checks the
+ * positionals against args, and answers -h/--help from these fields; run() then gets
+ * ctx->opts and argv = the command's name and its positionals. It returns an exit code.
  */
 struct cli_command {
 	const char *name;
-	const char *usage; /* "show [IFACE...]" */
-	const char *help;  /* one line */
+	const char *args;    /* the positionals: "PROFILE [IFACE...]"; NULL: none */
+	const char *help;    /* one line */
+	const char *details; /* more lines for --help (syntax of a value...), or NULL */
+	const char *example; /* one command line, without the leading "rtltune " */
+	const struct cli_option *options; /* ended by CLI_OPTIONS_END; NULL: none */
+	size_t opts_size;
+	const void *opts_init;
+	unsigned int needs; /* CLI_NEEDS_* */
 	int (*run)(struct cli_ctx *ctx, int argc, char **argv);
 };
 
@@ -52,6 +82,22 @@ int cli_emit(struct cli_ctx *ctx, json_object *doc, void (*render_text)(json_obj
 int cli_fail(struct cli_ctx *ctx, const struct rterr *err);
 int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A refusal by the system (EPERM, EACCES) gets what is missing appended to err's message,
+ * decided here from ctx->needs and the process's capabilities: "rtltune apply needs
+ * CAP_NET_ADMIN to change interfaces, and this process lacks it: run it as root". cli_fail()
+ * calls it; so does every place that shows an error without failing the whole command.
+ */
+void cli_explain(const struct cli_ctx *ctx, struct rterr *err);
+
+/* The registered commands (help.c), and the one named name or NULL. */
+const struct cli_command *cli_commands(size_t *n);
+const struct cli_command *cli_find_command(const char *name);
+/* --help of one command, or of rtltune (cmd NULL): text on stdout, or JSON with --json. */
+int cli_help(struct cli_ctx *ctx, const struct cli_command *cmd, const struct cli_option *globals);
+
+/* Enter network namespace name as ip -n does (netns.c); warn() gets non-fatal failures. */
+int cli_netns_enter(const char *name, void (*warn)(const char *msg), struct rterr *err);
 
 /*
  * The daemon's socket and config for ctx (cli/locate.c): --socket (opt_socket, NULL when not
@@ -63,13 +109,18 @@ void cli_locate_daemon(struct cli_ctx *ctx, const char *opt_socket, const char *
 
 /*
  * The interfaces a command works on, from one link dump over io: the named ones (each
- * must exist: RTERR_INPUT "no such interface: NAME"), else every link when all_links, else
- * every link backed by a device (/sys/class/net/X/device: never lo, veth, bridges). Only
- * the selected links get the rest of a snapshot (ethtool, sysfs). *all, when not NULL,
- * gets the whole dump (free() it); *sel the snapshots (free() it).
+ * must exist: RTERR_INPUT "no such interface: NAME"; a name given twice counts once), else
+ * every link when all_links, else every link backed by a device (/sys/class/net/X/device:
+ * never lo, veth, bridges). When that leaves none: RTERR_EMPTY (exit 4) saying which rule
+ * left nothing, unless allow_none. Only the selected links get the rest of a snapshot
+ * (ethtool, sysfs). *all, when not NULL, gets the whole dump (free() it); *sel the
+ * snapshots (free() it).
  */
 int cli_select(struct cli_ctx *ctx, struct nic_io *io, char **names, int n_names, bool all_links,
-	       struct link_info **all, int *n_all, struct nic **sel, int *n_sel, struct rterr *err);
+	       bool allow_none, struct link_info **all, int *n_all, struct nic **sel, int *n_sel,
+	       struct rterr *err);
+/* names[0..*n) with every name after its first occurrence dropped (order kept). */
+void cli_dedupe_names(char **names, int *n);
 
 /* Index of the link named name in links[], or -1. */
 int cli_find_link(const struct link_info *links, int n, const char *name);

@@ -144,7 +144,7 @@ static unsigned int profile_groups(const struct profile *prof)
 /* Plan every interface, and the uppers its changes reach, before touching any: bad input
  * changes nothing. Only the groups the profile touches are read. */
 static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
-		    struct rterr *err)
+		    bool allow_none, struct rterr *err)
 {
 	struct plan base;
 	int i, rc;
@@ -155,8 +155,8 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (rc == 0)
 		nic_io_read_groups(actuator_io(run->act), profile_groups(prof));
 	if (rc == 0)
-		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false, &run->links,
-				&run->n_links, &run->nics, &run->n_nics, err);
+		rc = cli_select(run->ctx, actuator_io(run->act), names, n_names, false, allow_none,
+				&run->links, &run->n_links, &run->nics, &run->n_nics, err);
 	if (rc < 0)
 		return rc;
 	run->sets = calloc((size_t)run->n_nics + 1, sizeof(*run->sets));
@@ -198,8 +198,12 @@ static bool daemon_here(struct cli_ctx *ctx)
 	return ctl_daemon_here(ctx->socket_path);
 }
 
-/* Send an apply/restore to the daemon and print its answer like a local run's. */
-static int via_daemon(struct cli_ctx *ctx, json_object *req)
+/*
+ * Send an apply/restore to the daemon and print its answer like a local run's. An apply
+ * without IFACE that reaches no interface is the empty selection (exit 4) unless
+ * allow_none, as when the CLI selects.
+ */
+static int via_daemon(struct cli_ctx *ctx, json_object *req, bool check_empty)
 {
 	json_object *res = NULL, *ifaces;
 	struct rterr e = {0};
@@ -211,6 +215,15 @@ static int via_daemon(struct cli_ctx *ctx, json_object *req)
 		return cli_fail(ctx, &e);
 	}
 	json_object_put(req);
+	if (check_empty && json_object_object_get_ex(res, "interfaces", &ifaces) &&
+	    !json_object_array_length(ifaces)) {
+		json_object_put(res);
+		e = (struct rterr){.kind = RTERR_EMPTY, .errnum = ENODEV};
+		snprintf(e.msg, sizeof(e.msg),
+			 "no interface selected: no IFACE given, and rtltuned manages none here "
+			 "(rtltune status lists them; --allow-none makes this exit 0)");
+		return cli_fail(ctx, &e);
+	}
 	if (!json_object_object_get_ex(res, "dry_run", NULL))
 		json_object_object_add(res, "dry_run", json_object_new_boolean(false));
 	if (json_object_object_get_ex(res, "interfaces", &ifaces))
@@ -277,35 +290,41 @@ static json_object *names_json(char **names, int n)
 	return a;
 }
 
+struct apply_opts {
+	bool dry_run, allow_none;
+};
+
+static const struct cli_option apply_options[] = {
+	CLI_FLAG(struct apply_opts, dry_run, "dry-run", 0,
+		 "print what would change and what max resolves to; change nothing"),
+	CLI_FLAG(struct apply_opts, allow_none, "allow-none", 0,
+		 "exit 0, not 4, when no interface is selected"),
+	CLI_OPTIONS_END,
+};
+
+/* verify takes the same selection option. */
+static const struct cli_option verify_options[] = {
+	CLI_FLAG(struct apply_opts, allow_none, "allow-none", 0,
+		 "exit 0, not 4, when no interface is selected"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 {
+	const struct apply_opts *o = ctx->opts;
 	struct act_opts opts = {.op = "apply", .actor = "cli", .journal_originals = true};
 	struct act_item *items = NULL;
 	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
 	struct journal *j = NULL;
 	struct rterr err = {0};
-	bool dry = false;
-	char **names = calloc((size_t)argc, sizeof(char *));
-	const char *pname = NULL;
+	bool dry = o->dry_run;
+	char **names = argv + 2;
+	const char *pname = argv[1];
 	json_object *doc, *ifaces;
-	int i, n_names = 0, rc, code = EXIT_OK;
+	int i, n_names = argc - 2, rc, code = EXIT_OK;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
-			dry = true;
-		else if (argv[i][0] == '-') {
-			free(names);
-			return cli_usage_error(ctx, "apply: unknown option '%s'", argv[i]);
-		} else if (!pname)
-			pname = argv[i];
-		else
-			names[n_names++] = argv[i];
-	}
-	if (!pname) {
-		free(names);
-		return cli_usage_error(ctx, "usage: rtltune apply PROFILE [IFACE...] [--dry-run]");
-	}
+	cli_dedupe_names(names, &n_names);
 	rc = profile_load(pname, &prof, &err);
 	if (rc == 0 && daemon_here(ctx)) {
 		/* Validated here (bad input exits 2 before anything is sent); the daemon gets
@@ -320,16 +339,14 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 		if (n_names)
 			json_object_object_add(req, "ifaces", names_json(names, n_names));
 		profile_free(prof);
-		free(names);
-		return via_daemon(ctx, req);
+		return via_daemon(ctx, req, !n_names && !o->allow_none);
 	}
 	/* The lock first: a plan made from a snapshot taken before another rtltune changed
 	 * the link would skip knobs it believes are already right. */
 	if (rc == 0 && !dry)
 		rc = journal_open(ctx->state_dir, &j, &err);
 	if (rc == 0)
-		rc = run_plan(&run, prof, names, n_names, &err);
-	free(names);
+		rc = run_plan(&run, prof, names, n_names, o->allow_none, &err);
 	if (rc < 0) {
 		journal_close(j);
 		profile_free(prof);
@@ -358,6 +375,7 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	for (i = 0; i < run.n_nics; i++) {
 		if (!dry && items[i].rc < 0) {
+			cli_explain(ctx, &items[i].err);
 			add_set_json(ifaces, run.sets[i], run.n_set[i], true, items[i].err.msg);
 			code = items[i].err.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
 		} else {
@@ -400,6 +418,7 @@ static void render_verify(json_object *doc)
 
 static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
+	const struct apply_opts *o = ctx->opts;
 	struct run run = {.ctx = ctx};
 	struct profile *prof = NULL;
 	struct rterr err = {0};
@@ -407,14 +426,9 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	unsigned int u;
 	int i, k, rc, ndiff = 0;
 
-	for (i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "verify: unknown option '%s'", argv[i]);
-	if (argc < 2)
-		return cli_usage_error(ctx, "usage: rtltune verify PROFILE [IFACE...]");
 	rc = profile_load(argv[1], &prof, &err);
 	if (rc == 0)
-		rc = run_plan(&run, prof, argv + 2, argc - 2, &err);
+		rc = run_plan(&run, prof, argv + 2, argc - 2, o->allow_none, &err);
 	if (rc < 0) {
 		profile_free(prof);
 		run_free(&run);
@@ -462,8 +476,9 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
  * Restore one interface (and the uppers its changes reached) from the journaled originals,
  * adding their documents to arr; false when nothing is journaled.
  */
-static bool restore_one(struct actuator *act, struct journal *j, const struct nic *nic,
-			const struct link_info *links, int n_links, json_object *arr, int *code)
+static bool restore_one(const struct cli_ctx *ctx, struct actuator *act, struct journal *j,
+			const struct nic *nic, const struct link_info *links, int n_links,
+			json_object *arr, int *code)
 {
 	struct plan plans[PLAN_SET_MAX];
 	struct rterr e = {0};
@@ -478,6 +493,8 @@ static bool restore_one(struct actuator *act, struct journal *j, const struct ni
 	r = actuate_restore(act, j, nic, &st, "cli", plans, &n, note, sizeof(note), &e);
 	if (r == 0)
 		return false;
+	if (r < 0)
+		cli_explain(ctx, &e);
 	add_set_json(arr, plans, n, true, r < 0 ? e.msg : NULL);
 	if (r < 0)
 		*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
@@ -505,17 +522,16 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	struct journal *j = NULL;
 	struct link_info *links = NULL;
 	json_object *doc, *ifaces;
-	int i, k, n = 0, code = EXIT_OK;
+	int i, k, n = 0, n_named = argc - 1, code = EXIT_OK;
 
-	for (i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "restore: unknown option '%s'", argv[i]);
+	cli_dedupe_names(argv + 1, &n_named);
+	argc = 1 + n_named;
 	if (daemon_here(ctx)) {
 		json_object *req = control_request_new("restore");
 
 		if (argc > 1)
 			json_object_object_add(req, "ifaces", names_json(argv + 1, argc - 1));
-		return via_daemon(ctx, req);
+		return via_daemon(ctx, req, false);
 	}
 	if (journal_open(ctx->state_dir, &j, &err) < 0)
 		return cli_fail(ctx, &err);
@@ -552,7 +568,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 			continue;
 		if (journaled(j, &links[k])) {
 			nic_from_link(actuator_io(act), &links[k], &nic);
-			done = restore_one(act, j, &nic, links, n, ifaces, &code);
+			done = restore_one(ctx, act, j, &nic, links, n, ifaces, &code);
 		}
 		if (!done && named) {
 			json_object *pj = json_object_new_object();
@@ -570,11 +586,22 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, render_plans, code);
 }
 
-CLI_COMMAND(apply, .name = "apply", .usage = "apply PROFILE [IFACE...] [--dry-run]",
-	    .help = "apply a profile now (all-or-nothing per interface)", .run = cmd_apply);
-CLI_COMMAND(verify, .name = "verify", .usage = "verify PROFILE [IFACE...]",
+CLI_COMMAND(apply, .name = "apply", .args = "PROFILE [IFACE...]",
+	    .help = "apply a profile now (all-or-nothing per interface)",
+	    .details =
+		    "Without IFACE: every interface backed by a device (lo, veth, bridges only by\n"
+		    "name). A PROFILE containing '/' is a file. Prints IFACE KNOB OLD -> NEW per\n"
+		    "change, or why a knob was skipped.",
+	    .example = "apply throughput eth0 --dry-run", .options = apply_options,
+	    .opts_size = sizeof(struct apply_opts), .needs = CLI_NEEDS_NET_ADMIN | CLI_NEEDS_STATE,
+	    .run = cmd_apply);
+CLI_COMMAND(verify, .name = "verify", .args = "PROFILE [IFACE...]",
 	    .help = "exit 0 when interfaces match the profile, 1 with the differences",
-	    .run = cmd_verify);
-CLI_COMMAND(restore, .name = "restore", .usage = "restore [IFACE...]",
+	    .details = "Without IFACE: every interface backed by a device, as apply selects them.",
+	    .example = "verify throughput eth0", .options = verify_options,
+	    .opts_size = sizeof(struct apply_opts), .run = cmd_verify);
+CLI_COMMAND(restore, .name = "restore", .args = "[IFACE...]",
 	    .help = "back to the values recorded before rtltune first changed them",
+	    .details = "Without IFACE: every interface the journal holds originals for.",
+	    .example = "restore eth0", .needs = CLI_NEEDS_NET_ADMIN | CLI_NEEDS_STATE,
 	    .run = cmd_restore);

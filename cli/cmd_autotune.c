@@ -18,8 +18,6 @@ static int cmd_autotune(struct cli_ctx *ctx, int argc, char **argv)
 	json_object *req, *result;
 	int r;
 
-	if (argc != 3 || (strcmp(argv[1], "on") != 0 && strcmp(argv[1], "off") != 0))
-		return cli_usage_error(ctx, "usage: rtltune autotune on|off IFACE");
 	req = control_request_new("autotune");
 	json_object_object_add(req, "iface", json_object_new_string(argv[2]));
 	json_object_object_add(req, "on", json_object_new_boolean(strcmp(argv[1], "on") == 0));
@@ -30,5 +28,6 @@ static int cmd_autotune(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, result, render_autotune, EXIT_OK);
 }
 
-CLI_COMMAND(autotune, .name = "autotune", .usage = "autotune on|off IFACE",
-	    .help = "let the daemon tune IFACE, or stop it (root)", .run = cmd_autotune);
+CLI_COMMAND(autotune, .name = "autotune", .args = "on|off IFACE",
+	    .help = "let the daemon tune IFACE, or stop it (root)", .example = "autotune on eth0",
+	    .run = cmd_autotune);

@@ -336,25 +336,13 @@ static void render_iface(json_object *doc)
 
 static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *ifname = NULL;
+	const char *ifname = argc > 1 ? argv[1] : NULL;
 	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db;
 	struct nic nic;
-	int i, code;
+	int code;
 
-	for (i = 1; i < argc; i++) {
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx,
-					       "chips: unknown option '%s' (usage: rtltune "
-					       "chips [IFACE] [--json])",
-					       argv[i]);
-		if (ifname)
-			return cli_usage_error(ctx,
-					       "chips: one interface at most, got '%s' and '%s'",
-					       ifname, argv[i]);
-		ifname = argv[i];
-	}
 	/* A malformed chip file fails the whole command: no partial listing or match. */
 	if (chipdb_load_default(&db, &err) < 0)
 		return cli_fail(ctx, &err);
@@ -374,5 +362,6 @@ static int cmd_chips(struct cli_ctx *ctx, int argc, char **argv)
 	chipdb_free(db);
 	return code;
 }
-CLI_COMMAND(chips, .name = "chips", .usage = "chips [IFACE]",
-	    .help = "the chip database, or the entry IFACE matches and why", .run = cmd_chips);
+CLI_COMMAND(chips, .name = "chips", .args = "[IFACE]",
+	    .help = "the chip database, or the entry IFACE matches and why",
+	    .example = "chips eth0", .run = cmd_chips);

@@ -402,27 +402,13 @@ static int cmd_doctor(struct cli_ctx *ctx, int argc, char **argv)
 	struct nic *nics = NULL;
 	int n = 0, n_links = 0, i, r;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			free(hc);
-			doctor_usage(stdout);
-			return EXIT_OK;
-		}
-		if (argv[i][0] == '-') {
-			free(hc);
-			return cli_usage_error(ctx,
-					       "doctor: unknown option '%s' (see rtltune doctor "
-					       "--help)",
-					       argv[i]);
-		}
-	}
 	if (!hc) {
 		rterr_sys(&err, ENOMEM, "doctor");
 		return cli_fail(ctx, &err);
 	}
 	r = nic_io_open(ctx->sysfs_root, &io, &err);
 	if (r == 0)
-		r = cli_select(ctx, io, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
+		r = cli_select(ctx, io, argv + 1, argc - 1, true, true, &links, &n_links, &nics, &n,
 			       &err);
 	if (r < 0) {
 		nic_io_close(io);
@@ -469,6 +455,19 @@ static int cmd_doctor(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, doctor_render, r);
 }
 
-CLI_COMMAND(doctor, .name = "doctor", .usage = "doctor [IFACE...]",
+CLI_COMMAND(doctor, .name = "doctor", .args = "[IFACE...]",
 	    .help = "what this host supports and what rtltune would do here (read-only)",
-	    .run = cmd_doctor);
+	    .details =
+		    "The kernel and its BTF, this process's capabilities (what each is needed\n"
+		    "for), the probes' hooks (tp_btf, raw_tp) tried for real, each tracepoint\n"
+		    "the probes use, the ethtool and netdev netlink families, the route\n"
+		    "invalidation call, per kernel feature the release that brought it, and\n"
+		    "per interface (every link, or the ones named) the knobs it takes, the chip\n"
+		    "entry that limits it, whether rtltuned would manage it with its config\n"
+		    "(--config FILE or RTLTUNE_CONFIG, else " RTD_DEFAULT_CONFIG ")\n"
+		    "and what its profile would change.\n"
+		    "Read-only: it changes no setting. The hooks are tried with a program that\n"
+		    "does nothing, loaded and attached for the time of two system calls, then\n"
+		    "removed. Exit status 0 when rtltuned can run with its probes here, 3 with\n"
+		    "what is missing.",
+	    .example = "doctor eth0", .run = cmd_doctor);

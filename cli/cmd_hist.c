@@ -36,29 +36,26 @@ static void render_hist(json_object *doc)
 	free(text);
 }
 
+struct hist_opts {
+	bool window;
+};
+
+static const struct cli_option hist_options[] = {
+	CLI_FLAG(struct hist_opts, window, "window", 0,
+		 "over the daemon's recent window, not since it started"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_hist(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *args[2] = {NULL, NULL};
+	const struct hist_opts *o = ctx->opts;
+	char *const *args = argv + 1;
 	struct rterr err = {0};
 	json_object *req, *result;
-	bool window = false;
-	unsigned int i, n = 0, known = 0;
+	bool window = o->window;
+	unsigned int i, known = 0;
 	int r;
 
-	for (i = 1; i < (unsigned int)argc; i++) {
-		if (strcmp(argv[i], "--window") == 0)
-			window = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "hist: unknown option '%s'", argv[i]);
-		else if (n < 2)
-			args[n++] = argv[i];
-		else
-			return cli_usage_error(ctx, "usage: rtltune hist IFACE WHAT [--window]");
-	}
-	if (n != 2)
-		return cli_usage_error(ctx, "usage: rtltune hist IFACE WHAT [--window] (WHAT: "
-					    "tx_skb_bytes, tx_gso_size_bytes, tx_gso_segments, "
-					    "rx_frame_bytes, rx_skb_bytes)");
 	for (i = 0; i < sizeof(whats) / sizeof(whats[0]); i++)
 		known |= strcmp(args[1], whats[i]) == 0;
 	if (!known)
@@ -78,6 +75,9 @@ static int cmd_hist(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, result, render_hist, EXIT_OK);
 }
 
-CLI_COMMAND(hist, .name = "hist", .usage = "hist IFACE WHAT [--window]",
+CLI_COMMAND(hist, .name = "hist", .args = "IFACE WHAT",
 	    .help = "log2 histogram of tx_skb_bytes, tx_gso_size_bytes, ... (--window: recent)",
-	    .run = cmd_hist);
+	    .details = "WHAT: tx_skb_bytes, tx_gso_size_bytes, tx_gso_segments, rx_frame_bytes or\n"
+		       "rx_skb_bytes. From rtltuned.",
+	    .example = "hist eth0 tx_gso_size_bytes --window", .options = hist_options,
+	    .opts_size = sizeof(struct hist_opts), .run = cmd_hist);

@@ -75,21 +75,22 @@ static void render_knobs(json_object *doc)
  * rtltune knobs [--names] [PATTERN...]: every row, or those whose name matches one of the
  * fnmatch(3) patterns ('coalesce_*'); --names prints only the names (shell completion).
  */
+struct knobs_opts {
+	bool names;
+};
+
+static const struct cli_option knobs_options[] = {
+	CLI_FLAG(struct knobs_opts, names, "names", 0, "only the names, one a line"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_knobs(struct cli_ctx *ctx, int argc, char **argv)
 {
+	const struct knobs_opts *o = ctx->opts;
 	json_object *doc, *a;
-	bool names = false;
-	int k, i, n_pat = 0, matched = 0;
+	bool names = o->names;
+	int k, i, n_pat = argc - 1, matched = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--names") == 0)
-			names = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "knobs: unknown option '%s' (usage: %s)",
-					       argv[i], "rtltune knobs [--names] [PATTERN...]");
-		else
-			argv[1 + n_pat++] = argv[i];
-	}
 	doc = json_object_new_object();
 	a = json_object_new_array();
 	for (k = 0; k < KNOB__COUNT; k++) {
@@ -108,7 +109,8 @@ static int cmd_knobs(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "knobs", a);
 	if (!matched) {
 		json_object_put(doc);
-		return cli_usage_error(ctx, "knobs: no knob matches (rtltune knobs lists them)");
+		return cli_usage_error(ctx, "knobs: no knob matches '%s'%s (rtltune knobs lists them)",
+				       argv[1], n_pat > 1 ? " or the other patterns" : "");
 	}
 	if (names && !ctx->json) {
 		json_object_put(doc);
@@ -117,6 +119,8 @@ static int cmd_knobs(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, render_knobs, EXIT_OK);
 }
 
-CLI_COMMAND(knobs, .name = "knobs", .usage = "knobs [--names] [PATTERN...]",
+CLI_COMMAND(knobs, .name = "knobs", .args = "[PATTERN...]",
 	    .help = "the knobs a profile can set: type, unit, what they move, how they are set",
-	    .run = cmd_knobs);
+	    .details = "PATTERN: a glob over the names (fnmatch(3)), as 'coalesce_*'.",
+	    .example = "knobs 'ring_*'", .options = knobs_options,
+	    .opts_size = sizeof(struct knobs_opts), .run = cmd_knobs);

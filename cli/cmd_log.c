@@ -180,35 +180,33 @@ static int journal_log(struct cli_ctx *ctx, bool follow, long lines)
 	return cli_fail(ctx, &err);
 }
 
+/* The most entries --lines asks for: more than rtltuned's ring holds, and a count an int
+ * carries to it. */
+#define LOG_MAX_LINES 1000000
+
+struct log_opts {
+	bool journal, follow;
+	long long lines;
+};
+
+static const struct cli_option log_options[] = {
+	CLI_FLAG(struct log_opts, journal, "journal", 0,
+		 "the journal's decision log from the state dir (no daemon needed)"),
+	CLI_FLAG(struct log_opts, follow, "follow", 'f', "keep printing entries as they come"),
+	CLI_INT(struct log_opts, lines, "lines", 'n', "N", 1, LOG_MAX_LINES,
+		"only the last N entries"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 {
+	const struct log_opts *o = ctx->opts;
 	struct ctl_conn *conn = NULL;
 	struct rterr err = {0};
 	json_object *req, *result, *ev;
-	bool follow = false, journal = false;
-	long lines = 0;
-	int i, r;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--journal") == 0) {
-			journal = true;
-		} else if (strcmp(argv[i], "--follow") == 0 || strcmp(argv[i], "-f") == 0) {
-			follow = true;
-		} else if ((strcmp(argv[i], "--lines") == 0 || strcmp(argv[i], "-n") == 0) &&
-			   i + 1 < argc) {
-			char *end;
-
-			lines = strtol(argv[++i], &end, 10);
-			if (*end || lines < 1)
-				return cli_usage_error(ctx,
-						       "log: --lines: expected a positive number, "
-						       "got '%s'",
-						       argv[i]);
-		} else {
-			return cli_usage_error(
-				ctx, "usage: rtltune log [--journal] [--follow] [--lines N]");
-		}
-	}
+	bool follow = o->follow, journal = o->journal;
+	long lines = (long)o->lines;
+	int r;
 	if (journal)
 		return journal_log(ctx, follow, lines);
 	req = control_request_new("log");
@@ -265,6 +263,7 @@ static int cmd_log(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_fail(ctx, &err);
 }
 
-CLI_COMMAND(log, .name = "log", .usage = "log [--journal] [--follow] [--lines N]",
+CLI_COMMAND(log, .name = "log",
 	    .help = "the daemon's log; --journal: every change and decision, from the state dir",
-	    .run = cmd_log);
+	    .example = "log --journal --lines 20", .options = log_options,
+	    .opts_size = sizeof(struct log_opts), .run = cmd_log);

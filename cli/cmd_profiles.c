@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rtltune/chipdb.h"
 #include "rtltune/paths.h"
 #include "rtltune/profile.h"
 
@@ -72,9 +73,6 @@ static int cmd_profiles(struct cli_ctx *ctx, int argc, char **argv)
 	unsigned int n = 0, i;
 	char **dirs, **d;
 
-	if (argc > 1)
-		return cli_usage_error(ctx, "profiles: unexpected argument '%s' (usage: profiles)",
-				       argv[1]);
 	dirs = paths_search_dirs("RTLTUNE_PROFILE_PATH", "profiles");
 	if (!dirs) {
 		rterr_sys(&err, ENOMEM, "profile path");
@@ -106,8 +104,8 @@ static int cmd_profiles(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "profiles", arr);
 	return cli_emit(ctx, doc, render_profiles, EXIT_OK);
 }
-CLI_COMMAND(profiles, .name = "profiles", .usage = "profiles",
-	    .help = "list the profiles in the profile path", .run = cmd_profiles);
+CLI_COMMAND(profiles, .name = "profiles", .help = "list the profiles in the profile path",
+	    .example = "profiles", .run = cmd_profiles);
 
 static json_object *setting_json(enum knob_id id, const struct profile_setting *s)
 {
@@ -189,29 +187,61 @@ static const char *short_path(const char *path, const char *top)
 	return path;
 }
 
-static void render_knobs(json_object *knobs, const char *top)
+/* The text of one knob's row: its value and where it comes from. */
+static void row_text(json_object *s, const char *top, char *value, size_t vlen, char *origin,
+		     size_t olen)
 {
-	char value[32], origin[512];
+	const char *file = str(s, "file");
+	char buf[64];
+
+	snprintf(value, vlen, "%s", cli_text_value(get(s, "value"), buf, sizeof(buf)));
+	if (file)
+		snprintf(origin, olen, "%s:%d", short_path(file, top),
+			 json_object_get_int(get(s, "line")));
+	else
+		snprintf(origin, olen, "(not set)");
+}
+
+/*
+ * The knobs a section or the resolution sets, in columns as wide as their longest entry;
+ * with all, also the ones it leaves alone ("keep (not set)"), else how many those are.
+ */
+static void render_knobs(json_object *knobs, const char *top, bool all)
+{
+	char value[64], origin[512];
+	int wname = 4, wvalue = 5, worigin = 6, hidden = 0;
 
 	json_object_object_foreach(knobs, name, s)
 	{
-		const char *file = str(s, "file"), *why = str(s, "why");
-
-		if (file)
-			snprintf(origin, sizeof(origin), "%s:%d", short_path(file, top),
-				 json_object_get_int(get(s, "line")));
-		else
-			snprintf(origin, sizeof(origin), "(not set)");
-		printf("    %-18s %-7s %-22s %s\n", name,
-		       cli_text_value(get(s, "value"), value, sizeof(value)), origin,
-		       why ? why : (file ? "" : "the kernel's value stays"));
+		if (!all && !str(s, "file"))
+			continue;
+		row_text(s, top, value, sizeof(value), origin, sizeof(origin));
+		wname = (int)strlen(name) > wname ? (int)strlen(name) : wname;
+		wvalue = (int)strlen(value) > wvalue ? (int)strlen(value) : wvalue;
+		worigin = (int)strlen(origin) > worigin ? (int)strlen(origin) : worigin;
 	}
+	json_object_object_foreach(knobs, name2, s2)
+	{
+		const char *why = str(s2, "why");
+
+		if (!all && !str(s2, "file")) {
+			hidden++;
+			continue;
+		}
+		row_text(s2, top, value, sizeof(value), origin, sizeof(origin));
+		printf("    %-*s  %-*s  %-*s  %s\n", wname, name2, wvalue, value, worigin, origin,
+		       why ? why : (str(s2, "file") ? "" : "the kernel's value stays"));
+	}
+	if (hidden)
+		printf("    (%d more knob%s not set: the kernel's value stays; --all lists them)\n",
+		       hidden, hidden == 1 ? "" : "s");
 }
 
 static void render_profile(json_object *doc)
 {
 	const char *top = str(doc, "path"), *desc = str(doc, "description");
 	json_object *arr = get(doc, "includes"), *r = get(doc, "resolved");
+	bool all = json_object_get_boolean(get(doc, "all"));
 	size_t i, n = json_object_array_length(arr);
 
 	printf("profile %s%s%s\n", str(doc, "name"), desc ? ": " : "", desc ? desc : "");
@@ -229,55 +259,61 @@ static void render_profile(json_object *doc)
 
 		printf("\n[%s]%s\n", str(s, "section"),
 		       i ? "" : "  generic: every interface unless an override section matches");
-		render_knobs(get(s, "knobs"), top);
+		render_knobs(get(s, "knobs"), top, all);
 	}
 	if (r) {
 		printf("\nresolved for driver %s, chip %s:\n", str(r, "driver") ?: "-",
 		       str(r, "chip") ?: "-");
-		render_knobs(get(r, "knobs"), top);
+		render_knobs(get(r, "knobs"), top, all);
 	}
 }
+
+struct profile_opts {
+	const char *driver, *chip;
+	bool all;
+};
+
+static const struct cli_option profile_options[] = {
+	CLI_STRING(struct profile_opts, driver, "driver", 0, "DRIVER",
+		   "resolve for an interface of this driver"),
+	CLI_STRING(struct profile_opts, chip, "chip", 0, "ID",
+		   "resolve for this chip database entry (rtltune chips lists them)"),
+	CLI_FLAG(struct profile_opts, all, "all", 0,
+		 "also the knobs the profile leaves alone (--json always has them)"),
+	CLI_OPTIONS_END,
+};
 
 static int cmd_profile(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *name = NULL, *driver = NULL, *chip = NULL;
+	const struct profile_opts *o = ctx->opts;
+	struct chipdb *db = NULL;
 	struct rterr err = {0};
 	struct profile *p;
 	json_object *doc;
-	int i;
 
-	if (argc < 2 || strcmp(argv[1], "show"))
-		return cli_usage_error(ctx,
-				       "usage: profile show NAME [--driver NAME] [--chip ID]%s%s%s",
-				       argc < 2 ? "" : " (unknown subcommand '",
-				       argc < 2 ? "" : argv[1], argc < 2 ? "" : "')");
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--driver") && i + 1 < argc)
-			driver = argv[++i];
-		else if (!strncmp(argv[i], "--driver=", 9))
-			driver = argv[i] + 9;
-		else if (!strcmp(argv[i], "--chip") && i + 1 < argc)
-			chip = argv[++i];
-		else if (!strncmp(argv[i], "--chip=", 7))
-			chip = argv[i] + 7;
-		else if (!strcmp(argv[i], "--driver") || !strcmp(argv[i], "--chip"))
-			return cli_usage_error(ctx, "profile show: %s needs a value", argv[i]);
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error(ctx, "profile show: unknown option '%s'", argv[i]);
-		else if (name)
-			return cli_usage_error(ctx,
-					       "profile show: one profile at a time ('%s', '%s')",
-					       name, argv[i]);
-		else
-			name = argv[i];
+	if (o->chip) {
+		bool known;
+
+		if (chipdb_load_default(&db, &err) < 0)
+			return cli_fail(ctx, &err);
+		known = chipdb_find(db, o->chip) != NULL;
+		chipdb_free(db);
+		if (!known)
+			return cli_usage_error(
+				ctx,
+				"profile show: unknown chip '%s' (rtltune chips lists "
+				"the ids)",
+				o->chip);
 	}
-	if (!name)
-		return cli_usage_error(ctx, "usage: profile show NAME [--driver NAME] [--chip ID]");
-	if (profile_load(name, &p, &err) < 0)
+	if (profile_load(argv[2], &p, &err) < 0)
 		return cli_fail(ctx, &err);
-	doc = profile_json(p, driver, chip);
+	doc = profile_json(p, o->driver, o->chip);
+	json_object_object_add(doc, "all", json_object_new_boolean(o->all));
 	profile_free(p);
 	return cli_emit(ctx, doc, render_profile, EXIT_OK);
 }
-CLI_COMMAND(profile, .name = "profile", .usage = "profile show NAME [--driver D] [--chip ID]",
-	    .help = "a profile after includes, each value with its file:line", .run = cmd_profile);
+CLI_COMMAND(profile, .name = "profile", .args = "show NAME",
+	    .help = "a profile after includes, each value with its file:line",
+	    .details = "Shows the knobs the profile sets, with the comment above each line.",
+	    .example = "profile show throughput --driver r8169", .options = profile_options,
+	    .opts_size = sizeof(struct profile_opts), .run = cmd_profile);

@@ -48,8 +48,6 @@ static int cmd_recommend(struct cli_ctx *ctx, int argc, char **argv)
 	json_object *req, *result;
 	int r;
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-'))
-		return cli_usage_error(ctx, "usage: rtltune recommend [IFACE]");
 	req = control_request_new("recommend");
 	if (argc == 2)
 		json_object_object_add(req, "iface", json_object_new_string(argv[1]));
@@ -60,6 +58,6 @@ static int cmd_recommend(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, result, render_recommend, EXIT_OK);
 }
 
-CLI_COMMAND(recommend, .name = "recommend", .usage = "recommend [IFACE]",
+CLI_COMMAND(recommend, .name = "recommend", .args = "[IFACE]",
 	    .help = "changes the recent observations suggest (nothing is changed)",
-	    .run = cmd_recommend);
+	    .example = "recommend eth0", .run = cmd_recommend);

@@ -7,7 +7,6 @@
  * (svg_render_timeline): one self-contained SVG file.
  */
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +16,6 @@
 #include "cli.h"
 #include "ctl.h"
 #include "rtltune/svg.h"
-
-static int usage(struct cli_ctx *ctx, const char *what)
-{
-	return cli_usage_error(ctx,
-			       "report: %s (usage: rtltune report IFACE --svg FILE [--since "
-			       "DURATION]; DURATION like 90s, 30m, 1h, 2d)",
-			       what);
-}
 
 /* "90s", "30m", "1h", "2d", or plain seconds. */
 static int parse_duration(const char *s, double *out)
@@ -237,40 +228,45 @@ static void render_report(json_object *doc)
 		printf("chart: %s\n", json_object_get_string(e));
 }
 
+/* --since: a duration up to a year (the option row's parser). */
+static int since_option(const char *text, void *field, char *why, size_t len)
+{
+	if (parse_duration(text, field) == 0)
+		return 0;
+	snprintf(why, len, "is not a duration from 1s to 366d (like 90s, 30m, 1h, 2d)");
+	return -1;
+}
+
+struct report_opts {
+	const char *svg;
+	double since;
+};
+
+static const struct cli_option report_options[] = {
+	{.name = "svg",
+	 .type = CLI_OPT_STRING,
+	 .arg = "FILE",
+	 .help = "the chart to write",
+	 .offset = CLI_FIELD(struct report_opts, svg, const char *),
+	 .required = true},
+	CLI_PARSED(struct report_opts, since, double, "since", 0, "DURATION", since_option,
+		   "how far back: 90s, 30m, 1h (the default), 2d"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"svg", required_argument, NULL, 'g'},
-		{"since", required_argument, NULL, 's'},
-		{NULL, 0, NULL, 0},
-	};
+	const struct report_opts *o = ctx->opts;
 	json_object *req, *doc = NULL;
 	struct rterr err = {0};
-	const char *svg = NULL;
-	double since = 3600;
-	int opt;
+	const char *svg = o->svg;
+	double since = o->since;
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'g':
-			svg = optarg;
-			break;
-		case 's':
-			if (parse_duration(optarg, &since) < 0)
-				return usage(ctx, "--since needs a duration");
-			break;
-		default:
-			return usage(ctx, "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return usage(ctx, "needs one IFACE");
-	if (!svg)
-		return usage(ctx, "needs --svg FILE");
+	/* Before asking the daemon: a path that cannot be written is known now. */
+	if (svg_check_writable(svg, &err) < 0)
+		return cli_fail(ctx, &err);
 	req = control_request_new("history");
-	json_object_object_add(req, "iface", json_object_new_string(argv[optind]));
+	json_object_object_add(req, "iface", json_object_new_string(argv[1]));
 	json_object_object_add(req, "since", json_object_new_double((double)time(NULL) - since));
 	if (ctl_call(ctx->socket_path, req, &doc, &err) < 0) {
 		json_object_put(req);
@@ -285,6 +281,11 @@ static int cmd_report(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, render_report, EXIT_OK);
 }
 
-CLI_COMMAND(report, .name = "report", .usage = "report IFACE --svg FILE [--since DURATION]",
+static const struct report_opts report_defaults = {.since = 3600};
+
+CLI_COMMAND(report, .name = "report", .args = "IFACE",
 	    .help = "timeline chart of throughput, retransmits and the tuner's decisions",
+	    .details = "From rtltuned's history of IFACE (docs/report.md).",
+	    .example = "report eth0 --svg eth0.svg --since 30m", .options = report_options,
+	    .opts_size = sizeof(struct report_opts), .opts_init = &report_defaults,
 	    .run = cmd_report);

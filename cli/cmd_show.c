@@ -292,16 +292,13 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	json_object *doc;
 	int n = 0, n_links = 0, i, r;
 
-	for (i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "show: unknown option '%s'", argv[i]);
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
 		r = nic_io_open(ctx->sysfs_root, &io, &err);
 	if (r == 0)
-		r = cli_select(ctx, io, argv + 1, argc - 1, true, &links, &n_links, &nics, &n,
-			       &err);
+		r = cli_select(ctx, io, argv + 1, argc - 1, true, false, &links, &n_links, &nics,
+			       &n, &err);
 	nic_io_close(io);
 	if (r < 0) {
 		chipdb_free(db);
@@ -320,5 +317,7 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, render_show, EXIT_OK);
 }
 
-CLI_COMMAND(show, .name = "show", .usage = "show [IFACE...]",
-	    .help = "identity, settings and limits of interfaces", .run = cmd_show);
+CLI_COMMAND(show, .name = "show", .args = "[IFACE...]",
+	    .help = "identity, settings and limits of interfaces",
+	    .details = "Without IFACE: every link of the network namespace. No daemon needed.",
+	    .example = "show eth0", .run = cmd_show);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "ctl.h"
+#include "term.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -115,37 +116,25 @@ static void render_stats(json_object *doc)
 	}
 }
 
+struct stats_opts {
+	double watch;
+};
+
+static const struct cli_option stats_options[] = {
+	CLI_SECONDS(struct stats_opts, watch, "watch", 'w', "SECONDS", 0.1, 86400,
+		    "repeat every SECONDS until Ctrl-C"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_stats(struct cli_ctx *ctx, int argc, char **argv)
 {
-	const char *iface = NULL;
+	const struct stats_opts *o = ctx->opts;
+	const char *iface = argc > 1 ? argv[1] : NULL;
 	struct ctl_conn *conn = NULL;
 	struct rterr err = {0};
 	json_object *req, *result;
-	double watch = 0;
-	int i, r, code = EXIT_OK;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--watch") == 0 || strcmp(argv[i], "-w") == 0) {
-			char *end;
-
-			if (i + 1 >= argc)
-				return cli_usage_error(ctx, "stats: --watch needs SECONDS");
-			watch = strtod(argv[++i], &end);
-			if (*end || watch < 0.1 || watch > 86400)
-				return cli_usage_error(
-					ctx,
-					"stats: --watch: expected seconds from 0.1 to "
-					"86400, got '%s'",
-					argv[i]);
-		} else if (argv[i][0] == '-') {
-			return cli_usage_error(ctx, "stats: unknown option '%s'", argv[i]);
-		} else if (!iface) {
-			iface = argv[i];
-		} else {
-			return cli_usage_error(ctx,
-					       "usage: rtltune stats [IFACE] [--watch SECONDS]");
-		}
-	}
+	double watch = o->watch;
+	int r, code = EXIT_OK;
 	req = control_request_new("stats");
 	if (iface)
 		json_object_object_add(req, "iface", json_object_new_string(iface));
@@ -162,7 +151,7 @@ static int cmd_stats(struct cli_ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (watch && !ctx->json)
-			printf("\033[H\033[2J"); /* clear, as watch(1) does */
+			cli_term_raw("\033[H\033[2J"); /* clear, as watch(1) does */
 		cli_emit(ctx, result, render_stats, EXIT_OK);
 		if (watch) {
 			struct timespec ts = {
@@ -177,5 +166,7 @@ static int cmd_stats(struct cli_ctx *ctx, int argc, char **argv)
 	return code;
 }
 
-CLI_COMMAND(stats, .name = "stats", .usage = "stats [IFACE] [--watch SECONDS]",
-	    .help = "counters, rates and histogram summaries from the daemon", .run = cmd_stats);
+CLI_COMMAND(stats, .name = "stats", .args = "[IFACE]",
+	    .help = "counters, rates and histogram summaries from the daemon",
+	    .example = "stats eth0 --watch 2", .options = stats_options,
+	    .opts_size = sizeof(struct stats_opts), .run = cmd_stats);

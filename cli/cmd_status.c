@@ -165,13 +165,8 @@ static int cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 {
 	json_object *req, *result;
 	struct rterr err = {0};
-	int i, r;
+	int r;
 
-	for (i = 1; i < argc; i++)
-		if (argv[i][0] == '-')
-			return cli_usage_error(ctx, "status: unknown option '%s'", argv[i]);
-	if (argc > 2)
-		return cli_usage_error(ctx, "usage: rtltune status [IFACE]");
 	req = control_request_new("status");
 	if (argc == 2)
 		json_object_object_add(req, "iface", json_object_new_string(argv[1]));
@@ -182,5 +177,6 @@ static int cmd_status(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, result, render_status, EXIT_OK);
 }
 
-CLI_COMMAND(status, .name = "status", .usage = "status [IFACE]",
-	    .help = "the daemon's state and its interfaces", .run = cmd_status);
+CLI_COMMAND(status, .name = "status", .args = "[IFACE]",
+	    .help = "the daemon's state and its interfaces", .example = "status",
+	    .run = cmd_status);

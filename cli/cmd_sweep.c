@@ -12,7 +12,6 @@
  * connection open, so no trial falls into a step.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -27,6 +26,7 @@
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
 #include "rtltune/probes.h"
+#include "rtltune/svg.h"
 #include "rtltune/sweep.h"
 #include "rtltune/tuner.h"
 #include "sweep.h"
@@ -76,23 +76,6 @@ static int wait_secs(struct sweep_ctx *s, double secs)
 			s->signo = sig;
 	}
 	return s->signo;
-}
-
-static int usage(struct cli_ctx *ctx, const char *what)
-{
-	return cli_usage_error(ctx,
-			       "sweep: %s (usage: rtltune sweep IFACE KNOB VALUES [--seconds N] "
-			       "[--settle S] [--svg FILE]; VALUES: a,b,c or FROM:TO:STEP or max)",
-			       what);
-}
-
-static int parse_seconds(const char *arg, double lo, double hi, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(arg, &end);
-	return errno || *end || !(*out >= lo) || *out > hi ? -1 : 0;
 }
 
 /* The counters now: the probes' for the interface and the host's kernel CPU time. */
@@ -356,6 +339,45 @@ static void resume_daemon(struct sweep_ctx *s)
 	s->daemon = NULL;
 }
 
+/*
+ * A size knob with an IPv4 twin (gso_max_size, gro_max_size): the kernel moves the twin
+ * along only when the size is set to 64K or less (netif_set_gso_max_size()); above that the
+ * twin keeps the value it had, and IPv4 traffic is sized by the twin alone. A step above 64K
+ * then measures IPv4 at whatever the twin holds, which the user should know before waiting
+ * for it.
+ */
+static void twin_note(struct sweep_ctx *s, const struct nic *nic)
+{
+	const struct knob_desc *d = knob_desc(s->run.knob);
+	int64_t twin = d->twin >= 0 ? nic_knob_value(nic, (enum knob_id)d->twin) : LINK_UNSET;
+	char steps[256] = "";
+	size_t off = 0;
+	unsigned int i, n = 0;
+
+	if (twin == LINK_UNSET)
+		return;
+	for (i = 0; i < s->n_values; i++) {
+		if (s->values[i] <= GSO_LEGACY_MAX_SIZE) {
+			twin = s->values[i];
+			continue;
+		}
+		if (off < sizeof(steps))
+			off += (size_t)snprintf(steps + off, sizeof(steps) - off,
+						"%s%" PRId64 " (IPv4 at %" PRId64 ")",
+						n ? ", " : "", s->values[i], twin);
+		n++;
+	}
+	if (!n)
+		return;
+	snprintf(s->run.note, sizeof(s->run.note),
+		 "%s above %d leaves %s as it is (the kernel moves it along only up to %d), and "
+		 "IPv4 traffic is sized by %s: on IPv4 the step%s %s measure%s no new %s; sweep "
+		 "%s for IPv4 above 64K",
+		 d->name, GSO_LEGACY_MAX_SIZE, knob_name((enum knob_id)d->twin),
+		 GSO_LEGACY_MAX_SIZE, knob_name((enum knob_id)d->twin), n == 1 ? "" : "s", steps,
+		 n == 1 ? "s" : "", d->name, knob_name((enum knob_id)d->twin));
+}
+
 /* Everything checked before anything changes: the interface, the knob, every value. */
 static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, const char *values,
 		   struct rterr *err)
@@ -381,8 +403,8 @@ static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, co
 			   knob_desc(s->run.knob)->backend == KNOB_B_ETHNL
 				   ? NIC_GROUP_BIT(knob_desc(s->run.knob)->ethnl_group)
 				   : 0);
-	r = cli_select(s->cli, actuator_io(s->act), names, 1, true, &all, &n_all, &sel, &n_sel,
-		       err);
+	r = cli_select(s->cli, actuator_io(s->act), names, 1, true, false, &all, &n_all, &sel,
+		       &n_sel, err);
 	free(all);
 	if (r < 0)
 		return r;
@@ -392,6 +414,8 @@ static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, co
 	s->run.original = nic_knob_value(&sel[0], s->run.knob);
 	r = sweep_parse_values(s->run.knob, values, plan_knob_max(s->run.knob, &sel[0], s->chip),
 			       s->values, &s->n_values, SWEEP_MAX_STEPS - 1, err);
+	if (r == 0)
+		twin_note(s, &sel[0]);
 	free(sel);
 	if (r < 0)
 		return r;
@@ -456,42 +480,37 @@ static int run_steps(struct sweep_ctx *s, struct rterr *err)
 	return 0;
 }
 
+struct sweep_opts {
+	double seconds, settle;
+	const char *svg;
+};
+
+static const struct cli_option sweep_options[] = {
+	CLI_SECONDS(struct sweep_opts, seconds, "seconds", 0, "N", 0.2, 3600,
+		    "measure each step for N seconds, 3 by default"),
+	CLI_SECONDS(struct sweep_opts, settle, "settle", 0, "S", 0, 600,
+		    "seconds to wait after each change, 1 by default"),
+	CLI_STRING(struct sweep_opts, svg, "svg", 0, "FILE",
+		   "write a chart of throughput against the value"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"seconds", required_argument, NULL, 's'},
-		{"settle", required_argument, NULL, 'S'},
-		{"svg", required_argument, NULL, 'g'},
-		{NULL, 0, NULL, 0},
-	};
-	struct sweep_ctx s = {.cli = ctx, .run = {.seconds = 3, .settle_seconds = 1}};
+	const struct sweep_opts *o = ctx->opts;
+	struct sweep_ctx s = {.cli = ctx,
+			      .run = {.seconds = o->seconds, .settle_seconds = o->settle}};
 	struct rterr err = {0}, rerr = {0};
-	const char *svg = NULL;
+	const char *svg = o->svg;
 	json_object *doc;
 	sigset_t old;
-	int opt, r, code = EXIT_OK;
+	int r, code = EXIT_OK;
 
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			if (parse_seconds(optarg, 0.2, 3600, &s.run.seconds) < 0)
-				return usage(ctx, "--seconds needs 0.2 to 3600 seconds");
-			break;
-		case 'S':
-			if (parse_seconds(optarg, 0, 600, &s.run.settle_seconds) < 0)
-				return usage(ctx, "--settle needs 0 to 600 seconds");
-			break;
-		case 'g':
-			svg = optarg;
-			break;
-		default:
-			return usage(ctx, "unknown option");
-		}
+	/* The chart's path, before a sweep that may take minutes is run for it. */
+	if (svg && svg_check_writable(svg, &err) < 0) {
+		rterr_prefix(&err, "sweep refused, nothing changed: ");
+		return cli_fail(ctx, &err);
 	}
-	if (argc - optind != 3)
-		return usage(ctx, "needs IFACE KNOB VALUES");
 	/* Samples of 0.5 s, at least 3 per step: the spread needs more than one. */
 	s.run.sample_seconds =
 		s.run.seconds / fmax(3, fmin(SWEEP_MAX_SAMPLES, round(s.run.seconds / 0.5)));
@@ -503,7 +522,9 @@ static int cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	sigaddset(&s.sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &s.sigs, &old);
 
-	r = prepare(&s, argv[optind], argv[optind + 1], argv[optind + 2], &err);
+	r = prepare(&s, argv[1], argv[2], argv[3], &err);
+	if (r == 0 && s.run.note[0] && !ctx->json)
+		fprintf(stderr, "rtltune: note: %s\n", s.run.note);
 	if (r == 0) {
 		struct probes_opts po = {.max_ifaces = 1};
 
@@ -555,7 +576,13 @@ static int cmd_sweep(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, sweep_render_text, code);
 }
 
-CLI_COMMAND(sweep, .name = "sweep",
-	    .usage = "sweep IFACE KNOB VALUES [--seconds N] [--settle S] [--svg FILE]",
+static const struct sweep_opts sweep_defaults = {.seconds = 3, .settle = 1};
+
+CLI_COMMAND(sweep, .name = "sweep", .args = "IFACE KNOB VALUES",
 	    .help = "step one knob through values on the traffic that flows, measure, restore",
-	    .run = cmd_sweep);
+	    .details = "VALUES: a list a,b,c (as a profile writes values: 16K, on, max), a range\n"
+		       "FROM:TO:STEP, or max. Needs traffic on IFACE (docs/sweep.md).",
+	    .example = "sweep eth0 gso_max_size 16K,32K,64K --svg gso.svg",
+	    .options = sweep_options, .opts_size = sizeof(struct sweep_opts),
+	    .opts_init = &sweep_defaults,
+	    .needs = CLI_NEEDS_NET_ADMIN | CLI_NEEDS_BPF | CLI_NEEDS_STATE, .run = cmd_sweep);

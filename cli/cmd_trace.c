@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -441,14 +440,6 @@ static void render_trace(json_object *doc)
 	       json_object_get_string(get(doc, "prog_memory_bytes")));
 }
 
-static int usage(struct cli_ctx *ctx, const char *what)
-{
-	return cli_usage_error(ctx,
-			       "trace: %s (usage: rtltune trace [[NETNS/]IFACE...] [--seconds N] "
-			       "[--xdp] [--stats] [--exact] [--max-ifaces N])",
-			       what);
-}
-
 static void trace_free(struct trace *t)
 {
 	unsigned int i;
@@ -528,59 +519,39 @@ static int collect(struct cli_ctx *ctx, struct trace *t, struct probes *p, doubl
 	return 0;
 }
 
+struct trace_opts {
+	double seconds;
+	bool xdp, stats, exact;
+	long long max_ifaces;
+};
+
+static const struct cli_option trace_options[] = {
+	CLI_SECONDS(struct trace_opts, seconds, "seconds", 0, "N", 0.001, 86400.0 * 365,
+		    "count for N seconds, not until Ctrl-C"),
+	CLI_FLAG(struct trace_opts, xdp, "xdp", 0, "also count what XDP programs do"),
+	CLI_FLAG(struct trace_opts, stats, "stats", 0, "the probes' own run time and count"),
+	CLI_FLAG(struct trace_opts, exact, "exact", 0, "every skb in the histograms, unsampled"),
+	CLI_INT(struct trace_opts, max_ifaces, "max-ifaces", 0, "N", 1, PROBES_MAX_IFACES,
+		"size the maps for N interfaces (to see the memory of a larger set)"),
+	CLI_OPTIONS_END,
+};
+
 static int cmd_trace(struct cli_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"seconds", required_argument, NULL, 's'},
-		{"xdp", no_argument, NULL, 'x'},
-		{"stats", no_argument, NULL, 'S'},
-		{"exact", no_argument, NULL, 'e'},
-		{"max-ifaces", required_argument, NULL, 'm'},
-		{NULL, 0, NULL, 0},
-	};
+	const struct trace_opts *o = ctx->opts;
 	struct rterr err = {0};
-	struct trace t = {0};
+	struct trace t = {.seconds = o->seconds,
+			  .opts = {.xdp = o->xdp, .run_stats = o->stats, .exact = o->exact}};
 	struct probes *p = NULL;
 	struct select_arg sa;
 	json_object *doc = NULL;
-	unsigned long max_ifaces = 0;
+	unsigned long max_ifaces = (unsigned long)o->max_ifaces;
 	sigset_t sigs, old;
 	double start;
 	unsigned int i;
-	char *end;
-	int opt, ret;
+	int ret;
 
-	/* optind 0 re-initialises getopt after main()'s pass; options may follow IFACEs. */
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			errno = 0;
-			t.seconds = strtod(optarg, &end);
-			if (errno || *end || !(t.seconds > 0) || t.seconds > 86400 * 365)
-				return usage(ctx, "--seconds needs a positive number of seconds");
-			break;
-		case 'x':
-			t.opts.xdp = true;
-			break;
-		case 'S':
-			t.opts.run_stats = true;
-			break;
-		case 'e':
-			t.opts.exact = true;
-			break;
-		case 'm':
-			errno = 0;
-			max_ifaces = strtoul(optarg, &end, 10);
-			if (errno || *end || !max_ifaces || max_ifaces > PROBES_MAX_IFACES)
-				return usage(ctx, "--max-ifaces needs a number from 1 to 4096");
-			break;
-		default:
-			return usage(ctx, "unknown option");
-		}
-	}
-	ret = parse_ifaces(&t, argc - optind, argv + optind, &err);
+	ret = parse_ifaces(&t, argc - 1, argv + 1, &err);
 	if (ret)
 		goto fail;
 	if (t.n > PROBES_MAX_IFACES) {
@@ -636,6 +607,12 @@ fail:
 	trace_free(&t);
 	return cli_fail(ctx, &err);
 }
-CLI_COMMAND(trace, .name = "trace", .usage = "trace [IFACE...] [--seconds N] [--exact]",
+CLI_COMMAND(trace, .name = "trace", .args = "[IFACE...]",
 	    .help = "attach the probes, count, print counters and histograms, detach",
-	    .run = cmd_trace);
+	    .details =
+		    "Without IFACE: every interface of the network namespace, and the host-wide\n"
+		    "counters. IFACE may be NETNS/IFACE, an interface of network namespace\n"
+		    "NETNS (/run/netns): the probes see every namespace, so one trace can\n"
+		    "count interfaces of several (both ends of a veth pair). No daemon needed.",
+	    .example = "trace eth0 --seconds 10", .options = trace_options,
+	    .opts_size = sizeof(struct trace_opts), .needs = CLI_NEEDS_BPF, .run = cmd_trace);

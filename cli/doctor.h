@@ -7,9 +7,8 @@
 
 /*
  * rtltune doctor (docs/doctor.md): cmd_doctor.c asks and builds one JSON document,
- * doctor_out.c renders it as text and prints the usage.
+ * doctor_out.c renders it as text.
  */
 void doctor_render(json_object *doc);
-void doctor_usage(FILE *out);
 
 #endif

@@ -5,32 +5,6 @@
 
 #include "cli.h"
 #include "doctor.h"
-#include "rtltune/config.h"
-
-void doctor_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: rtltune [--json] [--config FILE] doctor [IFACE...]\n"
-		"\n"
-		"What this host supports and what rtltune would do here: the kernel and its BTF,\n"
-		"this process's capabilities (what each is needed for), the probes' hooks "
-		"(tp_btf,\n"
-		"raw_tp) tried for real, each tracepoint the probes use, the ethtool and netdev\n"
-		"netlink families, the route invalidation call, per kernel feature the release\n"
-		"that brought it, and per interface (every link, or the ones named) the knobs it\n"
-		"takes, the chip database entry that limits it, and whether rtltuned would manage\n"
-		"it with its config (--config FILE or RTLTUNE_CONFIG, else %s)\n"
-		"and what its profile would change.\n"
-		"\n"
-		"Read-only: it changes no setting. The hooks are tried with a program that does\n"
-		"nothing, loaded and attached for the time of two system calls, then removed.\n"
-		"\n"
-		"Exit status: 0 when rtltuned can run with its probes here, 3 with what is "
-		"missing.\n"
-		"\n"
-		"Example: rtltune doctor eth0\n",
-		RTD_DEFAULT_CONFIG);
-}
 
 static json_object *get(json_object *o, const char *key)
 {

@@ -24,9 +24,12 @@ int cli_emit(struct cli_ctx *ctx, json_object *doc, void (*render_text)(json_obj
 	return code;
 }
 
-int cli_fail(struct cli_ctx *ctx, const struct rterr *err)
+int cli_fail(struct cli_ctx *ctx, const struct rterr *error)
 {
-	int code = err->kind == RTERR_NONE ? EXIT_SYSTEM : (int)err->kind;
+	int code = error->kind == RTERR_NONE ? EXIT_SYSTEM : (int)error->kind;
+	struct rterr explained = *error, *err = &explained;
+
+	cli_explain(ctx, err);
 
 	if (ctx->json) {
 		json_object *doc = json_object_new_object();

@@ -50,6 +50,7 @@ struct sweep_run {
 	bool restored;
 	const char *interrupted; /* the signal's name, or NULL */
 	char restore_error[1024];
+	char note[512]; /* said before the sweep and with its result: the IPv4 twin's cap */
 };
 
 /* The document of a run: `--json` prints it; the text and the chart are drawn from it. */

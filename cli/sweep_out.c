@@ -157,6 +157,7 @@ json_object *sweep_doc(const struct sweep_run *r)
 	json_object_object_add(o, "restored", json_object_new_boolean(r->restored));
 	json_object_object_add(o, "restore_error", cli_json_str(r->restore_error));
 	json_object_object_add(o, "interrupted", cli_json_str(r->interrupted));
+	json_object_object_add(o, "note", cli_json_str(r->note));
 	return o;
 }
 
@@ -241,6 +242,8 @@ void sweep_render_text(json_object *doc)
 			       cli_text_value(get(doc, "original"), a, sizeof(a)));
 		printf("\n");
 	}
+	if ((e = get(doc, "note")))
+		printf("note: %s\n", json_object_get_string(e));
 	if (json_object_get_boolean(get(doc, "restored")))
 		printf("%s is back at %s\n", knob,
 		       cli_text_value(get(doc, "original"), v, sizeof(v)));

@@ -2,7 +2,8 @@
 # shellcheck disable=SC2207 # COMPREPLY=($(compgen ...)) is the bash-completion idiom
 # Installed as completions/rtltune and completions/rtltuned (bash-completion loads a file by
 # the command's name). Completes commands, interface names (/sys/class/net), profile names
-# and chip ids (the same directories rtltune searches), histogram names and options.
+# and chip ids (the same directories rtltune searches), histogram names, network namespaces
+# for -n, and each command's options as its --help lists them.
 
 # Replaced by `make install` with the DATADIR the binaries were built for.
 _rtltune_datadir=/usr/share/rtltune
@@ -76,6 +77,31 @@ _rtltune_commands()
 	printf '%s\n' "$out" help
 }
 
+# The options of COMMAND (of rtltune itself without one) as its --help lists them; with a
+# third argument, only those that take a value. The binary's option tables are the source.
+_rtltune_options()
+{
+	"$1" ${2:+"$2"} --help 2>/dev/null | awk -v values="${3-}" '
+		/^Options/ { o = 1; next }
+		o && /^$/ { exit }
+		o {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^--/) {
+					if (!values || $(i + 1) ~ /^[A-Z]/)
+						print $i
+					break
+				}
+		}'
+}
+
+_rtltune_netns()
+{
+	local n
+	for n in /run/netns/*; do
+		[[ -e $n ]] && printf '%s\n' "${n##*/}"
+	done
+}
+
 _rtltune()
 {
 	local cur prev words cword
@@ -85,19 +111,22 @@ _rtltune()
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
-	local prog=${words[0]} cmd='' i nargs=0
-	local globals="--json --socket --help"
+	local prog=${words[0]} cmd='' i nargs=0 valopts='--socket'
 
 	# Find the command (the first word that is not a global option or its value); count
-	# the positional arguments after it.
+	# the positional arguments after it, skipping the values of its options.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--socket | --driver | --chip | --seconds | --watch | --lines | --settle | --svg | --since) ((i++)) ;;
-		--json | -j | --help | -h) ;;
-		-*) ;;
+		-n | --netns)
+			[[ -z $cmd ]] && ((i++))
+			;;
+		-*)
+			[[ " $valopts " == *" ${words[i]} "* ]] && ((i++))
+			;;
 		*)
 			if [[ -z $cmd ]]; then
 				cmd=${words[i]}
+				valopts="--socket $(_rtltune_options "$prog" "$cmd" values | tr '\n' ' ')"
 			else
 				((nargs++))
 			fi
@@ -106,20 +135,12 @@ _rtltune()
 	done
 
 	case $prev in
-	--socket)
+	--socket | --svg)
 		COMPREPLY=($(compgen -f -- "$cur"))
-		return
-		;;
-	--seconds | --watch | --lines | --settle)
-		COMPREPLY=()
 		return
 		;;
 	--since)
 		COMPREPLY=($(compgen -W "10m 30m 1h 6h 1d" -- "$cur"))
-		return
-		;;
-	--svg)
-		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
 	--driver)
@@ -130,35 +151,37 @@ _rtltune()
 		COMPREPLY=($(compgen -W "$(_rtltune_chip_ids "$prog")" -- "$cur"))
 		return
 		;;
+	-n | --netns)
+		if [[ -z $cmd ]]; then
+			COMPREPLY=($(compgen -W "$(_rtltune_netns)" -- "$cur"))
+			return
+		fi
+		;;
 	esac
+	# Any other option's value is a number: nothing to offer.
+	if [[ -n $cmd && $prev == -* && " $valopts " == *" $prev "* ]]; then
+		COMPREPLY=()
+		return
+	fi
 
 	if [[ -z $cmd ]]; then
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+			COMPREPLY=($(compgen -W "$(_rtltune_options "$prog") -n" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_rtltune_commands "$prog")" -- "$cur"))
 		fi
 		return
 	fi
 
-	local opts='' words_for=''
+	local words_for=''
 	case $cmd in
-	show | restore)
+	show | restore | trace)
 		words_for=$(_rtltune_ifaces)
 		;;
-	chips | status | recommend)
+	chips | status | recommend | stats | report)
 		((nargs == 0)) && words_for=$(_rtltune_ifaces)
-		;;
-	stats)
-		opts="--watch"
-		((nargs == 0)) && words_for=$(_rtltune_ifaces)
-		;;
-	trace)
-		opts="--seconds"
-		words_for=$(_rtltune_ifaces)
 		;;
 	sweep)
-		opts="--seconds --settle --svg"
 		if ((nargs == 0)); then
 			words_for=$(_rtltune_ifaces)
 		elif ((nargs == 1)); then
@@ -167,12 +190,7 @@ _rtltune()
 			words_for="max on off"
 		fi
 		;;
-	report)
-		opts="--svg --since"
-		((nargs == 0)) && words_for=$(_rtltune_ifaces)
-		;;
 	apply | verify)
-		[[ $cmd == apply ]] && opts="--dry-run"
 		if ((nargs == 0)); then
 			if [[ $cur == */* || $cur == .* ]]; then
 				# A PROFILE containing '/' is a file.
@@ -186,26 +204,20 @@ _rtltune()
 		fi
 		;;
 	profile)
-		opts="--driver --chip"
 		if ((nargs == 0)); then
-			words_for=show opts=
+			words_for=show
 		elif ((nargs == 1)); then
 			words_for=$(_rtltune_profiles "$prog")
 		fi
 		;;
 	hist)
-		opts="--window"
 		if ((nargs == 0)); then
 			words_for=$(_rtltune_ifaces)
 		elif ((nargs == 1)); then
 			words_for="tx_skb_bytes tx_gso_size_bytes tx_gso_segments rx_frame_bytes rx_skb_bytes"
 		fi
 		;;
-	log)
-		opts="--journal --follow --lines"
-		;;
 	knobs)
-		opts="--names"
 		words_for=$(_rtltune_knobs "$prog")
 		;;
 	autotune)
@@ -217,7 +229,7 @@ _rtltune()
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$opts --json" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_rtltune_options "$prog" "$cmd") --json --socket" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W "$words_for" -- "$cur"))
 	fi

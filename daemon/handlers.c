@@ -466,7 +466,8 @@ static json_object *h_recommend(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
-/* Interfaces an apply/restore request names ("ifaces": [...]), else the managed ones. */
+/* Interfaces an apply/restore request names ("ifaces": [...], each once), else the managed
+ * ones. */
 static int req_targets(json_object *req, struct iface **out, unsigned int max, struct rterr *err)
 {
 	json_object *arr;
@@ -486,10 +487,16 @@ static int req_targets(json_object *req, struct iface **out, unsigned int max, s
 	for (i = 0; i < len && n < max; i++) {
 		const char *name = json_object_get_string(json_object_array_get_idx(arr, i));
 
+		unsigned int k;
+
 		ifc = name ? iface_by_name(name) : NULL;
 		if (!ifc)
 			return rterr_input(err, "no such interface: %s", name ? name : "(null)");
-		out[n++] = ifc;
+		/* A name given twice is applied (and journaled) once. */
+		for (k = 0; k < n && out[k] != ifc; k++)
+			;
+		if (k == n)
+			out[n++] = ifc;
 	}
 	return (int)n;
 }

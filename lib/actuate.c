@@ -512,6 +512,9 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 		done = i + 1;
 		if (r < 0)
 			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
+		/* The kernel's errno stays the item's: the caller explains an EPERM. */
+		if (r < 0)
+			ri->it->err.errnum = -r;
 	}
 	for (i = 0; i < nd && !failure[0]; i++)
 		if (read_back(a, run[i].plan, failure, sizeof(failure)) < 0 &&

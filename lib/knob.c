@@ -244,6 +244,11 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 		snprintf(why, whylen, "%s expects on, off, max or keep, got '%s'", d->name, text);
 		return -EINVAL;
 	}
+	if (text[0] == '-' && isdigit((unsigned char)text[1])) {
+		snprintf(why, whylen, "%s %s is out of range (0 to %lld)", d->name, text,
+			 (long long)d->max);
+		return -EINVAL;
+	}
 	if (!isdigit((unsigned char)text[0]))
 		goto bad;
 	errno = 0;

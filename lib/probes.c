@@ -133,6 +133,16 @@ static void verifier_complaint(const char *log)
 	}
 }
 
+/* libbpf ends a line with its errno as a number ("...: -1"): the message gets the errno's
+ * text anyway (rterr_sys()), so the number goes. */
+static void trim_errno(char *line)
+{
+	char *p = strrchr(line, ':');
+
+	if (p && p[1] == ' ' && p[2] == '-' && p[3] && !p[3 + strspn(p + 3, "0123456789")])
+		*p = '\0';
+}
+
 static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char *text = NULL, *line;
@@ -144,6 +154,7 @@ static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_lis
 	if (strstr(line, "BEGIN PROG LOAD LOG"))
 		verifier_complaint(line);
 	line[strcspn(line, "\n")] = '\0';
+	trim_errno(line);
 	if (line[0])
 		snprintf(libbpf_said.last, sizeof(libbpf_said.last), "%s", line);
 	p = strstr(line, "prog '");

@@ -49,10 +49,10 @@ struct parse {
 	char *buf;
 	size_t buflen;
 	unsigned int lineno;
-	int section;	       /* index into layer->sections, or SECTION_* */
-	char pending_why[256]; /* a comment line directly above the current line */
-	char line_why[256];    /* the why for the key on the current line */
-	int rc;		       /* first error (negative errno); err then holds the message */
+	int section;		/* index into layer->sections, or SECTION_* */
+	char pending_why[1024]; /* the comment lines directly above the current line */
+	char line_why[1024];	/* the why for the key on the current line */
+	int rc;			/* first error (negative errno); err then holds the message */
 };
 
 static const char *pool_add(struct profile_priv *pv, char *s)
@@ -259,7 +259,11 @@ static char *read_line(char *out, int size, void *stream)
 		s += 3; /* UTF-8 byte order mark from Windows editors */
 	s = trim(s);
 	if (*s == '#' || *s == ';') {
-		snprintf(ps->pending_why, sizeof(ps->pending_why), "%s", trim(s + 1));
+		/* A comment of several lines explains the key below it as a whole. */
+		size_t have = strlen(ps->pending_why);
+
+		snprintf(ps->pending_why + have, sizeof(ps->pending_why) - have, "%s%s",
+			 have ? " " : "", trim(s + 1));
 		out[0] = '\0';
 		return out;
 	}

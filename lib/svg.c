@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtltune/paths.h"
@@ -315,6 +316,29 @@ const char *svg_si_prefix(double max_abs, double *divisor)
 }
 
 /* ---- files ----------------------------------------------------------------------------- */
+
+int svg_check_writable(const char *path, struct rterr *err)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (!*path)
+		return rterr_input(err, "--svg: an empty file name");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return rterr_input(err, "--svg %s: a directory, not a file to write", path);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return rterr_input(err, "--svg %s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rterr_sys(err, errno, "--svg %s: cannot write a file there", path);
+		err->kind = RTERR_INPUT;
+		return -err->errnum;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
 
 int svg_write_file(const char *path, const char *svg, size_t len, struct rterr *err)
 {

@@ -13,6 +13,7 @@ enum rterr_kind {
 	RTERR_DIFF = 1,	  /* a check found differences */
 	RTERR_INPUT = 2,  /* usage or bad input: file:line or argument named in msg */
 	RTERR_SYSTEM = 3, /* the kernel refused: msg carries strerror and any limit */
+	RTERR_EMPTY = 4,  /* a selection matched nothing: msg says which rule left nothing */
 };
 
 struct rterr {

@@ -127,6 +127,12 @@ int svg_render_timeline(const struct svg_timeline *chart, char **svg, size_t *le
 
 /* Write a document to path atomically (temporary file in the same directory, rename). */
 int svg_write_file(const char *path, const char *svg, size_t len, struct rterr *err);
+/*
+ * Whether svg_write_file() could write path now: its temporary file is created and removed
+ * again. For commands that write a chart after a long run (sweep): a path that cannot be
+ * written is refused (RTERR_INPUT, with the errno text) before the run, not after it.
+ */
+int svg_check_writable(const char *path, struct rterr *err);
 
 const char *svg_event_kind_name(enum svg_event_kind kind);
 

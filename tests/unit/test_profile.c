@@ -96,10 +96,12 @@ static void test_parse_values_and_comments(void **state)
 	assert_ptr_equal(c, &p->sections[2]);
 	assert_string_equal(d->name, "driver:r8169");
 	assert_string_equal(c->match, "rtl8126a");
-	assert_setting(&d->knobs[KNOB_GSO_MAX_SIZE], KV_NUMBER, 64000, "ok/basic.conf", 16);
+	assert_setting(&d->knobs[KNOB_GSO_MAX_SIZE], KV_NUMBER, 64000, "ok/basic.conf", 18);
+	/* A comment of several lines is kept whole, its lines joined. */
+	assert_string_equal(d->knobs[KNOB_GSO_MAX_SIZE].why, "a why of two lines is one why");
 	assert_string_equal(d->knobs[KNOB_GSO_MAX_SIZE].section, "driver:r8169");
 	assert_int_equal(d->knobs[KNOB_GSO_MAX_SIZE].scope, PROFILE_SCOPE_DRIVER);
-	assert_setting(&c->knobs[KNOB_TSO], KV_NUMBER, 0, "ok/basic.conf", 19);
+	assert_setting(&c->knobs[KNOB_TSO], KV_NUMBER, 0, "ok/basic.conf", 21);
 	assert_setting(&d->knobs[KNOB_TSO], KV_UNSET, 0, NULL, 0);
 	assert_null(profile_find_section(p, PROFILE_SCOPE_DRIVER, "fec"));
 	assert_null(profile_find_section(p, PROFILE_SCOPE_CHIP, NULL));
