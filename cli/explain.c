@@ -4,29 +4,19 @@
  * command needs (its CLI_NEEDS_* bits) and the capabilities this process holds, in one place
  * for every command. The kernel's own text stays first; the remedy follows it.
  */
-#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "rtltune/hostcheck.h"
 
-#ifndef CAP_PERFMON
-#define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
-#endif
-
-static bool have_cap(int cap)
+/* The effective set by capget(2), as rtltune doctor reads it (lib/hostcheck.c). */
+static bool have_cap(enum hc_cap cap)
 {
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {0};
+	struct hc_caps caps;
+	struct rterr err;
 
-	if (syscall(SYS_capget, &h, d) < 0)
-		return false;
-	return d[cap / 32].effective & (1u << (cap % 32));
+	return hostcheck_caps(&caps, &err) == 0 && caps.have[cap];
 }
 
 /* Append "A", "A and B", "A, B and C" from list[0..n). */
@@ -47,7 +37,8 @@ void cli_explain(const struct cli_ctx *ctx, struct rterr *err)
 {
 	const char *needs[4], *lacks[8], *who = ctx->cmd ? ctx->cmd->name : NULL;
 	unsigned int n_needs = 0, n_lacks = 0;
-	bool bpf_ok = have_cap(CAP_SYS_ADMIN) || (have_cap(CAP_BPF) && have_cap(CAP_PERFMON));
+	bool bpf_ok =
+		have_cap(HC_CAP_SYS_ADMIN) || (have_cap(HC_CAP_BPF) && have_cap(HC_CAP_PERFMON));
 	char what[512] = "", hint[768];
 
 	if ((err->errnum != EPERM && err->errnum != EACCES) || strstr(err->msg, "root"))
@@ -65,12 +56,12 @@ void cli_explain(const struct cli_ctx *ctx, struct rterr *err)
 		return;
 	if (ctx->needs & CLI_NEEDS_NETNS) {
 		needs[n_needs++] = "CAP_SYS_ADMIN to enter a network namespace";
-		if (!have_cap(CAP_SYS_ADMIN))
+		if (!have_cap(HC_CAP_SYS_ADMIN))
 			lacks[n_lacks++] = "CAP_SYS_ADMIN";
 	}
 	if (ctx->needs & CLI_NEEDS_NET_ADMIN) {
 		needs[n_needs++] = "CAP_NET_ADMIN to change interfaces";
-		if (!have_cap(CAP_NET_ADMIN))
+		if (!have_cap(HC_CAP_NET_ADMIN))
 			lacks[n_lacks++] = "CAP_NET_ADMIN";
 	}
 	if (ctx->needs & CLI_NEEDS_BPF) {
