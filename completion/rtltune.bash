@@ -72,7 +72,7 @@ _rtltune_commands()
 {
 	local out
 	out=$("$1" --help 2>/dev/null | awk '/^Commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 } c && /^$/ { exit }')
-	[[ -n $out ]] || out="show chips profiles profile apply verify restore trace sweep report status stats hist log autotune recommend version"
+	[[ -n $out ]] || out="show chips profiles profile apply verify restore trace sweep report doctor status stats hist log autotune recommend version"
 	printf '%s\n' "$out" help
 }
 
@@ -86,13 +86,13 @@ _rtltune()
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
 	local prog=${words[0]} cmd='' i nargs=0
-	local globals="--json --socket --help"
+	local globals="--json --socket --config --help"
 
 	# Find the command (the first word that is not a global option or its value); count
 	# the positional arguments after it.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		--socket | --driver | --chip | --seconds | --watch | --lines | --settle | --svg | --since) ((i++)) ;;
+		--socket | --config | --driver | --chip | --seconds | --watch | --lines | --settle | --svg | --since) ((i++)) ;;
 		--json | -j | --help | -h) ;;
 		-*) ;;
 		*)
@@ -106,7 +106,7 @@ _rtltune()
 	done
 
 	case $prev in
-	--socket)
+	--socket | --config)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -143,7 +143,7 @@ _rtltune()
 
 	local opts='' words_for=''
 	case $cmd in
-	show | restore)
+	show | restore | doctor)
 		words_for=$(_rtltune_ifaces)
 		;;
 	chips | status | recommend)
