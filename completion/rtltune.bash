@@ -111,7 +111,7 @@ _rtltune()
 		cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 		words=("${COMP_WORDS[@]}") cword=$COMP_CWORD
 	fi
-	local prog=${words[0]} cmd='' i nargs=0 valopts='--socket'
+	local prog=${words[0]} cmd='' i nargs=0 valopts='--socket --config'
 
 	# Find the command (the first word that is not a global option or its value); count
 	# the positional arguments after it, skipping the values of its options.
@@ -126,7 +126,7 @@ _rtltune()
 		*)
 			if [[ -z $cmd ]]; then
 				cmd=${words[i]}
-				valopts="--socket $(_rtltune_options "$prog" "$cmd" values | tr '\n' ' ')"
+				valopts="--socket --config $(_rtltune_options "$prog" "$cmd" values | tr '\n' ' ')"
 			else
 				((nargs++))
 			fi
@@ -135,7 +135,7 @@ _rtltune()
 	done
 
 	case $prev in
-	--socket | --svg)
+	--socket | --config | --svg)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -175,7 +175,7 @@ _rtltune()
 
 	local words_for=''
 	case $cmd in
-	show | restore | trace)
+	show | restore | trace | doctor)
 		words_for=$(_rtltune_ifaces)
 		;;
 	chips | status | recommend | stats | report)
@@ -229,7 +229,7 @@ _rtltune()
 		;;
 	esac
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "$(_rtltune_options "$prog" "$cmd") --json --socket" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_rtltune_options "$prog" "$cmd") --json --socket --config" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -W "$words_for" -- "$cur"))
 	fi

@@ -12,3 +12,15 @@ bench_netns_del() {
 	local ns
 	for ns; do ip netns del "$ns" 2>/dev/null || true; done
 }
+# bench_perf_share PERF_REPORT: "BUSY PROBES" from `perf report --sort sym --stdio -n`:
+# the samples not in the idle loop, and those in the kernel's dispatch of a tracepoint
+# program (bpf_trace_run*, __bpf_trace_*) or in a program of ours (its subprograms included:
+# bpf_prog_<tag>_<name>).
+bench_perf_share() {
+	awk '
+		/^#/ || NF < 4 { next }
+		{ n = $2; sym = $4; total += n }
+		sym ~ /^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|cpu_idle_poll|poll_idle|intel_idle|acpi_idle|mwait_idle|do_idle|cpuidle_enter_state)$/ { idle += n; next }
+		sym ~ /^(bpf_trace_run[0-9]+|__bpf_trace_)/ || sym ~ /^bpf_prog_[0-9a-f]+_(rtl_|bucket_add|sample_hit)/ { probes += n }
+		END { printf "%d %d\n", total - idle, probes }' "$1"
+}

@@ -158,12 +158,7 @@ cpu_share() {
 	[ "$mode" = off ] || stop_trace
 	perf report -i "$TMP/perf.data" --sort sym --stdio -n 2>"$TMP/perf.err" >"$TMP/perf.txt" ||
 		{ echo "bench-probes: perf report failed: $(cat "$TMP/perf.err")" >&2; exit 2; }
-	awk '
-		/^#/ || NF < 4 { next }
-		{ n = $2; sym = $4; total += n }
-		sym ~ /^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|cpu_idle_poll|poll_idle|intel_idle|acpi_idle|mwait_idle|do_idle|cpuidle_enter_state)$/ { idle += n; next }
-		sym ~ /^(bpf_trace_run[0-9]+|__bpf_trace_)/ || sym ~ /^bpf_prog_[0-9a-f]+_(rtl_|bucket_add|sample_hit)/ { probes += n }
-		END { printf "%d %d\n", total - idle, probes }' "$TMP/perf.txt" >"$TMP/share.$mode"
+	bench_perf_share "$TMP/perf.txt" >"$TMP/share.$mode"
 	read -r i _ <"$TMP/share.$mode"
 	[ "$i" -gt 0 ] || { echo "bench-probes: perf took no busy sample ($mode)" >&2; exit 2; }
 	# Programs that ran on every frame and left no sample under a name of ours: perf could

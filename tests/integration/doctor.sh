@@ -68,7 +68,7 @@ t_rtl "$ns" --config "$conf" doctor >"$T_TMP/ns.txt" || rc=$?
 t_eq "$rc" 0 "exit status in the namespace"
 j=$(t_rtl "$ns" --config "$conf" --json doctor)
 t_eq "$(t_link_state "$ns" va)" "$before" "va's settings after doctor (nothing applied)"
-t_eq "$(jq -r '[.interfaces[].ifname] | join(",")' <<<"$j")" lo,va,vb "every link of the namespace"
+t_eq "$(jq -r '[.interfaces[].ifname] | sort | join(",")' <<<"$j")" lo,va,vb "every link of the namespace"
 va() { jq -r ".interfaces[] | select(.ifname == \"va\") | $1" <<<"$j"; }
 t_eq "$(va .managed)" true "va managed"
 t_eq "$(va .why)" "named by interfaces" "why va"
