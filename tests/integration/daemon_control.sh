@@ -14,8 +14,12 @@ ip link add rtd0 netns "$NS" type veth peer name rtd1 netns "$NS"
 rc=0
 out=$(d_rtl status 2>&1) || rc=$?
 t_eq "$rc" 3 "status exit code without a daemon"
-t_eq "$out" "rtltune: rtltuned is not running (connect $D_SOCK: No such file or directory)" \
+t_eq "$(sed -n 1p <<<"$out")" "rtltune: rtltuned is not running (connect $D_SOCK: No such file or directory)" \
 	"message without a daemon"
+# Where it looked (d_rtl sets RTLTUNE_SOCKET) follows: cli_socket_lookup checks every case.
+t_eq "$(sed -n 2p <<<"$out")" \
+	"  looked at: --socket (not given); RTLTUNE_SOCKET=$D_SOCK (used: it wins over the daemon's config)" \
+	"where it looked"
 rc=0
 out=$(d_rtl --json stats) || rc=$?
 t_eq "$rc" 3 "stats --json exit code without a daemon"
