@@ -170,4 +170,4 @@ static int cmd_version(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, NULL, EXIT_OK);
 }
 CLI_COMMAND(version, .name = "version", .help = "print the version (also rtltune -V, --version)",
-	    .example = "--json version", .run = cmd_version);
+	    .example = "version --json", .run = cmd_version);
