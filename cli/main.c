@@ -114,10 +114,8 @@ int main(int argc, char **argv)
 		ctx.cmd = cli_find_command("version");
 		return ctx.cmd->run(&ctx, 1, version_argv);
 	}
-	if (!n_pos) {
-		fprintf(stderr, "rtltune: a COMMAND is missing (rtltune --help lists them)\n");
-		return EXIT_USAGE;
-	}
+	if (!n_pos)
+		return cli_usage_error(&ctx, "a COMMAND is missing (rtltune --help lists them)");
 	if (strcmp(argv[at], "help") == 0) {
 		/* "rtltune help [COMMAND]", as git and ip take it */
 		if (at + 1 >= argc)
