@@ -83,10 +83,11 @@ int cli_fail(struct cli_ctx *ctx, const struct rterr *err);
 int cli_usage_error(struct cli_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * A refusal by the system (EPERM, EACCES) gets what is missing appended to err's message,
- * decided here from ctx->needs and the process's capabilities: "rtltune apply needs
- * CAP_NET_ADMIN to change interfaces, and this process lacks it: run it as root". cli_fail()
- * calls it; so does every place that shows an error without failing the whole command.
+ * A refusal by the system (EPERM; EACCES in the state dir) gets what is missing appended
+ * to err's message, decided here from ctx->needs and the process's capabilities: " (rtltune
+ * apply needs CAP_NET_ADMIN to change interfaces; this process lacks CAP_NET_ADMIN: run it
+ * as root)". cli_fail() calls it; so does every place that shows an error without failing
+ * the whole command (an interface of several that failed).
  */
 void cli_explain(const struct cli_ctx *ctx, struct rterr *err);
 

@@ -363,19 +363,19 @@ static void twin_note(struct sweep_ctx *s, const struct nic *nic)
 		}
 		if (off < sizeof(steps))
 			off += (size_t)snprintf(steps + off, sizeof(steps) - off,
-						"%s%" PRId64 " (IPv4 at %" PRId64 ")",
-						n ? ", " : "", s->values[i], twin);
+						"%s%" PRId64 " runs at %" PRId64, n ? ", " : "",
+						s->values[i], twin);
 		n++;
 	}
 	if (!n)
 		return;
 	snprintf(s->run.note, sizeof(s->run.note),
-		 "%s above %d leaves %s as it is (the kernel moves it along only up to %d), and "
-		 "IPv4 traffic is sized by %s: on IPv4 the step%s %s measure%s no new %s; sweep "
-		 "%s for IPv4 above 64K",
+		 "%s above %d leaves %s where it is (the kernel moves it along only up to %d), "
+		 "and IPv4 traffic is sized by %s: on IPv4 the step %s; sweep %s to measure IPv4 "
+		 "above 64K",
 		 d->name, GSO_LEGACY_MAX_SIZE, knob_name((enum knob_id)d->twin),
-		 GSO_LEGACY_MAX_SIZE, knob_name((enum knob_id)d->twin), n == 1 ? "" : "s", steps,
-		 n == 1 ? "s" : "", d->name, knob_name((enum knob_id)d->twin));
+		 GSO_LEGACY_MAX_SIZE, knob_name((enum knob_id)d->twin), steps,
+		 knob_name((enum knob_id)d->twin));
 }
 
 /* Everything checked before anything changes: the interface, the knob, every value. */

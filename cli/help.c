@@ -99,6 +99,7 @@ static json_object *command_json(const struct cli_command *c)
 	}
 	json_object_object_add(o, "name", json_object_new_string(c->name));
 	json_object_object_add(o, "usage", cli_json_str(usage));
+	json_object_object_add(o, "args", cli_json_str(c->args));
 	json_object_object_add(o, "help", json_object_new_string(c->help));
 	json_object_object_add(o, "details", cli_json_str(c->details));
 	json_object_object_add(o, "example", cli_json_str(c->example));

@@ -113,10 +113,8 @@ int main(int argc, char **argv)
 		ctx.cmd = cli_find_command("version");
 		return ctx.cmd->run(&ctx, 1, version_argv);
 	}
-	if (!n_pos) {
-		fprintf(stderr, "rtltune: a COMMAND is missing (rtltune --help lists them)\n");
-		return EXIT_USAGE;
-	}
+	if (!n_pos)
+		return cli_usage_error(&ctx, "a COMMAND is missing (rtltune --help lists them)");
 	if (strcmp(argv[at], "help") == 0) {
 		/* "rtltune help [COMMAND]", as git and ip take it */
 		if (at + 1 >= argc)
@@ -168,4 +166,4 @@ static int cmd_version(struct cli_ctx *ctx, int argc, char **argv)
 	return cli_emit(ctx, doc, NULL, EXIT_OK);
 }
 CLI_COMMAND(version, .name = "version", .help = "print the version (also rtltune -V, --version)",
-	    .example = "--json version", .run = cmd_version);
+	    .example = "version --json", .run = cmd_version);

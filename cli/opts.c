@@ -45,10 +45,10 @@ static int set_value(const struct cli_option *o, void *dst, const char *word, co
 
 	switch (o->type) {
 	case CLI_OPT_FLAG:
-		*(bool *)field = true;
+		memcpy(field, &(bool){true}, sizeof(bool));
 		return 0;
 	case CLI_OPT_STRING:
-		*(const char **)field = text;
+		memcpy(field, &text, sizeof(text));
 		return 0;
 	case CLI_OPT_INT:
 		errno = 0;
@@ -59,7 +59,7 @@ static int set_value(const struct cli_option *o, void *dst, const char *word, co
 		if (errno == ERANGE || v < o->min || v > o->max)
 			return rterr_input(err, "%s %s is out of range (%lld to %lld)", word, text,
 					   o->min, o->max);
-		*(long long *)field = v;
+		memcpy(field, &v, sizeof(v));
 		return 0;
 	case CLI_OPT_SECONDS:
 		errno = 0;
@@ -70,7 +70,7 @@ static int set_value(const struct cli_option *o, void *dst, const char *word, co
 		if (errno == ERANGE || d < o->dmin || d > o->dmax)
 			return rterr_input(err, "%s %s is out of range (%.10g to %.10g seconds)",
 					   word, text, o->dmin, o->dmax);
-		*(double *)field = d;
+		memcpy(field, &d, sizeof(d));
 		return 0;
 	case CLI_OPT_PARSE:
 		why[0] = '\0';
@@ -193,10 +193,15 @@ int cli_opts_check_required(const struct cli_optset *sets, unsigned int n_sets, 
 	unsigned int i;
 
 	for (i = 0; i < n_sets; i++)
-		for (o = sets[i].options; o && o->name; o++)
-			if (o->required && o->type == CLI_OPT_STRING &&
-			    !*(const char **)((char *)sets[i].dst + o->offset))
+		for (o = sets[i].options; o && o->name; o++) {
+			const char *given = NULL;
+
+			if (!o->required || o->type != CLI_OPT_STRING)
+				continue;
+			memcpy(&given, (char *)sets[i].dst + o->offset, sizeof(given));
+			if (!given)
 				return rterr_input(err, "--%s %s missing", o->name, o->arg);
+		}
 	return 0;
 }
 

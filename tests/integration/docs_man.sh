@@ -69,10 +69,25 @@ check_words man/rtltune.8 COMMANDS "command" $cmds
 envs=$("$RTLTUNE" --help | grep -oE 'RTLTUNE_[A-Z_]+' | sort -u)
 # shellcheck disable=SC2086
 check_words man/rtltune.8 ENVIRONMENT "variable" $envs
-for code in 0 1 2 3; do
+for code in 0 1 2 3 4; do
 	section man/rtltune.8 "EXIT STATUS" | grep -qE "^ +$code( |$)" || t_fail "rtltune.8: exit status $code"
 done
-echo "ok: rtltune.8 documents exit statuses 0-3"
+echo "ok: rtltune.8 documents exit statuses 0-4"
+
+# Every option of every command (the binary's own tables) in that command's entry, and
+# every global option in OPTIONS.
+section man/rtltune.8 COMMANDS | awk '/^       [a-z]/ { cmd = $1 } cmd { print cmd "\t" $0 }' >"$T_TMP/entries"
+"$RTLTUNE" --json --help >"$T_TMP/help.json"
+n=0
+while IFS=$'\t' read -r c o; do
+	grep -P "^$c\t" "$T_TMP/entries" | grep -qF -- "$o" || t_fail "rtltune.8: $c's option $o not in its entry"
+	n=$((n + 1))
+done < <(jq -r '.commands[] | .name as $c | .options[] | select(.name != "--help") | [$c, .name] | @tsv' "$T_TMP/help.json")
+t_ge "$n" 15 "command options documented in their COMMANDS entry"
+for o in $(jq -r '.options[].name' "$T_TMP/help.json"); do
+	section man/rtltune.8 OPTIONS | grep -qE -- "^ +(-[a-zA-Z], )?$o( |,|$)" || t_fail "rtltune.8: global option $o not in OPTIONS"
+done
+echo "ok: rtltune.8 documents every global option"
 
 opts=$("$RTLTUNED" --help | grep -oE -- '--[a-z-]+' | sort -u)
 t_ge "$(wc -w <<<"$opts")" 8 "options listed by rtltuned --help"

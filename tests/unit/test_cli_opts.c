@@ -192,6 +192,29 @@ static void test_help(void **state)
 	refused(parse(&r, "--help=x", NULL), "--help takes no value, got '--help=x'");
 }
 
+/* A required option absent: named with its value (report --svg FILE). */
+static void test_required(void **state)
+{
+	static const struct cli_option req[] = {
+		{.name = "svg",
+		 .type = CLI_OPT_STRING,
+		 .arg = "FILE",
+		 .help = "a chart",
+		 .offset = CLI_FIELD(struct t_opts, path, const char *),
+		 .required = true},
+		CLI_OPTIONS_END,
+	};
+	struct t_opts o = {0};
+	struct cli_optset set = {req, &o};
+	struct rterr err = {0};
+
+	(void)state;
+	assert_int_equal(cli_opts_check_required(&set, 1, &err), -EINVAL);
+	assert_string_equal(err.msg, "--svg FILE missing");
+	o.path = "x.svg";
+	assert_int_equal(cli_opts_check_required(&set, 1, &err), 0);
+}
+
 /* Before the command: the first positional (the command) ends the parse. */
 static void test_stop_at_command(void **state)
 {
@@ -278,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_refusals_name_the_word),
 		cmocka_unit_test(test_int_ranges),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_required),
 		cmocka_unit_test(test_stop_at_command),
 		cmocka_unit_test(test_positional_counts),
 		cmocka_unit_test(test_help_text),
