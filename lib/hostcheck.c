@@ -218,7 +218,7 @@ static const struct hc_feature feature_rows[HC_F__COUNT] = {
 
 const char *hc_state_name(enum hc_state s)
 {
-	return s == HC_YES ? "yes" : s == HC_NO ? "no" : "unknown";
+	return s == HC_YES ? "yes" : "no";
 }
 
 static bool release_at_least(const struct hostcheck *hc, const struct hc_feature *f)

@@ -93,8 +93,9 @@ enum hc_feature_id {
 	HC_F__COUNT
 };
 
-enum hc_state { HC_NO, HC_YES, HC_UNKNOWN };
-const char *hc_state_name(enum hc_state s); /* "no", "yes", "unknown" */
+/* Asked of the kernel, or judged by the release when it cannot be (how says which). */
+enum hc_state { HC_NO, HC_YES };
+const char *hc_state_name(enum hc_state s); /* "no", "yes" */
 
 struct hc_feature {
 	const char *key;     /* "big_tcp_ipv4": the doctor's JSON key */
