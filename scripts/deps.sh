@@ -27,6 +27,7 @@ tests=(
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 	libxml2-utils librsvg2-bin              # xmllint and rsvg-convert: every chart rtltune draws is checked
+	curl                                    # README's metrics sample, run by docs_readme_samples
 )
 bench=(
 	linux-perf                              # make bench: the probes' share of the busy CPU
