@@ -1,5 +1,6 @@
 #!/bin/bash
-# README.md and docs/fleet.md say what the code does: the README's chip table is the chip
+# README.md and docs/fleet.md say what the code does (and the docs index lists every
+# document, and kernel facts are cited from docs/kernel.md): the README's chip table is the chip
 # database (every entry, with its limits and quirks), every `rtltune COMMAND` they show is a command
 # rtltune has, and every rule and alert docs/fleet.md names is in the shipped rules.
 . "$(dirname "$0")/../lib.sh"
@@ -51,3 +52,17 @@ for a in $(grep -ohE '`Rtltune[A-Za-z]+`' docs/fleet.md | tr -d '`' | sort -u); 
 	n=$((n + 1))
 done
 t_eq "$n" "$(grep -oE 'alert: Rtltune[A-Za-z]+' "$rules" | sort -u | wc -l)" "alerts fleet.md explains (all of them)"
+
+# The docs index (docs/README.md) lists every document and directory in docs/, and only those.
+ls docs | grep -vx README.md | sed 's|^\(.*\)$|\1|' | while read -r f; do
+	[ -d "docs/$f" ] && f="$f/"
+	echo "$f"
+done | sort >"$T_TMP/docs"
+grep -oE '^\| \[[^]]+\]\(([^)]+)\)' docs/README.md | sed -E 's/.*\(([^)]+)\)/\1/' | sort >"$T_TMP/index"
+diff "$T_TMP/docs" "$T_TMP/index" || t_fail "docs/README.md and docs/ differ (<: in docs/ only, >: in the index only)"
+t_ge "$(wc -l <"$T_TMP/index")" 18 "documents in the docs index"
+# No file cites a notes file outside the project: kernel facts are cited from docs/kernel.md.
+if grep -rnI --exclude-dir=build --exclude-dir=.git --exclude=docs_readme.sh KERNEL-NOTES .; then
+	t_fail "the files above cite KERNEL-NOTES, which is not in the project: cite docs/kernel.md"
+fi
+echo "ok: nothing cites KERNEL-NOTES"
