@@ -150,9 +150,11 @@ paths() {
 # (rtltune from the build, as if installed), each shown as `$ COMMAND` with what it printed
 # (stdout and stderr); `echo $?` shows the previous command's exit status.
 sample() {
-	local name=$1 ns=$2
+	local name=$1 ns=$2 env=()
 	shift 2
-	ip netns exec "$ns" env PATH="$TOP/build:$PATH" bash -c '
+	# In C there is no daemon: no socket, a journal of the CLI's own.
+	[ "$ns" = "$C" ] && env=(-u RTLTUNE_SOCKET RTLTUNE_STATE_DIR="$tmp/cli-state")
+	ip netns exec "$ns" env "${env[@]}" PATH="$TOP/build:$PATH" bash -c '
 		rc=0
 		for cmd in "$@"; do
 			[ "$cmd" = "$1" ] || echo
