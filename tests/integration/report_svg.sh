@@ -19,7 +19,7 @@ tn_setup
 ip -n "$TN_A" link set ta gso_max_size 16384
 # Two knobs the tuner leaves alone, applied with the CLI before rtltuned runs.
 printf '[knobs]\ntxqueuelen = 500\ngso_max_segs = 30000\n' >"$T_TMP/pre.conf"
-t_rtl "$TN_A" apply "$T_TMP/pre.conf" ta >/dev/null
+t_rtl "$TN_A" apply "$T_TMP/pre.conf" ta >"$T_TMP/pre.out" 2>&1 || { cat "$T_TMP/pre.out"; t_fail "apply before rtltuned failed"; }
 printf '[daemon]\nsample_interval = 250ms\n' >"$T_TMP/rtltuned.conf"
 d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 t_defer tn_dump_on_fail
@@ -35,7 +35,8 @@ for ((i = 0; i < 100; i++)); do
 done
 t_eq "$(d_rtl --json status ta | jq -r '.interfaces[0].manual | index("gro") != null')" true "gro taken as changed outside rtltune"
 # Back to the originals, through rtltuned: txqueuelen 500 -> 1000 among them.
-d_rtl restore ta >"$T_TMP/restore.out" || { cat "$T_TMP/restore.out"; t_fail "restore failed"; }
+RTLTUNE_SOCKET=$D_SOCK t_rtl "$TN_A" restore ta >"$T_TMP/restore.out" 2>&1 ||
+	{ cat "$T_TMP/restore.out"; t_fail "restore failed"; }
 grep -q '^ta txqueuelen 500 -> 1000$' "$T_TMP/restore.out" || t_fail "restore did not put txqueuelen back: $(cat "$T_TMP/restore.out")"
 
 svg=$T_TMP/report.svg
