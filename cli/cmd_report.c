@@ -229,7 +229,8 @@ static int write_chart(json_object *doc, const char *path, struct rterr *err)
 			 * tooltip and in the text output. */
 			if (!strchr(m->label, ',')) {
 				event_verb(head, verb, sizeof(verb));
-				snprintf(m->label, sizeof(m->label), "%s %s", verb,
+				snprintf(m->label, sizeof(m->label), "%s%s %s", verb,
+					 kind_of(head) == SVG_EV_EXTERNAL ? ":" : "",
 					 json_object_get_string(get(head, "knob")));
 			}
 			append_item(m->label, sizeof(m->label), ", ",

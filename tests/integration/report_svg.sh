@@ -65,6 +65,7 @@ echo "# legend: $legend"
 grep -Eq '(^|\|)applied (txqueuelen, gso_max_segs|gso_max_segs, txqueuelen)(\||$)' <<<"$labels" ||
 	t_fail "the CLI's apply is not one marker 'applied txqueuelen, gso_max_segs': $labels"
 grep -Eq '(^|\|)restore [^|]*txqueuelen' <<<"$labels" || t_fail "no restore marker naming txqueuelen: $labels"
+grep -Eq '(^|\|)external: gro' <<<"$labels" || t_fail "no 'external: gro' marker: $labels"
 grep -q 'applied txqueuelen 500 -&gt; 1000\|applied [^<]*txqueuelen 500 -> 1000' "$svg" &&
 	t_fail "the restore is drawn as an apply"
 t_eq "$(x "count($G[@class='event']/*[local-name()='title'][starts-with(text(), 'restore at ') and contains(text(), 'txqueuelen 500 -> 1000')])")" 1 \
