@@ -78,6 +78,8 @@ static enum svg_event_kind kind_of(json_object *e)
 		return SVG_EV_ROLLED_BACK;
 	if (strcmp(outcome, "external") == 0)
 		return SVG_EV_EXTERNAL;
+	if (strcmp(outcome, "abandoned") == 0)
+		return SVG_EV_ABANDONED;
 	if (is_restore(e))
 		return SVG_EV_RESTORED;
 	if (strcmp(outcome, "applied") == 0)

@@ -38,6 +38,7 @@ static const struct {
 	[SVG_EV_KEPT] = {"kept", "#2ca02c", NULL},
 	[SVG_EV_ROLLED_BACK] = {"rolled back", "#d62728", NULL},
 	[SVG_EV_EXTERNAL] = {"external change", "#6b6b6b", "2,2"},
+	[SVG_EV_ABANDONED] = {"abandoned", "#bcbd22", "6,3"},
 	[SVG_EV_APPLIED] = {"applied", "#17a2b8", NULL},
 	[SVG_EV_RESTORED] = {"restore", "#8c564b", "8,3,2,3"},
 	[SVG_EV_SWEEP] = {"sweep", "#9467bd", "3,3"},

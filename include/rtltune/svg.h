@@ -102,6 +102,7 @@ enum svg_event_kind {
 	SVG_EV_KEPT,	    /* "kept" */
 	SVG_EV_ROLLED_BACK, /* "rolled back" */
 	SVG_EV_EXTERNAL,    /* "external change": made outside rtltune */
+	SVG_EV_ABANDONED,   /* "abandoned": a trial ended without a verdict, left as found */
 	SVG_EV_APPLIED,	    /* "applied": a profile or value applied (CLI or daemon) */
 	SVG_EV_RESTORED,    /* "restore": back to the values from before rtltune */
 	SVG_EV_SWEEP,	    /* "sweep": rtltune sweep's steps */

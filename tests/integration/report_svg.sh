@@ -64,7 +64,14 @@ echo "# labels: $labels"
 echo "# legend: $legend"
 grep -Eq '(^|\|)applied (txqueuelen, gso_max_segs|gso_max_segs, txqueuelen)(\||$)' <<<"$labels" ||
 	t_fail "the CLI's apply is not one marker 'applied txqueuelen, gso_max_segs': $labels"
-grep -Eq '(^|\|)restore [^|]*txqueuelen' <<<"$labels" || t_fail "no restore marker naming txqueuelen: $labels"
+# The restore comes last, near the right edge, where a trial's labels may already fill the
+# lanes: then its label is one of those the chart says it left out (its tooltip is checked
+# below either way).
+if ! grep -Eq '(^|\|)restore [^|]*txqueuelen' <<<"$labels"; then
+	grep -Eq 'event labels? left out where markers crowd: rtltune report lists every event' "$svg" ||
+		t_fail "no restore label naming txqueuelen, and no note on labels left out: $labels"
+	echo "# the restore's label was left out where markers crowd (the chart says so)"
+fi
 grep -Eq '(^|\|)external: gro' <<<"$labels" || t_fail "no 'external: gro' marker: $labels"
 grep -q 'applied txqueuelen 500 -&gt; 1000\|applied [^<]*txqueuelen 500 -> 1000' "$svg" &&
 	t_fail "the restore is drawn as an apply"
