@@ -48,8 +48,19 @@ static json_object *get(json_object *o, const char *key)
 	return v;
 }
 
-static enum svg_event_kind kind_of(const char *outcome)
+/* A restore is logged as "applied" with the reason "restore" (lib/actuate.c). */
+static bool is_restore(json_object *e)
 {
+	const char *reason = json_object_get_string(get(e, "reason"));
+
+	return strcmp(json_object_get_string(get(e, "outcome")), "applied") == 0 && reason &&
+	       strcmp(reason, "restore") == 0;
+}
+
+static enum svg_event_kind kind_of(json_object *e)
+{
+	const char *outcome = json_object_get_string(get(e, "outcome"));
+
 	if (strcmp(outcome, "trial") == 0 || strcmp(outcome, "step") == 0)
 		return SVG_EV_TRIAL;
 	if (strcmp(outcome, "kept") == 0)
@@ -58,21 +69,38 @@ static enum svg_event_kind kind_of(const char *outcome)
 		return SVG_EV_ROLLED_BACK;
 	if (strcmp(outcome, "external") == 0)
 		return SVG_EV_EXTERNAL;
+	if (strcmp(outcome, "abandoned") == 0)
+		return SVG_EV_ABANDONED;
+	if (is_restore(e))
+		return SVG_EV_RESTORED;
+	if (strcmp(outcome, "applied") == 0)
+		return SVG_EV_APPLIED;
+	if (strcmp(outcome, "sweep") == 0)
+		return SVG_EV_SWEEP;
 	return SVG_EV_OTHER;
 }
 
-/* "kept gso_max_size 16384 -> 32768", "rolled back ...", "external: mtu 1500 -> 9000". */
-static void event_label(json_object *e, char *buf, size_t len)
+/* The word a label starts with: "restore" for a restore, else the outcome, '_' as ' '. */
+static void event_verb(json_object *e, char *buf, size_t len)
 {
-	const char *outcome = json_object_get_string(get(e, "outcome"));
-	char a[32], b[32], what[32];
 	size_t i;
 
-	snprintf(what, sizeof(what), "%s", outcome);
-	for (i = 0; what[i]; i++)
-		if (what[i] == '_')
-			what[i] = ' ';
-	snprintf(buf, len, "%s%s %s %s -> %s", what, strcmp(outcome, "external") == 0 ? ":" : "",
+	snprintf(buf, len, "%s",
+		 is_restore(e) ? "restore" : json_object_get_string(get(e, "outcome")));
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '_')
+			buf[i] = ' ';
+}
+
+/* "kept gso_max_size 16384 -> 32768", "rolled back ...", "restore gro on -> off",
+ * "external: mtu 1500 -> 9000". */
+static void event_label(json_object *e, char *buf, size_t len)
+{
+	char a[32], b[32], verb[32];
+
+	event_verb(e, verb, sizeof(verb));
+	snprintf(buf, len, "%s%s %s %s -> %s", verb,
+		 strcmp(json_object_get_string(get(e, "outcome")), "external") == 0 ? ":" : "",
 		 json_object_get_string(get(e, "knob")),
 		 cli_text_value(get(e, "old"), a, sizeof(a)),
 		 cli_text_value(get(e, "new"), b, sizeof(b)));
@@ -100,9 +128,43 @@ static bool same_sweep(json_object *a, json_object *b)
 {
 	return a && strcmp(json_object_get_string(get(a, "outcome")), "sweep") == 0 &&
 	       strcmp(json_object_get_string(get(b, "outcome")), "sweep") == 0 &&
-	       strcmp(json_object_get_string(get(a, "knob")),
+	       strcmp(json_object_get_string(get(b, "knob")),
 		      json_object_get_string(get(b, "knob"))) == 0;
 }
+
+/* One operation's changes of several knobs (an apply of a profile, a restore): the same kind
+ * by the same actor within a second. They are one marker, or they would stack at one spot. */
+static bool same_operation(json_object *a, json_object *b)
+{
+	const char *xa, *xb;
+
+	if (!a || kind_of(a) != kind_of(b) || kind_of(b) == SVG_EV_SWEEP ||
+	    fabs(json_object_get_double(get(a, "time")) - json_object_get_double(get(b, "time"))) >=
+		    1)
+		return false;
+	xa = json_object_get_string(get(a, "actor"));
+	xb = json_object_get_string(get(b, "actor"));
+	return (!xa && !xb) || (xa && xb && strcmp(xa, xb) == 0);
+}
+
+/* Append ", TEXT" (or TEXT to an empty buf), cut with "..." when it does not fit. */
+static void append_item(char *buf, size_t len, const char *sep, const char *text)
+{
+	size_t used = strlen(buf);
+
+	if (used + strlen(sep) + strlen(text) + 4 >= len) {
+		if (used + 4 < len && (used < 3 || strcmp(buf + used - 3, "...") != 0))
+			snprintf(buf + used, len - used, "...");
+		return;
+	}
+	snprintf(buf + used, len - used, "%s%s", used ? sep : "", text);
+}
+
+/* A marker's label on the chart and its tooltip (the values of every change it stands for). */
+struct marker_text {
+	char label[96];
+	char detail[480];
+};
 
 static int write_chart(json_object *doc, const char *path, struct rterr *err)
 {
@@ -111,15 +173,15 @@ static int write_chart(json_object *doc, const char *path, struct rterr *err)
 	struct svg_point *tx = calloc(n + 1, sizeof(*tx)), *rx = calloc(n + 1, sizeof(*rx));
 	struct svg_point *rt = calloc(n + 1, sizeof(*rt));
 	struct svg_event *ev = calloc(ne + 1, sizeof(*ev));
-	char(*labels)[96] = calloc(ne + 1, sizeof(*labels));
+	struct marker_text *text = calloc(ne + 1, sizeof(*text));
 	char title[128];
 	size_t i, n_ev = 0, steps = 0;
-	json_object *prev = NULL;
+	json_object *prev = NULL, *head = NULL;
 	char *svg = NULL;
 	size_t len = 0;
 	int r;
 
-	if (!tx || !rx || !rt || !ev || !labels) {
+	if (!tx || !rx || !rt || !ev || !text) {
 		r = rterr_sys(err, ENOMEM, "chart");
 		goto out;
 	}
@@ -139,21 +201,44 @@ static int write_chart(json_object *doc, const char *path, struct rterr *err)
 	}
 	for (i = 0; i < ne; i++) {
 		json_object *e = json_object_array_get_idx(events, i);
+		struct marker_text *m = &text[n_ev ? n_ev - 1 : 0];
+		char a[32], b[32], change[96], verb[32];
 
 		if (twin_of(prev, e))
 			continue;
+		snprintf(change, sizeof(change), "%s %s -> %s",
+			 json_object_get_string(get(e, "knob")),
+			 cli_text_value(get(e, "old"), a, sizeof(a)),
+			 cli_text_value(get(e, "new"), b, sizeof(b)));
 		if (same_sweep(prev, e)) {
 			steps++;
-			snprintf(labels[n_ev - 1], sizeof(labels[0]), "sweep %s (%zu changes)",
+			snprintf(m->label, sizeof(m->label), "sweep %s (%zu changes)",
 				 json_object_get_string(get(e, "knob")), steps);
+			prev = e;
+			continue;
+		}
+		if (same_operation(prev, e)) {
+			/* "applied gro, gso_max_size, ..." on the chart; the values in the
+			 * tooltip and in the text output. */
+			if (!strchr(m->label, ',')) {
+				event_verb(head, verb, sizeof(verb));
+				snprintf(m->label, sizeof(m->label), "%s%s %s", verb,
+					 kind_of(head) == SVG_EV_EXTERNAL ? ":" : "",
+					 json_object_get_string(get(head, "knob")));
+			}
+			append_item(m->label, sizeof(m->label), ", ",
+				    json_object_get_string(get(e, "knob")));
+			append_item(m->detail, sizeof(m->detail), "; ", change);
+			prev = e;
 			continue;
 		}
 		steps = 1;
-		prev = e;
-		event_label(e, labels[n_ev], sizeof(labels[0]));
-		ev[n_ev] = (struct svg_event){json_object_get_double(get(e, "time")),
-					      kind_of(json_object_get_string(get(e, "outcome"))),
-					      labels[n_ev]};
+		prev = head = e;
+		m = &text[n_ev];
+		event_label(e, m->label, sizeof(m->label));
+		snprintf(m->detail, sizeof(m->detail), "%s", m->label);
+		ev[n_ev] = (struct svg_event){json_object_get_double(get(e, "time")), kind_of(e),
+					      m->label, m->detail};
 		n_ev++;
 	}
 	snprintf(title, sizeof(title), "rtltune report %s",
@@ -179,6 +264,7 @@ static int write_chart(json_object *doc, const char *path, struct rterr *err)
 			.n_series = 3,
 			.events = ev,
 			.n_events = n_ev,
+			.unlabelled_hint = "rtltune report lists every event",
 		};
 
 		r = svg_render_timeline(&c, &svg, &len, err);
@@ -191,7 +277,7 @@ out:
 	free(rx);
 	free(rt);
 	free(ev);
-	free(labels);
+	free(text);
 	return r;
 }
 

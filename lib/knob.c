@@ -25,7 +25,7 @@
 
 /*
  * "TSO" as a user means it: every TCP segmentation bit. Clearing only tx-tcp-segmentation
- * leaves IPv6 TSO on (the systemd bug KERNEL-NOTES mentions). Reading it, TSO is on when
+ * leaves IPv6 TSO on (a known systemd bug; docs/kernel.md F11). Reading it, TSO is on when
  * the stack may hand the driver a TCP super-packet of either family (fec does IPv4 only):
  * what ethtool -k's tcp-segmentation-offload line shows.
  */

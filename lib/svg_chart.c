@@ -38,7 +38,11 @@ static const struct {
 	[SVG_EV_KEPT] = {"kept", "#2ca02c", NULL},
 	[SVG_EV_ROLLED_BACK] = {"rolled back", "#d62728", NULL},
 	[SVG_EV_EXTERNAL] = {"external change", "#6b6b6b", "2,2"},
-	[SVG_EV_OTHER] = {"other", "#17a2b8", "1,3"},
+	[SVG_EV_ABANDONED] = {"abandoned", "#bcbd22", "6,3"},
+	[SVG_EV_APPLIED] = {"applied", "#17a2b8", NULL},
+	[SVG_EV_RESTORED] = {"restore", "#8c564b", "8,3,2,3"},
+	[SVG_EV_SWEEP] = {"sweep", "#9467bd", "3,3"},
+	[SVG_EV_OTHER] = {"other", "#b0b0b0", "1,3"},
 };
 
 const char *svg_event_kind_name(enum svg_event_kind kind)
@@ -105,11 +109,15 @@ static int scale_values(struct scale *s, const struct svg_axis *a, struct range 
 		r.max = a->max;
 		r.any = true;
 	}
-	if (!r.any)
+	if (!r.any && !a->from_zero)
 		return rterr_input(err, "chart: no finite value to draw on axis '%s'",
 				   a->label ? a->label : "");
 	if (a->from_zero) {
 		range_add(&r, 0);
+		/* A rate with nothing to show (all 0, or no value at all) is 0 .. 1, not the
+		 * -1 .. 1 that widening an empty range gives: 0 stays at the bottom. */
+		if (r.min == 0 && r.max == 0)
+			r.max = 1;
 	}
 	s->prefix = a->si ? svg_si_prefix(fmax(fabs(r.min), fabs(r.max)), &s->div) : "";
 	if (!a->si)
@@ -705,9 +713,59 @@ static int place_events(const struct svg_timeline *c, const struct scale *sx, co
 	return lanes;
 }
 
+/* The time range to draw: the samples' and the events'. Where events lie beyond the samples
+ * (made before the daemon sampled, or after), the axis gets 2% of the span beyond them, so
+ * their markers stand clear of the y axes; *data is the samples' own range. */
+static struct range time_range(const struct svg_timeline *c, struct range *data)
+{
+	struct range r = *data;
+	double pad;
+	size_t i;
+
+	for (i = 0; i < c->n_events; i++)
+		range_add(&r, c->events[i].t);
+	if (!data->any || !r.any)
+		return r;
+	pad = (r.max - r.min) * 0.02;
+	if (r.min < data->min)
+		r.min -= pad;
+	if (r.max > data->max)
+		r.max += pad;
+	return r;
+}
+
+/* The stretches of the time axis without samples, shaded and labelled, so that markers
+ * there read as changes made while nothing was sampled rather than piling up on the data. */
+static void no_sample_bands(struct svg_buf *b, const struct scale *sx, const struct frame *f,
+			    const struct range *data)
+{
+	double edge[2][2] = {{f->x0, px_x(sx, f, data->min)}, {px_x(sx, f, data->max), f->x1}};
+	static const char label[] = "no samples";
+	int i;
+
+	if (!data->any)
+		return;
+	for (i = 0; i < 2; i++) {
+		double x0 = edge[i][0], w = edge[i][1] - edge[i][0];
+
+		if (w < 1)
+			continue;
+		sb_raw(b, "<g class=\"no-samples\"><title>no samples here: the changes marked were "
+			  "made while nothing was sampled</title>\n<rect");
+		px_attr(b, "x", x0);
+		px_attr(b, "y", f->y0);
+		px_attr(b, "width", w);
+		px_attr(b, "height", f->y1 - f->y0);
+		sb_raw(b, " fill=\"#000000\" fill-opacity=\"0.06\"/>\n");
+		if (w >= svg_text_width(label, FONT_SMALL) + 6)
+			text_at(b, x0 + w / 2, f->y1 - 6, "middle", FONT_SMALL, "#555555", label);
+		sb_raw(b, "</g>\n");
+	}
+}
+
 int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, struct rterr *err)
 {
-	struct range rx = {0}, ry = {0}, ry2 = {0};
+	struct range rx = {0}, rdata = {0}, ry = {0}, ry2 = {0};
 	struct placed_event *pe = NULL;
 	struct svg_buf b = {0};
 	struct scale sx, sy, sy2;
@@ -716,7 +774,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	int w = c->width, h = c->height, r, lanes;
 	size_t i, j, unlabelled = 0;
 	double right, legend_y;
-	char note[160];
+	char note[320];
 
 	*svg = NULL;
 	r = check_common("timeline", c->series, c->n_series, &w, &h, err);
@@ -731,14 +789,13 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 
 			if (!isfinite(p->x) || !isfinite(p->y))
 				continue;
-			range_add(&rx, p->x);
+			range_add(&rdata, p->x);
 			range_add(c->series[i].y2 ? &ry2 : &ry, p->y);
 		}
 	}
-	for (i = 0; i < c->n_events; i++) {
-		range_add(&rx, c->events[i].t);
+	for (i = 0; i < c->n_events; i++)
 		kinds[event_kind(&c->events[i])] = true;
-	}
+	rx = time_range(c, &rdata);
 	right = w - (have_y2 ? MARGIN_R_Y2 : MARGIN_R);
 	legend_y = legend(&b, right, false, c->series, c->n_series, NULL, kinds);
 	f = (struct frame){MARGIN_L, right, legend_y + 16, h - MARGIN_B};
@@ -781,6 +838,7 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	}
 	x_axis(&b, &sx, &f, f.y0);
 	legend(&b, right, true, c->series, c->n_series, NULL, kinds);
+	no_sample_bands(&b, &sx, &f, &rdata);
 
 	for (i = 0; i < c->n_series; i++) {
 		sb_printf(&b, "<g class=\"series\" id=\"series-%zu\">\n", i + 1);
@@ -805,9 +863,9 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 		sb_text(&b, event_style[k].name);
 		sb_raw(&b, " at ");
 		sb_text(&b, tl);
-		if (e->label && *e->label) {
+		if (e->detail || (e->label && *e->label)) {
 			sb_raw(&b, ": ");
-			sb_text(&b, e->label);
+			sb_text(&b, e->detail ? e->detail : e->label);
 		}
 		sb_raw(&b, "</title>\n");
 		line(&b, pe[i].x, f.y0, pe[i].x, f.y1, event_style[k].color, 1.5,
@@ -830,10 +888,10 @@ int svg_render_timeline(const struct svg_timeline *c, char **svg, size_t *len, s
 	}
 	sb_raw(&b, "</g>\n");
 	if (unlabelled) {
-		snprintf(note, sizeof(note),
-			 "%zu event label%s left out where markers crowd (hover a marker to read "
-			 "it)",
-			 unlabelled, unlabelled == 1 ? "" : "s");
+		/* No "hover" here: the chart is also a static image, where nothing hovers. */
+		snprintf(note, sizeof(note), "%zu event label%s left out where markers crowd%s%s",
+			 unlabelled, unlabelled == 1 ? "" : "s", c->unlabelled_hint ? ": " : "",
+			 c->unlabelled_hint ? c->unlabelled_hint : "");
 		text_at(&b, f.x0, h - 8, "start", FONT_SMALL, "#555555", note);
 	}
 	free(pe);

@@ -2,6 +2,8 @@
 # The Debian 12 packages that building, the demo and the tests need: the one list of them.
 #   scripts/deps.sh [GROUP]            install (apt-get, as root) what GROUP needs and is missing
 #   scripts/deps.sh --missing [GROUP]  print the missing ones, one a line; install nothing
+#   scripts/deps.sh --list [GROUP]     print all of GROUP's packages, one a line (README.md's
+#                                      counts and dependency table are checked against it)
 # GROUP: build (make builds build/rtltune and build/rtltuned), demo (build and what
 # scripts/demo.sh runs), all (the default: everything `make check`, lint and the package need),
 # bench (all, and what `make bench` adds).
@@ -25,13 +27,15 @@ tests=(
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan
 	libxml2-utils librsvg2-bin              # xmllint and rsvg-convert: every chart rtltune draws is checked
+	curl                                    # README's metrics sample, run by docs_readme_samples
 )
 bench=(
 	linux-perf                              # make bench: the probes' share of the busy CPU
 )
-usage() { echo "usage: scripts/deps.sh [--missing] [build|demo|all|bench]" >&2; exit 2; }
-list_only=
+usage() { echo "usage: scripts/deps.sh [--missing|--list] [build|demo|all|bench]" >&2; exit 2; }
+list_only= list_all=
 [ "${1:-}" = --missing ] && { list_only=1; shift; }
+[ "${1:-}" = --list ] && { list_all=1; shift; }
 case ${1:-all} in
 build) pkgs=("${build[@]}") ;;
 demo) pkgs=("${build[@]}" "${demo[@]}") ;;
@@ -40,6 +44,10 @@ bench) pkgs=("${build[@]}" "${demo[@]}" "${tests[@]}" "${bench[@]}") ;;
 *) usage ;;
 esac
 [ $# -le 1 ] || usage
+if [ -n "$list_all" ]; then
+	printf '%s\n' "${pkgs[@]}"
+	exit 0
+fi
 command -v dpkg-query >/dev/null || {
 	echo "deps: no dpkg-query: this list is of Debian 12 packages (see README.md, Dependencies)" >&2
 	exit 2

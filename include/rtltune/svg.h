@@ -15,8 +15,12 @@
  * where the axis asks for it ("throughput (Gbit/s)").
  *
  * A y (or x) value that is NaN is a gap: the series' line breaks there and the point is
- * not drawn. Errors: -EINVAL with rterr_input (nothing to draw, a bad size, a non-finite
- * range), -ENOMEM, or the errno of writing the file.
+ * not drawn. A timeline's time axis spans the samples and the events; where events lie
+ * outside the samples' span (changes made before the daemon sampled), that stretch is
+ * shaded and labelled "no samples", and the axis is padded so no marker sits on a y axis.
+ *
+ * Errors: -EINVAL with rterr_input (nothing to draw, a bad size, a non-finite range),
+ * -ENOMEM, or the errno of writing the file.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,7 +59,8 @@ struct svg_axis {
 	const char *label; /* the quantity: "throughput" */
 	const char *unit;  /* the base unit: "bit/s", "bytes", "%"; NULL or "" for none */
 	bool si;	   /* scale by an SI prefix: 2.4e9 bit/s is 2.4 on a "Gbit/s" axis */
-	bool from_zero;	   /* the range includes 0 */
+	bool from_zero;	   /* the range includes 0; a rate or count: with no value above 0
+			    * (or none at all) the axis runs from 0 to 1, never below 0 */
 	bool fixed;	   /* use min..max as given instead of the data's range */
 	double min, max;
 };
@@ -91,20 +96,27 @@ struct svg_xy_chart {
 	int width, height;	 /* 0: SVG_DEFAULT_W x SVG_DEFAULT_H */
 };
 
+/* What a timeline marker stands for; each kind has its colour, dash and legend name. */
 enum svg_event_kind {
-	SVG_EV_TRIAL,
-	SVG_EV_KEPT,
-	SVG_EV_ROLLED_BACK,
-	SVG_EV_EXTERNAL,
-	SVG_EV_OTHER,
+	SVG_EV_TRIAL,	    /* "trial": the tuner tries a value */
+	SVG_EV_KEPT,	    /* "kept" */
+	SVG_EV_ROLLED_BACK, /* "rolled back" */
+	SVG_EV_EXTERNAL,    /* "external change": made outside rtltune */
+	SVG_EV_ABANDONED,   /* "abandoned": a trial ended without a verdict, left as found */
+	SVG_EV_APPLIED,	    /* "applied": a profile or value applied (CLI or daemon) */
+	SVG_EV_RESTORED,    /* "restore": back to the values from before rtltune */
+	SVG_EV_SWEEP,	    /* "sweep": rtltune sweep's steps */
+	SVG_EV_OTHER,	    /* "other": anything else */
 	SVG_EV__COUNT
 };
 
-/* A vertical marker at time t (same clock as the series' x) with a short label. */
+/* A vertical marker at time t (same clock as the series' x) with a short label; detail,
+ * when set, is the marker's tooltip text instead of the label (a browser shows it). */
 struct svg_event {
 	double t;
 	enum svg_event_kind kind;
 	const char *label;
+	const char *detail;
 };
 
 struct svg_timeline {
@@ -117,6 +129,9 @@ struct svg_timeline {
 	size_t n_series; /* 1..SVG_MAX_SERIES */
 	const struct svg_event *events;
 	size_t n_events;
+	/* Said after the count of event labels left out where markers crowd ("3 event labels
+	 * left out where markers crowd: HINT"): where the reader finds them. NULL: nothing. */
+	const char *unlabelled_hint;
 	int width, height;
 };
 

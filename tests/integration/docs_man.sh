@@ -9,7 +9,7 @@ cd "$TOP"
 [ -x "$RTLTUNED" ] || t_fail "$RTLTUNED not built (run make)"
 command -v man >/dev/null || t_fail "man missing (scripts/deps.sh installs man-db)"
 
-pages=(man/rtltune.8 man/rtltuned.8 man/rtltune.conf.5 man/rtltune-profile.5 man/rtltune-chips.5)
+pages=(man/rtltune.8 man/rtltuned.8 man/rtltuned.conf.5 man/rtltune-profile.5 man/rtltune-chips.5)
 for p in "${pages[@]}"; do [ -f "$p" ] || t_fail "$p missing"; done
 t_eq "$(ls man/*.[1-8] | wc -l)" "${#pages[@]}" "man pages in man/"
 
@@ -21,6 +21,18 @@ for p in "${pages[@]}"; do
 	[ -s "$T_TMP/warn" ] && { cat "$T_TMP/warn"; t_fail "$p: groff warnings"; }
 	echo "ok: $p renders without warnings"
 done
+
+# No control characters in the sources (a "\f" typed through a tool once became a form
+# feed, and rtltuned(8) rendered "IFACER,"); the sentence it was in reads right.
+if grep -nP '[\x00-\x08\x0b-\x1f\x7f]' "${pages[@]}"; then t_fail "control characters in a man page source"; fi
+groff -man -Tascii -rLL=5000n -rHY=0 -P-cbou man/rtltuned.8 2>/dev/null | grep -q 'until rtltune autotune on IFACE, rtltune apply or rtltune restore takes it back' ||
+	t_fail "rtltuned.8 does not render 'rtltune autotune on IFACE,' in DESCRIPTION"
+# The daemon's file is rtltuned.conf and so is its page; man-db also finds it as
+# rtltune.conf (the second name in NAME).
+head -n 8 man/rtltuned.conf.5 | grep -qx 'rtltuned.conf, rtltune.conf \\- configuration of the rtltuned daemon' ||
+	t_fail "rtltuned.conf.5: NAME is not 'rtltuned.conf, rtltune.conf'"
+if grep -rn 'rtltune\.conf *(5)\|rtltune\.conf (5)' man README.md docs; then t_fail "a reference to rtltune.conf(5): the page is rtltuned.conf(5)"; fi
+echo "ok: no control characters; rtltuned(8) reads right; rtltuned.conf(5) is the page's name"
 
 # Plain text, one paragraph per line (huge line length, no hyphenation), for the checks.
 text() { groff -man -Tascii -rLL=5000n -rHY=0 -P-cbou "$1" 2>/dev/null; }
@@ -98,7 +110,7 @@ printf '[daemon]\nno_such_key = 1\n' >"$T_TMP/bad.conf"
 keys=$({ "$RTLTUNED" --config "$T_TMP/bad.conf" 2>&1 || true; } | expected_words)
 t_ge "$(wc -w <<<"$keys")" 10 "keys rtltuned.conf accepts (from its error message)"
 # shellcheck disable=SC2086
-check_words man/rtltune.conf.5 KEYS "key" $keys
+check_words man/rtltuned.conf.5 KEYS "key" $keys
 
 # The knob table's names (feature.NAME knobs stand for themselves as one entry).
 knobs=$("$RTLTUNE" knobs --names | grep -v '^feature\.')

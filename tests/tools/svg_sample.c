@@ -4,7 +4,8 @@
  * for looking at them.
  *
  *	svg_sample demo DIR          fixed sample charts: DIR/xy.svg, xy-escape.svg,
- *	                             timeline.svg, timeline-abs.svg, timeline-crowded.svg
+ *	                             timeline.svg, timeline-abs.svg, timeline-crowded.svg,
+ *	                             timeline-before.svg
  *	svg_sample sweep FILE OUT    an MTU sweep chart from FILE's "mtu gbit_s" lines (the
  *	                             chip model burst test's output), best step marked
  *
@@ -152,6 +153,52 @@ static int timeline_demo(const char *dir, bool absolute, bool crowded)
 	return emit(path, r, svg, len, &err);
 }
 
+/* A profile applied with the CLI a minute before rtltuned started, no retransmits at all,
+ * a restore after the last sample: the shaded stretches without samples, one marker per
+ * operation, the rate axis from 0. */
+static int before_demo(const char *dir)
+{
+	enum { N = 61 };
+	static struct svg_point thr[N], rtx[N];
+	struct svg_series s[2] = {
+		{.name = "tx throughput", .points = thr, .n = N},
+		{.name = "retransmits (% of segments sent)", .points = rtx, .n = N, .y2 = true},
+	};
+	double t0 = 1764583200; /* 2025-12-01 10:00:00 UTC */
+	struct svg_event ev[3] = {
+		{t0, SVG_EV_APPLIED, "applied gro, gso_max_size, gro_max_size",
+		 "applied gro off -> on; gso_max_size 65536 -> 524280; gro_max_size 65536 -> "
+		 "524280"},
+		{t0 + 90, SVG_EV_EXTERNAL, "external: gro on -> off", NULL},
+		{t0 + 185, SVG_EV_RESTORED, "restore gso_max_size, gro_max_size",
+		 "restore gso_max_size 524280 -> 65536; gro_max_size 524280 -> 65536"},
+	};
+	struct svg_timeline c = {
+		.title = "rtltune report va (changes before and after the samples)",
+		.absolute = true,
+		.y = throughput_axis,
+		.y2 = {.label = "retransmits", .unit = "%", .from_zero = true},
+		.series = s,
+		.n_series = 2,
+		.events = ev,
+		.n_events = 3,
+	};
+	struct rterr err = {0};
+	char path[4096], *svg = NULL;
+	size_t len = 0, i;
+	int r;
+
+	for (i = 0; i < N; i++) {
+		double t = 60 + (double)i * 2;
+
+		thr[i] = (struct svg_point){t0 + t, 9.5e9 + 0.4e9 * sin((double)i * 0.5), 0, 0, 0};
+		rtx[i] = (struct svg_point){t0 + t, 0, 0, 0, 0};
+	}
+	snprintf(path, sizeof(path), "%s/timeline-before.svg", dir);
+	r = svg_render_timeline(&c, &svg, &len, &err);
+	return emit(path, r, svg, len, &err);
+}
+
 static int sweep(const char *file, const char *out)
 {
 	struct svg_point pts[512];
@@ -206,6 +253,8 @@ int main(int argc, char **argv)
 			r = timeline_demo(argv[2], true, false);
 		if (!r)
 			r = timeline_demo(argv[2], false, true);
+		if (!r)
+			r = before_demo(argv[2]);
 		return r;
 	}
 	if (argc == 4 && strcmp(argv[1], "sweep") == 0)

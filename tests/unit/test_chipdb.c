@@ -79,7 +79,7 @@ struct family_case {
 	int score;
 };
 
-/* Every r8169 family KERNEL-NOTES lists, as userspace sees it. */
+/* Every r8169 family docs/kernel.md lists (F28, F29), as userspace sees it. */
 static const struct family_case families[] = {
 	{"r8168b", "", "rtl8168b", 4074, 32000, 7},
 	{"r8168c", "", "rtl8168c", 6122, 64000, 7},

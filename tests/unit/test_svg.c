@@ -290,12 +290,13 @@ static void test_timeline_elements(void **state)
 	assert_non_null(strstr(svg, "<title>rolled back at 3.3: rolled back tso</title>"));
 	assert_non_null(strstr(svg, "<title>other at 5.8: odd kind</title>"));
 	assert_int_equal(count(svg, "<g class=\"event\">"), 5);
-	for (i = 0; i < SVG_EV__COUNT; i++) { /* every kind in the legend once */
+	for (i = 0; i < SVG_EV__COUNT; i++) { /* the kinds present in the legend, once */
+		bool present = i <= SVG_EV_EXTERNAL || i == SVG_EV_OTHER;
 		char want[64];
 
 		snprintf(want, sizeof(want), ">%s</text>",
 			 svg_event_kind_name((enum svg_event_kind)i));
-		assert_int_equal(count(svg, want), 1);
+		assert_int_equal(count(svg, want), present ? 1 : 0);
 	}
 	assert_null(strstr(svg, "left out"));
 	free(svg);
@@ -311,6 +312,130 @@ static void test_timeline_elements(void **state)
 	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
 	assert_non_null(strstr(svg, ">time (UTC, 2025-12-01)</text>"));
 	assert_non_null(strstr(svg, ">10:05</text>"));
+	free(svg);
+}
+
+/* The text of every <text> element inside the first <g class="CLASS">, joined by '|'. */
+static void group_texts(const char *svg, const char *cls, char *out, size_t len)
+{
+	char open[64];
+	const char *p, *end;
+	size_t used = 0;
+
+	out[0] = '\0';
+	snprintf(open, sizeof(open), "<g class=\"%s\">", cls);
+	p = strstr(svg, open);
+	assert_non_null(p);
+	end = strstr(p, "</g>");
+	assert_non_null(end);
+	while ((p = strstr(p, "<text")) && p < end) {
+		const char *a = strchr(p, '>') + 1, *z = strstr(a, "</text>");
+
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "|" : "",
+					 (int)(z - a), a);
+		p = z;
+	}
+}
+
+/* A rate axis (from_zero) starts at 0 whatever the data: all zero (no retransmits) gives
+ * 0 .. 1, not -1 .. 1; no value at all (no segments sent) draws the same empty axis
+ * instead of failing the chart; data above 0 starts at 0 too. */
+static void test_rate_axis(void **state)
+{
+	struct svg_point thr[4], rtx[4];
+	struct svg_series s[2] = {{.name = "throughput", .points = thr, .n = 4},
+				  {.name = "retransmits", .points = rtx, .n = 4, .y2 = true}};
+	struct svg_timeline c = {
+		.title = "rate axis",
+		.y = {.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true},
+		.y2 = {.label = "retransmits", .unit = "%", .from_zero = true},
+		.series = s,
+		.n_series = 2,
+	};
+	struct rterr err = {0};
+	char *svg = NULL, ticks[512];
+	size_t len, i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		thr[i] = (struct svg_point){(double)i, 1e9, 0, 0, 0};
+		rtx[i] = (struct svg_point){(double)i, 0, 0, 0, 0};
+	}
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	group_texts(svg, "y2-axis", ticks, sizeof(ticks));
+	assert_string_equal(ticks, "0.0|0.2|0.4|0.6|0.8|1.0|retransmits (%)");
+	free(svg);
+
+	for (i = 0; i < 4; i++)
+		rtx[i].y = NAN;
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	group_texts(svg, "y2-axis", ticks, sizeof(ticks));
+	assert_string_equal(ticks, "0.0|0.2|0.4|0.6|0.8|1.0|retransmits (%)");
+	assert_int_equal(count(svg, "<polyline"), 1); /* throughput only */
+	free(svg);
+
+	for (i = 0; i < 4; i++)
+		rtx[i].y = 0.3 + 0.1 * (double)i;
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	group_texts(svg, "y2-axis", ticks, sizeof(ticks));
+	assert_true(strncmp(ticks, "0.0|", 4) == 0);
+	assert_null(strstr(ticks, "-"));
+	free(svg);
+}
+
+/* Events before the first sample (a CLI apply, then the daemon started) and after the last:
+ * the axis reaches them with 2% to spare (no marker on a y axis), the stretches without
+ * samples are shaded and say so, and the changes of one operation come as one marker. */
+static void test_events_outside_samples(void **state)
+{
+	struct svg_point thr[3] = {{100, 1e9, 0, 0, 0}, {150, 2e9, 0, 0, 0}, {200, 2e9, 0, 0, 0}};
+	struct svg_series s = {.name = "throughput", .points = thr, .n = 3};
+	struct svg_event ev[2] = {{0, SVG_EV_APPLIED, "applied gro, gso_max_size",
+				   "applied gro off -> on; gso_max_size 65536 -> 524280"},
+				  {250, SVG_EV_RESTORED, "restore gro on -> off", NULL}};
+	struct svg_timeline c = {
+		.title = "before",
+		.y = {.label = "throughput", .unit = "bit/s", .si = true, .from_zero = true},
+		.series = &s,
+		.n_series = 1,
+		.events = ev,
+		.n_events = 2,
+	};
+	struct rterr err = {0};
+	char *svg = NULL;
+	const char *p;
+	size_t len;
+	double x;
+
+	(void)state;
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	/* Plot 78 .. 776 px over -5 .. 255 s: the first marker at 78 + 5/260 * 698 = 91.4. */
+	p = strstr(svg, "<title>applied at ");
+	assert_non_null(p);
+	p = strstr(p, "<line x1=\"");
+	assert_non_null(p);
+	x = strtod(p + strlen("<line x1=\""), NULL);
+	assert_double_equal(x, 91.4, 0.05);
+	assert_int_equal(count(svg, "<g class=\"no-samples\">"), 2);
+	assert_int_equal(count(svg, ">no samples</text>"), 2);
+	/* The band before: from the plot's edge to the first sample (100 s: 359.9 px). */
+	assert_non_null(strstr(svg, "<rect x=\"78.0\" y=\""));
+	assert_non_null(strstr(svg, "width=\"281.9\""));
+	/* The tooltip carries the values, the label the names; each kind in the legend. */
+	assert_non_null(
+		strstr(svg, ": applied gro off -&gt; on; gso_max_size 65536 -&gt; 524280</title>"));
+	assert_non_null(strstr(svg, ">applied gro, gso_max_size</text>"));
+	assert_non_null(strstr(svg, ">restore gro on -&gt; off</text>"));
+	assert_int_equal(count(svg, ">applied</text>"), 1);
+	assert_int_equal(count(svg, ">restore</text>"), 1);
+	assert_null(strstr(svg, ">other</text>"));
+	free(svg);
+
+	/* Every event inside the samples' span: no band, no padding. */
+	ev[0].t = 120;
+	ev[1].t = 180;
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	assert_null(strstr(svg, "no-samples"));
 	free(svg);
 }
 
@@ -336,9 +461,20 @@ static void test_crowded_events(void **state)
 	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
 	labelled = count(svg, ">trial gso_max_size</text>");
 	assert_int_equal(labelled, SVG_EVENT_LANES);
-	snprintf(want, sizeof(want), "%zu event labels left out", (size_t)40 - labelled);
+	snprintf(want, sizeof(want), "%zu event labels left out where markers crowd</text>",
+		 (size_t)40 - labelled);
 	assert_non_null(strstr(svg, want));
 	assert_int_equal(count(svg, "<title>trial at "), 40); /* every marker keeps a tooltip */
+	/* The chart is shipped as a static image too: no hint at hovering. */
+	assert_null(strstr(svg, "hover"));
+	free(svg);
+	c.unlabelled_hint = "rtltune report lists every event";
+	assert_int_equal(svg_render_timeline(&c, &svg, &len, &err), 0);
+	snprintf(want, sizeof(want),
+		 "%zu event labels left out where markers crowd: rtltune report lists every "
+		 "event</text>",
+		 (size_t)40 - labelled);
+	assert_non_null(strstr(svg, want));
 	free(svg);
 }
 
@@ -373,10 +509,16 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nice_ticks),	  cmocka_unit_test(test_si_prefix),
-		cmocka_unit_test(test_format_number),	  cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_xy_elements),	  cmocka_unit_test(test_deterministic),
-		cmocka_unit_test(test_timeline_elements), cmocka_unit_test(test_crowded_events),
+		cmocka_unit_test(test_nice_ticks),
+		cmocka_unit_test(test_si_prefix),
+		cmocka_unit_test(test_format_number),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_xy_elements),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_timeline_elements),
+		cmocka_unit_test(test_rate_axis),
+		cmocka_unit_test(test_events_outside_samples),
+		cmocka_unit_test(test_crowded_events),
 		cmocka_unit_test(test_bad_input),
 	};
 
