@@ -100,10 +100,11 @@ check: deps
 	$(MAKE) sanitize fuzz-replay
 	tests/run.sh $(UNIT_BINS)
 
-# The demo needs the build and what scripts/demo.sh runs, not the test packages.
+# The demo needs the build and what scripts/demo.sh runs, not the test packages; bpf_try is
+# scripts/preflight.sh's own BPF program (is BPF refused here?).
 demo:
 	bash scripts/deps.sh demo
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/tests/tools/bpf_try
 	scripts/demo.sh
 
 bench:
