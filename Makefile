@@ -107,9 +107,10 @@ demo:
 	$(MAKE) all $(BUILD)/tests/tools/bpf_try
 	scripts/demo.sh
 
+# The benches run tools of their own too (tests/tools: reroute_cost, apply_floor).
 bench:
 	bash scripts/deps.sh bench
-	$(MAKE) all
+	$(MAKE) all $(TOOL_BINS)
 	scripts/bench.sh
 
 # Robustness (docs/security.md). The sanitizer build re-runs this Makefile in its own BUILD
