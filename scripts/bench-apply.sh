@@ -103,12 +103,11 @@ run_rtltune() {
 run_script() { ip netns exec "$1" sh "$tmp/$2.sh"; }
 run_batch() { ip netns exec "$1" sh "$tmp/$2.batch.sh"; }
 run_floor() { ip netns exec "$1" "$FLOOR" <"$tmp/$2.floor" >/dev/null; }
-# row LABEL METHOD SET: "LABEL  MEDIAN ms  (every run)" and MED_<METHOD> set.
+# med METHOD SET: the median of METHOD's runs in SET; row LABEL METHOD SET prints it, then
+# every run.
+med() { median <"$tmp/$1.$2.ms"; }
 row() {
-	local med
-	med=$(median <"$tmp/$2.$3.ms")
-	printf -v "MED_$2" '%s' "$med"
-	printf '  %-58s %8s ms  (runs: %s)\n' "$1" "${med:--}" "$(paste -sd ' ' "$tmp/$2.$3.ms")"
+	printf '  %-58s %8s ms  (runs: %s)\n' "$1" "$(med "$2" "$3")" "$(paste -sd ' ' "$tmp/$2.$3.ms")"
 }
 
 # What every timed run below includes once: a host's own apply would not pay it.
@@ -160,6 +159,8 @@ row "rtltune apply (journaled durably)" rtltune b1
 row "the commands as one sh script in the namespace" script b1
 row "ip -batch, then one ethtool -K per device, in the namespace" batch b1
 row "floor: apply_floor (one request per device and group)" floor b1
+MED_rtltune=$(med rtltune b1) MED_script=$(med script b1) MED_batch=$(med batch b1)
+MED_floor=$(med floor b1)
 r_script=$(div "$MED_script" "$MED_rtltune")
 r_batch=$(div "$MED_batch" "$MED_rtltune")
 r_floor=$(div "$MED_rtltune" "$MED_floor")
@@ -243,6 +244,7 @@ echo "apply channels + coalescing + features to $((2 * N)) interfaces ($N veth, 
 row "rtltune apply (journaled durably)" rtltune e1
 row "the ethtool commands as one sh script in the namespace" script e1
 row "floor: apply_floor (one request per device and group)" floor e1
+MED_rtltune=$(med rtltune e1) MED_script=$(med script e1) MED_floor=$(med floor e1)
 er_script=$(div "$MED_script" "$MED_rtltune")
 er_floor=$(div "$MED_rtltune" "$MED_floor")
 ok3=$(judge "$er_floor" '<=' 2)
@@ -250,7 +252,7 @@ echo "  ratios: one script / rtltune ${er_script:--}x; rtltune / floor ${er_floo
 echo "  net of the exec: rtltune $(net "$MED_rtltune") ms, one script $(net "$MED_script") ms," \
 	"floor $(net "$MED_floor") ms"
 echo "  target: rtltune within 2x of the floor: $ok3"
-summary "apply channels, coalescing, features ($CHANGES changes): rtltune / floor" \
+summary "apply channels, coalescing, features: rtltune / floor" \
 	"${er_floor:--}x (${MED_rtltune:--} vs ${MED_floor:--} ms)" "<= 2x" "$ok3"
 summary "  the ethtool commands as one sh script / rtltune" "${er_script:--}x" "-" "information"
 summary "  net of the ip netns exec: rtltune, floor" "$(net "$MED_rtltune"), $(net "$MED_floor") ms" \

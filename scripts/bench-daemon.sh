@@ -198,8 +198,9 @@ mib() { echo "$(($1 / 1024)).$((($1 % 1024) * 10 / 1024)) MiB"; }
 echo "RSS:                 $(mib "$rss_kib") steady ($(mib "$anon_kib") anonymous, $(mib "$file_kib") shared libraries), $(mib "$load_rss_kib") right after wrk, peak $(mib "$hwm_kib")  $v_rss"
 echo "idle CPU:            ${idle_pct}% of a core over ${IDLE_SECONDS} s at 1 s sampling ($samples samples, last one ${cost_ms} ms)  $v_idle"
 echo "unit exposure:       $exposure (systemd-analyze security --offline=yes)"
-# The table of `make bench`: issue 14 keeps these figures for 64 interfaces (the exit code
-# above uses issue 5's looser targets); another N gets no verdict.
+# The table of `make bench`: issue 14 keeps these figures for 64 interfaces (this part's exit
+# code uses issue 5's looser targets above; scripts/bench.sh fails on a missed row too);
+# another N gets no verdict.
 p99_us=
 is_number "$p99_ms" && p99_us=$(echo "$p99_ms * 1000 / 1" | bc)
 # keep VALUE OP TARGET: judge()'s verdict for 64 interfaces, none for another N.

@@ -43,7 +43,8 @@ for fam in 4 6; do
 	summary "route invalidation, IPv$fam: extra per socket; the call" \
 		"${extra:--} ns; ${call:--} us" "< 5000 ns; < 1000 us" "$(all_met "$m1" "$m2")"
 done
-echo "  how: ${how%%:*}"
+h=${how%%:*}
+echo "  how: ${h:--}"
 ok=$(all_met "${verdicts[@]}")
 for i in $(seq 1 "$ROUTES"); do
 	printf 'route add fd99:%x:%x::/48 dev rr0\n' $((i / 65536)) $((i % 65536))

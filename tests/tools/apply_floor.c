@@ -138,6 +138,30 @@ static int nl_open(int proto)
 	return fd;
 }
 
+/* The kernel's extended-ack message of an error answer, "" without one. */
+static void extack_msg(const struct nlmsghdr *r, char *why, size_t whylen)
+{
+	const struct nlmsgerr *e = NLMSG_DATA(r);
+	const struct nlattr *a;
+	size_t echoed = 0;
+	int len;
+
+	why[0] = '\0';
+	if (!(r->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	/* The request is echoed whole after the error unless capped to its header. */
+	if (!(r->nlmsg_flags & NLM_F_CAPPED))
+		echoed = NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN;
+	a = (const struct nlattr *)((const char *)(e + 1) + echoed);
+	len = (int)((const char *)r + r->nlmsg_len - (const char *)a);
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
+			snprintf(why, whylen, "%.*s", (int)(a->nla_len - NLA_HDRLEN),
+				 (const char *)a + NLA_HDRLEN);
+}
+
 /*
  * Send m and read until the answer to it: with NLM_F_ACK the NLMSG_ERROR (0: done), else
  * the first reply, copied to reply. Returns 0, or a negative errno with the kernel's
@@ -163,36 +187,21 @@ static int transact(int fd, struct msg *m, struct msg *reply, char *why, size_t 
 			return -errno;
 		len = (int)n;
 		for (r = (struct nlmsghdr *)buf; NLMSG_OK(r, len); r = NLMSG_NEXT(r, len)) {
-			struct nlmsgerr *e = NLMSG_DATA(r);
-			struct nlattr *a;
-			int alen;
+			const struct nlmsgerr *e = NLMSG_DATA(r);
 
 			if (r->nlmsg_seq != seq)
 				continue;
-			if (r->nlmsg_type != NLMSG_ERROR) {
-				if (reply && r->nlmsg_len <= sizeof(reply->b)) {
-					memcpy(reply->b, r, r->nlmsg_len);
-					reply->len = r->nlmsg_len;
-				}
-				if (!(h->nlmsg_flags & NLM_F_ACK))
-					return 0;
-				continue;
-			}
-			if (!e->error || !(r->nlmsg_flags & NLM_F_ACK_TLVS))
+			if (r->nlmsg_type == NLMSG_ERROR) {
+				if (e->error)
+					extack_msg(r, why, whylen);
 				return e->error;
-			/* The extended ack follows the echoed request (its header only: CAP_ACK). */
-			a = (struct nlattr *)((char *)e + sizeof(*e) +
-					      (r->nlmsg_flags & NLM_F_CAPPED
-						       ? 0
-						       : NLMSG_ALIGN(e->msg.nlmsg_len) - NLMSG_HDRLEN));
-			alen = (int)((char *)r + r->nlmsg_len - (char *)a);
-			for (; alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= alen;
-			     alen -= NLA_ALIGN(a->nla_len),
-			     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
-				if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
-					snprintf(why, whylen, "%.*s", (int)(a->nla_len - NLA_HDRLEN),
-						 (char *)a + NLA_HDRLEN);
-			return e->error;
+			}
+			if (reply && r->nlmsg_len <= sizeof(reply->b)) {
+				memcpy(reply->b, r, r->nlmsg_len);
+				reply->len = r->nlmsg_len;
+			}
+			if (!(h->nlmsg_flags & NLM_F_ACK))
+				return 0;
 		}
 	}
 }
@@ -201,7 +210,7 @@ static int transact(int fd, struct msg *m, struct msg *reply, char *why, size_t 
 static int ethtool_family(int fd)
 {
 	struct genlmsghdr g = {.cmd = CTRL_CMD_GETFAMILY, .version = 1};
-	struct msg m, reply = {.len = 0};
+	struct msg m = {.len = 0}, reply = {.len = 0};
 	char why[256];
 	struct nlattr *a;
 	int len, r;
@@ -307,7 +316,7 @@ int main(int argc, char **argv)
 {
 	int rt = -1, gen = -1, family = -1, lineno = 0, requests = 0;
 	char line[4096], why[256];
-	struct msg m;
+	struct msg m = {.len = 0};
 
 	if (argc != 1)
 		return fail(2, "usage: apply_floor < SPEC (see the source's comment)");
@@ -318,7 +327,8 @@ int main(int argc, char **argv)
 		int n = 0, r, fd, bad;
 
 		lineno++;
-		for (w = strtok_r(line, " \t\n", &save); w && n < 64; w = strtok_r(NULL, " \t\n", &save))
+		for (w = strtok_r(line, " \t\n", &save); w && n < 64;
+		     w = strtok_r(NULL, " \t\n", &save))
 			words[n++] = w;
 		if (n == 0 || words[0][0] == '#')
 			continue;
@@ -354,10 +364,12 @@ int main(int argc, char **argv)
 			if (gen < 0) {
 				gen = nl_open(NETLINK_GENERIC);
 				if (gen < 0)
-					return fail(3, "generic netlink socket: %s", strerror(errno));
+					return fail(3, "generic netlink socket: %s",
+						    strerror(errno));
 				family = ethtool_family(gen);
 				if (family < 0)
-					return fail(3, "the ethtool genl family: %s", strerror(-family));
+					return fail(3, "the ethtool genl family: %s",
+						    strerror(-family));
 			}
 			ethtool_request(&m, family, kinds[k].cmd, words[1]);
 			bad = kinds[k].attrs ? put_numbers(&m, kinds[k].attrs, words + 2, n - 2)
