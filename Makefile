@@ -104,15 +104,17 @@ check: deps
 	$(MAKE) sanitize fuzz-replay
 	tests/run.sh $(UNIT_BINS)
 
-# The demo needs the build and what scripts/demo.sh runs, not the test packages.
+# The demo needs the build and what scripts/demo.sh runs, not the test packages; bpf_try is
+# scripts/preflight.sh's own BPF program (is BPF refused here?).
 demo:
 	bash scripts/deps.sh demo
-	$(MAKE) all
+	$(MAKE) all $(BUILD)/tests/tools/bpf_try
 	scripts/demo.sh
 
+# The benches run tools of their own too (tests/tools: reroute_cost, apply_floor).
 bench:
 	bash scripts/deps.sh bench
-	$(MAKE) all
+	$(MAKE) all $(TOOL_BINS)
 	scripts/bench.sh
 
 # Robustness (docs/security.md). The sanitizer build re-runs this Makefile in its own BUILD

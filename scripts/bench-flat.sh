@@ -66,28 +66,29 @@ run() {
 
 read -r c10 r10 a10 d10 s10 n10 <<<"$(run 10)"
 read -r c1k r1k a1k d1k s1k n1k <<<"$(run 1000)"
-[ "$n10" -eq 11 ] && [ "$n1k" -eq 1001 ] ||
-	{ echo "bench-flat: the daemon saw $n10 and $n1k interfaces, not 11 and 1001" >&2; exit 1; }
-per=$(((a1k - a10) * 1024 / 990))
-# One verdict per target, 1 met or 0 missed, then each printed; rc 1 when one is missed.
-yes_no() { if "$@"; then echo 1; else echo 0; fi; }
-v_cpu=$(echo "$c1k <= 0.5" | bc)
-v_rss=$(yes_no [ "$r1k" -le 16384 ])
-v_per=$(yes_no [ "$per" -le 512 ])
-v_dumps=$(yes_no [ "$d1k" -eq 1 -a "$d10" -eq 1 ])
+[ "$n10" = 11 ] && [ "$n1k" = 1001 ] ||
+	{ echo "bench-flat: the daemon saw ${n10:-no} and ${n1k:-no} interfaces, not 11 and 1001" >&2; exit 1; }
+per=
+is_number "$a1k" && is_number "$a10" && per=$(((a1k - a10) * 1024 / 990))
+# One verdict per target (judge: a missing figure is missed), then each printed; rc 1 when
+# one is missed.
+v_cpu=$(judge "$c1k" '<=' 0.5)
+v_rss=$(judge "$r1k" '<=' 16384)
+v_per=$(judge "$per" '<=' 512)
+v_dumps=$(all_met "$(judge "$d1k" '==' 1)" "$(judge "$d10" '==' 1)")
 rc=0
-for v in "$v_cpu" "$v_rss" "$v_per" "$v_dumps"; do [ "$v" = 1 ] || rc=1; done
+[ "$(all_met "$v_cpu" "$v_rss" "$v_per" "$v_dumps")" = met ] || rc=1
 mib() { echo "$(($1 / 1024)).$((($1 % 1024) * 10 / 1024)) MiB"; }
 echo "rtltuned managing one veth, idle ${IDLE_SECONDS} s at 1 s sampling:"
 echo "   10 veths: CPU ${c10}% of a core, RSS $(mib "$r10") (anonymous $(mib "$a10")), link dumps $d10, sample ${s10} us"
 echo " 1000 veths: CPU ${c1k}% of a core, RSS $(mib "$r1k") (anonymous $(mib "$a1k")), link dumps $d1k, sample ${s1k} us"
 echo "  per unmanaged interface: $per bytes anonymous memory"
-echo "  target: 1000 veths at <= 0.5% idle CPU: $(metmiss "$v_cpu")"
-echo "  target: 1000 veths at <= 16 MiB RSS: $(metmiss "$v_rss")"
-echo "  target: <= 512 bytes per unmanaged interface: $(metmiss "$v_per")"
-echo "  target: no link dump after the first (healthy monitor): $(metmiss "$v_dumps")"
+echo "  target: 1000 veths at <= 0.5% idle CPU: $v_cpu"
+echo "  target: 1000 veths at <= 16 MiB RSS: $v_rss"
+echo "  target: <= 512 bytes per unmanaged interface: $v_per"
+echo "  target: no link dump after the first (healthy monitor): $v_dumps"
 summary "rtltuned, 1000 unmanaged veths: idle CPU, RSS" "${c1k}%, $(mib "$r1k")" "<= 0.5%, <= 16 MiB" \
-	"$(metmiss "$([ "$v_cpu" = 1 ] && [ "$v_rss" = 1 ] && echo 1)")"
-summary "  per unmanaged interface; link dumps after start" "$per bytes; $((d1k - 1))" "<= 512 bytes; 0" \
-	"$(metmiss "$([ "$v_per" = 1 ] && [ "$v_dumps" = 1 ] && echo 1)")"
+	"$(all_met "$v_cpu" "$v_rss")"
+summary "  per unmanaged interface; link dumps after start" "${per:--} bytes; ${d1k:+$((d1k - 1))}" \
+	"<= 512 bytes; 0" "$(all_met "$v_per" "$v_dumps")"
 exit $rc

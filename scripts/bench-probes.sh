@@ -178,14 +178,21 @@ median_ci() {
 		if (lo < 1) lo = 1; if (hi > NR) hi = NR
 		print v[lo], v[hi] }'
 }
-# verdict FILE TARGET: "MEDIAN LO HI met|MISSED decided|noise"
+# verdict FILE TARGET: "MEDIAN LO HI met|MISSED|MISSED_(no_figure) decided|noise" (one word
+# each, for read). The median is judged against TARGET (judge(), bench-lib.sh); a file with
+# a line that is not a number, or none, has no figure: "- - - MISSED_(no_figure) -".
 verdict() {
-	local med lo hi
+	local med lo hi v n
+	n=$(grep -c . "$1" || true)
+	if [ "$n" -eq 0 ] || grep -qvE '^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$' "$1"; then
+		echo "- - - MISSED_(no_figure) -"
+		return 0
+	fi
 	med=$(median <"$1")
 	read -r lo hi < <(median_ci <"$1")
-	echo "$med $lo $hi $2" | awk '{
-		printf "%.3f %.3f %.3f %s %s\n", $1, $2, $3, ($1 >= $4) ? "met" : "MISSED",
-			($2 <= $4 && $3 >= $4) ? "noise" : "decided" }'
+	v=$(judge "$med" '>=' "$2")
+	echo "$med $lo $hi $2" | awk -v v="${v// /_}" '{
+		printf "%.3f %.3f %.3f %s %s\n", $1, $2, $3, v, ($2 <= $4 && $3 >= $4) ? "noise" : "decided" }'
 }
 
 rc=0
@@ -252,7 +259,8 @@ for path in $PATHS; do
 			"$ratio" "$fr"
 	done
 	read -r med ci_lo ci_hi ok decided < <(verdict "$TMP/ratios" "$target")
-	printf '  probes on/off: median %.3f, 95%% CI [%.3f, %.3f] over %d rounds (target >= %s: %s; %s)\n' \
+	ok=${ok//_/ }
+	printf '  probes on/off: median %s, 95%% CI [%s, %s] over %d rounds (target >= %s: %s; %s)\n' \
 		"$med" "$ci_lo" "$ci_hi" "$PAIRS" "$target" "$ok" \
 		"$([ "$decided" = noise ] && echo "the interval holds the target: noise decides" || echo decided)"
 	summary "probes on/off, $path path" "$med [$ci_lo, $ci_hi]" ">= $target" \
@@ -260,21 +268,21 @@ for path in $PATHS; do
 	if [ -s "$TMP/floor" ]; then
 		read -r fmed flo fhi _ _ < <(verdict "$TMP/floor" "$target")
 		read -r omed olo ohi _ _ < <(verdict "$TMP/onfloor" 1)
-		printf '  floor (the same programs, bodies skipped: the kernel'"'"'s dispatch alone): floor/off %.3f [%.3f, %.3f];\n' \
+		printf '  floor (the same programs, bodies skipped: the kernel'"'"'s dispatch alone): floor/off %s [%s, %s];\n' \
 			"$fmed" "$flo" "$fhi"
-		printf '    the probes'"'"' own work: on/floor %.3f [%.3f, %.3f]\n' "$omed" "$olo" "$ohi"
+		printf '    the probes'"'"' own work: on/floor %s [%s, %s]\n' "$omed" "$olo" "$ohi"
 		summary "  floor: dispatch only, $path path" "$fmed [$flo, $fhi]" "-" "information"
 	fi
 	if [ -s "$TMP/aa" ]; then
 		read -r amed alo ahi _ _ < <(verdict "$TMP/aa" 1)
-		printf '  A/A control (a tracer that attaches nothing) / off, same rounds: %.3f [%.3f, %.3f]:\n' \
+		printf '  A/A control (a tracer that attaches nothing) / off, same rounds: %s [%s, %s]:\n' \
 			"$amed" "$alo" "$ahi"
 		printf '    what this machine'"'"'s noise alone gives the ratio in these rounds\n'
 		summary "  A/A control: no-op tracer / off, $path path" "$amed [$alo, $ahi]" "-" "information"
 	fi
 	if [ -s "$TMP/compare" ]; then
 		read -r cmed clo chi _ _ < <(verdict "$TMP/compare" "$target")
-		printf '  %s on/off, same rounds: %.3f [%.3f, %.3f]\n' "$COMPARE" "$cmed" "$clo" "$chi"
+		printf '  %s on/off, same rounds: %s [%s, %s]\n' "$COMPARE" "$cmed" "$clo" "$chi"
 	fi
 	[ "$ok" = met ] || rc=1
 
@@ -302,7 +310,7 @@ for path in $PATHS; do
 		($p | max_by(.ns_per_run)) as $w |
 		"\($n) \(($t / $n - $floor) * 10 | round / 10) \($w.name) \(($w.ns_per_run - $floor) * 10 | round / 10)"' \
 		"$TMP/stats.json")
-	ok=$(echo "$avg $NS_TARGET" | awk '{print ($1 <= $2) ? "met" : "MISSED"}')
+	ok=$(judge "$avg" '<=' "$NS_TARGET")
 	echo "    $events events: $avg ns net per event (target <= $NS_TARGET: $ok);" \
 		"slowest probe with >= 1000 runs: $worst_name $worst ns net"
 	# Program runs per skb va sent: every probe's runs, both ends, over the skbs that left.
@@ -335,6 +343,7 @@ for path in $PATHS; do
 		awk '{ print $4 }' "$TMP/share.r" >"$TMP/share.on.r"
 		awk '{ print $5 }' "$TMP/share.r" >"$TMP/share.floor.r"
 		read -r cmed cmin cmax ok decided < <(verdict "$TMP/share.on.r" "$target")
+		ok=${ok//_/ }
 		read -r fmed fmin fmax _ _ < <(verdict "$TMP/share.floor.r" "$target")
 		[ "$decided" = noise ] && decided="noise decides"
 		printf '    median share: on %s%%, floor (dispatch only) %s%%, off %s%%\n' "$son" "$sfl" "$soff"

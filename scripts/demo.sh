@@ -11,10 +11,10 @@ set -eu
 cd "$(dirname "$0")/.."
 RTLTUNE=$PWD/build/rtltune
 RTLTUNED=$PWD/build/rtltuned
-# What the machine must allow, in one line when it does not (scripts/preflight.sh); with the
-# CLI built, BPF is tried for real.
+# What the machine must allow, in one line when it does not (scripts/preflight.sh); with
+# tests/tools/bpf_try built (make demo builds it), BPF is tried for real.
 preflight=(scripts/preflight.sh)
-[ -x "$RTLTUNE" ] && preflight+=(--rtltune "$RTLTUNE")
+[ -x build/tests/tools/bpf_try ] && preflight+=(--bpf-try build/tests/tools/bpf_try)
 if ! refused=$("${preflight[@]}"); then
 	case $refused in
 	"needs root"*) echo "demo: $refused: run it with sudo, or as root" >&2 ;;

@@ -2,19 +2,23 @@
 # Can this machine run what needs privileges: the demo and the integration tests? They need
 # root, network namespaces with veth links, and BPF (CO-RE probes: kernel BTF, CAP_BPF and
 # CAP_PERFMON or CAP_SYS_ADMIN, in the initial user namespace).
-#   scripts/preflight.sh [--rtltune PATH]
+#   scripts/preflight.sh [--bpf-try PATH]
 # Exit 0, printing nothing, when everything is there. Otherwise exit 1 and print one line
 # saying what is missing and what refused it, to go after "demo: " or a skipped test's name.
-# With --rtltune, a built CLI, BPF is also tried for real: the probes are loaded and attached
-# for a tenth of a second (`rtltune trace lo`), which catches what the capability bits do not
-# show (a seccomp filter, lockdown, a kernel without the hooks).
+# With --bpf-try, the built tests/tools/bpf_try, BPF is also tried for real: a tracing
+# program of its own, the smallest that asks what the probes ask, is loaded, attached and
+# detached, which catches what the capability bits do not show (a seccomp filter, lockdown,
+# a kernel without the hooks). Never the product itself: a broken rtltune must fail the
+# tests, not pass for a system that refuses BPF.
 set -u
-rtltune=
+bpf_try=
 case ${1:-} in
---rtltune) rtltune=${2:?preflight: --rtltune needs a path} ;;
+--bpf-try) bpf_try=${2:?preflight: --bpf-try needs a path} ;;
 '') ;;
-*) echo "usage: scripts/preflight.sh [--rtltune PATH]" >&2; exit 2 ;;
+*) echo "usage: scripts/preflight.sh [--bpf-try PATH]" >&2; exit 2 ;;
 esac
+[ -z "$bpf_try" ] || [ -x "$bpf_try" ] ||
+	{ echo "preflight: $bpf_try is not an executable (make check builds it)" >&2; exit 2; }
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "needs root (network namespaces, veth links, BPF)"
@@ -76,11 +80,11 @@ bpf_refusal() {
 			"$(and_list "${lacks[@]}" CAP_SYS_ADMIN)"
 		return
 	fi
-	[ -n "$rtltune" ] || return
-	out=$(timeout 20 "$rtltune" trace lo --seconds 0.1 2>&1 >/dev/null) && return
+	[ -n "$bpf_try" ] || return
+	out=$(timeout 20 "$bpf_try" 2>&1 >/dev/null) && return
 	rc=$?
 	out=$(last_line "$out")
-	echo "${out:-$rtltune trace lo failed (exit $rc)}"
+	echo "${out:-$bpf_try failed (exit $rc)}"
 }
 why=$(bpf_refusal)
 [ -z "$why" ] || refused+=("BPF ($why)")

@@ -64,7 +64,7 @@ t_eq "$(head -n 1 "$NLOG" | jq -r .ctl_ok)" true "control socket answers at READ
 if [ "$(jq -r '.daemon.bpf_error // empty' <(d_rtl --json status))" = "" ]; then
 	t_eq "$(head -n 1 "$NLOG" | jq -r .source)" bpf "probes attached at READY=1"
 else
-	echo "# BPF unavailable here: $(d_rtl --json status | jq -r .daemon.bpf_error)"
+	t_unchecked "probes at READY=1: BPF unavailable ($(d_rtl --json status | jq -r .daemon.bpf_error))"
 fi
 grep -q 'STATUS=.*interfaces managed' "$NLOG" || t_fail "no STATUS= summary line"
 echo "ok: STATUS= summary sent"

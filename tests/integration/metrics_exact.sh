@@ -67,7 +67,7 @@ if [ "$bpf" = bpf ]; then
 		0 "/metrics tx_gso_segments_count (UDP: no GSO)"
 	t_eq "$(d_rtl hist va tx_skb_bytes | grep -c '|\*')" 2 "rtltune hist: two non-empty rows"
 else
-	echo "# BPF unavailable: histograms not checked ($(d_rtl --json status | jq -r .daemon.bpf_error))"
+	t_unchecked "histograms: BPF unavailable ($(d_rtl --json status | jq -r .daemon.bpf_error))"
 fi
 
 # promtool: not a word.
