@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/svg.h"
 
 static int usage(struct cli_ctx *ctx, const char *what)

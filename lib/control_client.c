@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Control socket client: connect, one JSON line out, JSON lines back. */
+/* Control socket client (rtltune, rtltuned --reload): connect, one JSON line out, JSON lines
+ * back. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "rtltune/control_client.h"
 
 struct ctl_conn {
 	int fd;
