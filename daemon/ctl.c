@@ -505,9 +505,8 @@ int ctl_start(const char *path, gid_t gid, ctl_lookup_fn lookup, struct rterr *e
 		if (r == -EPERM)
 			strncat(err->msg,
 				" (under the shipped unit rtltuned may not chown: its "
-				"ExecStartPre, "
-				"rtltuned --prepare-socket, makes the directory setgid to the "
-				"group)",
+				"ExecStartPre, rtltuned --prepare-socket, makes the "
+				"directory setgid to the group)",
 				sizeof(err->msg) - strlen(err->msg) - 1);
 		goto fail;
 	}
