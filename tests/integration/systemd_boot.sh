@@ -212,6 +212,10 @@ grep -q '^rtltune_probe_attached{probe="net_dev_start_xmit"} 1' <<<"$metrics" ||
 echo "ok: /metrics answers on loopback"
 c rtltune --json show bt0 >"$T_TMP/show.json"
 t_eq "$(jq -r '.[0].chip' "$T_TMP/show.json")" veth "installed rtltune show: chip from /usr/share/rtltune/chips"
+t_eq "$(c sh -c 'command -v rtltune; command -v rtltuned' | tr '\n' ' ')" "/usr/bin/rtltune /usr/sbin/rtltuned " \
+	"programs on PATH"
+t_eq "$(c rtltune --json profiles | jq '[.profiles[] | select(.path | startswith("/usr/share/rtltune/profiles/"))] | length')" \
+	"$(ls profiles/*.conf | wc -l)" "installed rtltune finds the shipped profiles"
 
 # ---- 3. reloads: state and log intact; a broken file refused --------------------------------
 # The state: the daemon's pid, the link as ip/ethtool see it, what status says of bt0.
@@ -285,7 +289,7 @@ t_ge "$WD_LAST" $((until - WATCHDOG_US)) "a watchdog ping within the last period
 
 # ---- 5. stop: success, originals back -----------------------------------------------------------
 c systemctl stop rtltuned || t_fail "systemctl stop"
-t_eq "$(show Result)" success "Result after systemctl stop"
+t_eq "$(show Result) $(show ExecMainStatus)" "success 0" "Result and exit status after systemctl stop"
 t_eq "$(show ActiveState)" inactive "ActiveState after systemctl stop"
 t_eq "$(t_link_state "$CNS" bt0)" "$ORIGINAL" "bt0 back to its originals (restore_on_exit = yes)"
 
