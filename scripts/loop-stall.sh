@@ -72,10 +72,10 @@ start=$(date +%s)
 until_end() { [ $(($(date +%s) - start)) -lt "$secs" ]; }
 
 (while until_end; do
-	for ((i = 0; i < 50; i++)); do echo "link add sx$i type veth peer name sy$i"; done |
+	for ((i = 0; i < 50; i++)); do echo "link add stx$i type veth peer name sty$i"; done |
 		ip -n "$ns" -batch - 2>/dev/null || true
 	sleep 2
-	for ((i = 0; i < 50; i++)); do echo "link del sx$i"; done | ip -n "$ns" -batch - 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do echo "link del stx$i"; done | ip -n "$ns" -batch - 2>/dev/null || true
 done) &
 pids+=($!)
 (while until_end; do kill -HUP "$daemon"; sleep 0.5; done) &
