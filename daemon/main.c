@@ -62,11 +62,8 @@ static void usage(FILE *out)
 		"  --interfaces GLOB[,GLOB...]  interfaces to manage (virtual ones only by name)\n"
 		"  --profile NAME          profile applied to managed interfaces\n"
 		"  --no-autotune           do not tune automatically\n"
-		"  --reload                ask the running rtltuned to reload, wait for the "
-		"result\n"
-		"  --prepare-socket        give the socket's directory to socket_group (the "
-		"unit's\n"
-		"                          ExecStartPre=+)\n"
+		"  --reload                make the running rtltuned reload; wait for the result\n"
+		"  --prepare-socket        give /run/rtltune to socket_group (ExecStartPre=+)\n"
 		"  --version, --help\n",
 		RTD_DEFAULT_CONFIG, CONTROL_DEFAULT_SOCKET, RTD_DEFAULT_METRICS, RTLTUNE_STATEDIR);
 }
