@@ -95,10 +95,13 @@ done
 [ -n "$LEADER" ] || { cat "$T_TMP/console.log"; t_fail "no systemd under systemd-nspawn within 10 s"; }
 # c CMD...: run CMD in the container (every namespace of its PID 1), clean environment.
 c() { nsenter -t "$LEADER" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
-# Booted: "running" (before its private socket exists, systemctl cannot connect at all).
+# Booted: "running". Before that, "offline" (systemd has not made /run/systemd/system yet),
+# no private socket to connect to, then "initializing" and "starting".
 for ((i = 0; i < 600; i++)); do
 	state=$(c systemctl is-system-running 2>&1) || true
-	case $state in initializing | starting | *"Failed to connect"*) sleep 0.1 ;; *) break ;; esac
+	case $state in *offline* | *"Failed to connect"* | initializing | starting) sleep 0.1 ;;
+	*) break ;;
+	esac
 done
 if [ "$state" != running ]; then
 	c systemctl --failed --no-pager || true
@@ -204,6 +207,11 @@ rc=0
 as rtother rtltune status >/dev/null 2>"$T_TMP/other.err" || rc=$?
 t_eq "$rc" 3 "rtltune status of a user outside the group (exit code)"
 grep -qi 'permission denied' "$T_TMP/other.err" || { cat "$T_TMP/other.err"; t_fail "the refusal names EACCES"; }
+rc=0
+as rtmember rtltuned --reload >/dev/null 2>"$T_TMP/member.err" || rc=$?
+t_eq "$rc" 3 "rtltuned --reload by a member of rtltune, not root (exit code)"
+grep -q 'reload changes settings and needs root' "$T_TMP/member.err" ||
+	{ cat "$T_TMP/member.err"; t_fail "the reload refusal does not say it needs root"; }
 # /metrics on loopback through IPAddressAllow=localhost (BPF on the unit's cgroup).
 metrics=$(ip netns exec "$CNS" bash -c 'exec 3<>/dev/tcp/127.0.0.1/9775 &&
 	printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && cat <&3') || t_fail "no /metrics on 127.0.0.1:9775"
