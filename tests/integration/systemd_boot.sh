@@ -93,8 +93,10 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 [ -n "$LEADER" ] || { cat "$T_TMP/console.log"; t_fail "no systemd under systemd-nspawn within 10 s"; }
-# c CMD...: run CMD in the container (every namespace of its PID 1), clean environment.
-c() { nsenter -t "$LEADER" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+# c CMD...: run CMD in the container: every namespace of its PID 1 and its root directory
+# (-r: where the test itself runs in a chroot, nspawn's root is a chroot inside a mount
+# namespace whose own root is the host's), a clean environment.
+c() { nsenter -t "$LEADER" -a -r -w env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 # Booted: "running". Before that, "offline" (systemd has not made /run/systemd/system yet),
 # no private socket to connect to, then "initializing" and "starting".
 for ((i = 0; i < 600; i++)); do
