@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/actuate.h"
 
 static const char *text_of(json_object *v, char *buf, unsigned int len)

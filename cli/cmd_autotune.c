@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 
 static void render_autotune(json_object *doc)
 {

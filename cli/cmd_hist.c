@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/hist.h"
 
 static const char *const whats[] = {

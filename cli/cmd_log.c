@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/journal.h"
 
 static void print_entry(json_object *e)

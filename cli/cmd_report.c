@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/svg.h"
 
 /* "90s", "30m", "1h", "2d", or plain seconds. */

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "term.h"
 
 static volatile sig_atomic_t interrupted;

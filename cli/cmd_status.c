@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 
 static const char *str(json_object *o, const char *key)
 {

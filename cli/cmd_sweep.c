@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
 #include "rtltune/probes.h"

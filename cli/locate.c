@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "ctl.h"
+#include "rtltune/control_client.h"
 #include "rtltune/config.h"
 
 static char config_socket[PATH_MAX];

@@ -234,10 +234,11 @@ static void handle_line(struct ctl_client *c, const char *line, size_t len)
 	cmd = json_object_get_string(o);
 	h = lookup_handler ? lookup_handler(cmd) : NULL;
 	if (!h) {
-		reply_error(c, RTERR_INPUT, EINVAL,
-			    "unknown command '%.64s' (expected hello, status, stats, hist, log, "
-			    "recommend, history, autotune, apply, restore, pause or resume)",
-			    cmd);
+		reply_error(
+			c, RTERR_INPUT, EINVAL,
+			"unknown command '%.64s' (expected hello, status, stats, hist, log, "
+			"recommend, history, autotune, apply, restore, pause, resume or reload)",
+			cmd);
 	} else if (h->changes && !c->peer.may_change) {
 		reply_error(
 			c, RTERR_SYSTEM, EPERM,
@@ -443,10 +444,19 @@ static int mkdir_parents(const char *path)
 
 int ctl_set_group(gid_t gid)
 {
+	struct stat st;
+
 	sock_gid = gid;
 	if (!listen_path[0])
 		return 0;
-	if (chown(listen_path, (uid_t)-1, gid) < 0 || chmod(listen_path, 0660) < 0)
+	/* A socket bound in a setgid directory of the group (the unit's, prepared by
+	 * rtltuned --prepare-socket) already belongs to it: no chown(2), which the unit
+	 * neither grants (CAP_CHOWN) nor lets through its system call filter. */
+	if (lstat(listen_path, &st) < 0)
+		return -errno;
+	if (st.st_gid != gid && chown(listen_path, (uid_t)-1, gid) < 0)
+		return -errno;
+	if (chmod(listen_path, 0660) < 0)
 		return -errno;
 	return 0;
 }
@@ -492,6 +502,12 @@ int ctl_start(const char *path, gid_t gid, ctl_lookup_fn lookup, struct rterr *e
 	r = ctl_set_group(gid);
 	if (r < 0) {
 		r = rterr_sys(err, -r, "set group %u and mode 0660 on %s", (unsigned int)gid, path);
+		if (r == -EPERM)
+			strncat(err->msg,
+				" (under the shipped unit rtltuned may not chown: its "
+				"ExecStartPre, rtltuned --prepare-socket, makes the "
+				"directory setgid to the group)",
+				sizeof(err->msg) - strlen(err->msg) - 1);
 		goto fail;
 	}
 	if (listen(fd, 128) < 0) {

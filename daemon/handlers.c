@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Control requests: each builds the JSON document the CLI prints (docs/control-protocol.md). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -695,6 +696,33 @@ static json_object *h_resume(struct ctl_request_ctx *rc, struct rterr *err)
 	return pause_json(ifc, false);
 }
 
+static int (*reload_fn)(struct rterr *err);
+
+void handlers_set_reload(int (*fn)(struct rterr *err))
+{
+	reload_fn = fn;
+}
+
+/* "reload": what SIGHUP does, answered once it is done: the reload count, or why the
+ * running configuration stayed (a file's FILE:LINE). */
+static json_object *h_reload(struct ctl_request_ctx *rc, struct rterr *err)
+{
+	json_object *o;
+
+	dlog(LOG_INFO, NULL, "reload requested by uid %u (pid %d)", (unsigned int)rc->peer->uid,
+	     (int)rc->peer->pid);
+	if (!reload_fn) {
+		rterr_sys(err, ENOTSUP, "this rtltuned cannot reload on request");
+		return NULL;
+	}
+	if (reload_fn(err) < 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "reloads", json_object_new_int((int)rtd.reloads));
+	json_object_object_add(o, "config", opt_str(rtd.cfg.path));
+	return o;
+}
+
 static const struct ctl_handler handlers[] = {
 	{"hello", false, h_hello},     {"status", false, h_status},
 	{"stats", false, h_stats},     {"hist", false, h_hist},
@@ -702,6 +730,7 @@ static const struct ctl_handler handlers[] = {
 	{"history", false, h_history}, {"autotune", true, h_autotune},
 	{"apply", true, h_apply},      {"restore", true, h_restore},
 	{"pause", true, h_pause},      {"resume", true, h_resume},
+	{"reload", true, h_reload},
 };
 
 const struct ctl_handler *handlers_find(const char *cmd)

@@ -18,11 +18,16 @@ static bool in_listener;
 
 void dlog_init(enum dlog_sink s, int level)
 {
+	static bool touched;
+
 	sink = s;
 	max_level = level;
 	/* Touch the ring now: its pages count from the start, so RSS does not creep up as
-	 * the first 512 messages arrive and then stay (an apparent leak). */
-	memset(ring, 0, sizeof(ring));
+	 * the first 512 messages arrive and then stay (an apparent leak). Once: a reload
+	 * comes here again, and the entries it holds are `rtltune log`'s. */
+	if (!touched)
+		memset(ring, 0, sizeof(ring));
+	touched = true;
 	if (s == DLOG_SYSLOG)
 		openlog("rtltuned", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }

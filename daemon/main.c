@@ -32,6 +32,7 @@
 #include "outside.h"
 #include "pmqos.h"
 #include "rtltune/actuate.h"
+#include "rtltune/control_client.h"
 #include "sampler.h"
 #include "state.h"
 #include "tune.h"
@@ -45,6 +46,9 @@ static struct ev_io sig_io = {.fd = -1};
  * half set up, and a reload then would race the rest of the start. */
 static bool ready, reload_pending;
 static int ready_pipe = -1; /* detached start: tells the parent we are ready */
+/* What this run does: be the daemon, or one of the unit's helpers (--reload,
+ * --prepare-socket). */
+static enum { RUN_DAEMON, RUN_RELOAD, RUN_PREPARE_SOCKET } run_mode;
 
 static void usage(FILE *out)
 {
@@ -58,6 +62,8 @@ static void usage(FILE *out)
 		"  --interfaces GLOB[,GLOB...]  interfaces to manage (virtual ones only by name)\n"
 		"  --profile NAME          profile applied to managed interfaces\n"
 		"  --no-autotune           do not tune automatically\n"
+		"  --reload                make the running rtltuned reload; wait for the result\n"
+		"  --prepare-socket        give /run/rtltune to socket_group (ExecStartPre=+)\n"
 		"  --version, --help\n",
 		RTD_DEFAULT_CONFIG, CONTROL_DEFAULT_SOCKET, RTD_DEFAULT_METRICS, RTLTUNE_STATEDIR);
 }
@@ -97,24 +103,31 @@ static void subscribe_observers(void)
 	iface_subscribe(history_iface_event);
 }
 
-/* SIGHUP: read everything anew; anything bad keeps the running state whole. */
-static void reload(void)
+/*
+ * SIGHUP, and the control socket's "reload" (rtltuned --reload, the unit's ExecReload=):
+ * read everything anew. Anything bad keeps the running state whole and is returned in err
+ * ("reload failed, keeping the running configuration: FILE:LINE: ...").
+ */
+static int reload(struct rterr *err)
 {
 	struct rtd_config cfg = {0}, old;
-	struct rterr err = {0};
+	char why[sizeof(err->msg)];
 	int r;
 
 	notify_reloading();
-	r = config_load(&rtd.ov, &cfg, &err);
+	r = config_load(&rtd.ov, &cfg, err);
 	if (r == 0)
-		r = state_load_policy(&cfg, &err);
+		r = state_load_policy(&cfg, err);
 	if (r < 0) {
 		dlog(LOG_ERR, NULL, "reload failed, keeping the running configuration: %s",
-		     err.msg);
-		snprintf(rtd.last_reload_error, sizeof(rtd.last_reload_error), "%s", err.msg);
+		     err->msg);
+		snprintf(rtd.last_reload_error, sizeof(rtd.last_reload_error), "%s", err->msg);
+		snprintf(why, sizeof(why), "%s", err->msg);
+		snprintf(err->msg, sizeof(err->msg),
+			 "reload failed, keeping the running configuration: %s", why);
 		config_free(&cfg);
 		notify_reloaded();
-		return;
+		return r;
 	}
 	old = rtd.cfg;
 	if (strcmp(cfg.socket, old.socket) != 0) {
@@ -128,20 +141,23 @@ static void reload(void)
 		cfg.probes = old.probes;
 	}
 	rtd.cfg = cfg;
-	if (cfg.socket_gid != old.socket_gid && ctl_set_group(cfg.socket_gid) < 0)
-		dlog(LOG_ERR, NULL, "cannot give the socket to group %s", cfg.socket_group);
+	/* Under the shipped unit (no CAP_CHOWN) this fails: the unit's ExecStartPre gives the
+	 * directory to the group at start, so a new group takes a restart. */
+	if (cfg.socket_gid != old.socket_gid && (r = ctl_set_group(cfg.socket_gid)) < 0)
+		dlog(LOG_ERR, NULL, "cannot give the socket to group %s: %s (restart rtltuned)",
+		     cfg.socket_group, strerror(-r));
 	if (strcmp(cfg.metrics, old.metrics) != 0) {
 		http_stop();
-		if (cfg.metrics[0] && http_start(cfg.metrics, &err) < 0)
-			dlog(LOG_ERR, NULL, "%s", err.msg);
+		if (cfg.metrics[0] && http_start(cfg.metrics, err) < 0)
+			dlog(LOG_ERR, NULL, "%s", err->msg);
 	}
 	if (cfg.sample_interval_us != old.sample_interval_us)
 		sampler_start(sample_done);
 	/* New tunables need a new tuner: trials in progress are rolled back first. */
 	if (memcmp(&cfg.tuner, &old.tuner, sizeof(cfg.tuner)) != 0) {
 		tune_stop("tuner reconfigured");
-		if (tune_start(&err) < 0)
-			dlog(LOG_ERR, NULL, "tuner: %s", err.msg);
+		if (tune_start(err) < 0)
+			dlog(LOG_ERR, NULL, "tuner: %s", err->msg);
 	}
 	log_setup(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
@@ -155,11 +171,23 @@ static void reload(void)
 	state_changed();
 	dlog(LOG_INFO, NULL, "reloaded %s", cfg.path[0] ? cfg.path : "(built-in defaults)");
 	notify_reloaded();
+	memset(err, 0, sizeof(*err));
+	return 0;
+}
+
+/* The control socket's "reload": answered when the reload is done. */
+static int reload_request(struct rterr *err)
+{
+	if (!ready)
+		return rterr_sys(err, EAGAIN,
+				 "rtltuned is still starting: reload once it is ready");
+	return reload(err);
 }
 
 static void signal_cb(struct ev_io *io, uint32_t events)
 {
 	struct signalfd_siginfo si;
+	struct rterr err = {0};
 
 	while (read(io->fd, &si, sizeof(si)) == sizeof(si)) {
 		switch (si.ssi_signo) {
@@ -170,7 +198,7 @@ static void signal_cb(struct ev_io *io, uint32_t events)
 			break;
 		case SIGHUP:
 			if (ready)
-				reload();
+				reload(&err);
 			else
 				reload_pending = true;
 			break;
@@ -272,6 +300,8 @@ static int parse_args(int argc, char **argv)
 		{"interfaces", required_argument, NULL, 'i'},
 		{"profile", required_argument, NULL, 'p'},
 		{"no-autotune", no_argument, NULL, 'A'},
+		{"reload", no_argument, NULL, 'R'},
+		{"prepare-socket", no_argument, NULL, 'P'},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -305,6 +335,12 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'A':
 			rtd.ov.autotune = 0;
+			break;
+		case 'R':
+			run_mode = RUN_RELOAD;
+			break;
+		case 'P':
+			run_mode = RUN_PREPARE_SOCKET;
 			break;
 		case 'V':
 			printf("rtltuned %s\n", RTLTUNE_VERSION);
@@ -349,6 +385,7 @@ static int run(void)
 		return fail(&err);
 	subscribe_observers();
 	bpf_start();
+	handlers_set_reload(reload_request);
 	r = ctl_start(rtd.cfg.socket, rtd.cfg.socket_gid, handlers_find, &err);
 	if (r < 0)
 		goto out;
@@ -385,8 +422,11 @@ static int run(void)
 	notify_ready();
 	tell_parent_ready();
 	ready = true;
-	if (reload_pending)
-		reload();
+	if (reload_pending) {
+		struct rterr reload_err = {0};
+
+		reload(&reload_err);
+	}
 
 	while (!rtd.stopping) {
 		next_apply = applier_run_pending();
@@ -435,6 +475,100 @@ out:
 	return 0;
 }
 
+/*
+ * rtltuned --reload (the unit's ExecReload=): the running daemon reloads through its
+ * control socket, and this exits with the outcome: 0, or the daemon's error (FILE:LINE)
+ * and 2 or 3, so that `systemctl reload` fails visibly on a broken file while the daemon
+ * keeps its state. The socket is the one the config names, with the same flags and
+ * environment as the daemon's; when the file cannot be read, --socket, $RTLTUNE_SOCKET or
+ * the default, and the daemon then reports the file's error itself.
+ */
+static int reload_daemon(void)
+{
+	struct rtd_config cfg = {0};
+	struct rterr err = {0}, cfg_err = {0};
+	json_object *req, *res = NULL, *o;
+	struct ctl_conn *c;
+	const char *path;
+	bool have_cfg;
+	int r;
+
+	have_cfg = config_load(&rtd.ov, &cfg, &cfg_err) == 0;
+	if (have_cfg)
+		path = cfg.socket;
+	else if (rtd.ov.socket)
+		path = rtd.ov.socket;
+	else if (!(path = getenv("RTLTUNE_SOCKET")) || !*path)
+		path = CONTROL_DEFAULT_SOCKET;
+	r = ctl_open(path, &c, &err);
+	if (r < 0) {
+		if (!have_cfg)
+			fprintf(stderr, "rtltuned: %s\n", cfg_err.msg);
+		config_free(&cfg);
+		return fail(&err);
+	}
+	req = control_request_new("reload");
+	r = ctl_request(c, req, &res, &err);
+	json_object_put(req);
+	ctl_close(c);
+	config_free(&cfg);
+	if (r < 0)
+		return fail(&err);
+	printf("rtltuned: reloaded %s\n", json_object_object_get_ex(res, "config", &o) && o
+						  ? json_object_get_string(o)
+						  : "(built-in defaults)");
+	json_object_put(res);
+	return 0;
+}
+
+/*
+ * rtltuned --prepare-socket (the unit's ExecStartPre=+, root outside the sandbox, before
+ * it): makes the socket's directory, /run/rtltune, root's and socket_group's with the
+ * setgid bit (02750), so the socket rtltuned binds there belongs to the group from the
+ * start and the daemon needs neither CAP_CHOWN nor chown(2). Only that directory: a
+ * socket elsewhere is the daemon's business, and with a group other than root it then
+ * needs CAP_CHOWN, which the unit does not grant: refused here, with the reason.
+ */
+static int prepare_socket(void)
+{
+	char dir[PATH_MAX], *slash;
+	struct rterr err = {0};
+	struct stat st;
+	int e = 0;
+
+	snprintf(dir, sizeof(dir), "%s", rtd.cfg.socket);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (!slash || strcmp(dir, CONTROL_RUNTIME_DIR) != 0) {
+		if (rtd.cfg.socket_gid == 0)
+			return 0;
+		rterr_input(
+			&err,
+			"socket %s with socket_group %s: only %s is given to a group before the "
+			"start (rtltuned has no CAP_CHOWN under the unit): put the socket there",
+			rtd.cfg.socket, rtd.cfg.socket_group, CONTROL_RUNTIME_DIR);
+		return fail(&err);
+	}
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		rterr_sys(&err, errno, "cannot create %s", dir);
+		return fail(&err);
+	}
+	if (lstat(dir, &st) < 0)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	if (e) {
+		rterr_sys(&err, e, "%s", dir);
+		return fail(&err);
+	}
+	if (chown(dir, 0, rtd.cfg.socket_gid) < 0 || chmod(dir, 02750) < 0) {
+		rterr_sys(&err, errno, "give %s to group %s", dir, rtd.cfg.socket_group);
+		return fail(&err);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rterr err = {0};
@@ -447,8 +581,12 @@ int main(int argc, char **argv)
 	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 	if (parse_args(argc, argv) < 0)
 		return 2;
+	if (run_mode == RUN_RELOAD)
+		return reload_daemon();
 	if (config_load(&rtd.ov, &rtd.cfg, &err) < 0)
 		return fail(&err);
+	if (run_mode == RUN_PREPARE_SOCKET)
+		return prepare_socket();
 	log_setup(rtd.cfg.log_level);
 	if (!rtd.foreground && detach() < 0) {
 		rterr_sys(&err, errno, "cannot detach");

@@ -22,7 +22,7 @@ tests=(
 	libcmocka-dev cppcheck clang-format     # unit tests, lint, format
 	ethtool util-linux kmod bc strace       # tests: independent read-back, setpriv, timing
 	prometheus wrk iputils-ping             # promtool, /metrics load, ping
-	systemd                                 # systemd-analyze verify
+	systemd systemd-container debootstrap   # systemd-analyze; the boot test: systemd-nspawn, its root
 	debhelper dpkg-dev build-essential lintian adduser # build-deb.sh, install_deb test
 	man-db groff-base                       # man --warnings in tests/integration/docs_man.sh
 	valgrind libclang-rt-14-dev             # make check: valgrind CLI runs; libFuzzer, ASan, UBSan

@@ -16,8 +16,11 @@
  *   event:    {"v": 1, "event": "log", "entry": {...}}   (after "log" with follow)
  * A peer that sees a larger "v" than it knows refuses the message rather than guessing.
  */
-#define CONTROL_PROTO_VERSION  1
-#define CONTROL_DEFAULT_SOCKET "/run/rtltune/control.sock"
+#define CONTROL_PROTO_VERSION 1
+/* The socket's directory: under the unit, made (and given to socket_group) by rtltuned
+ * --prepare-socket. */
+#define CONTROL_RUNTIME_DIR    "/run/rtltune"
+#define CONTROL_DEFAULT_SOCKET CONTROL_RUNTIME_DIR "/control.sock"
 /* Longest line either side accepts: bounds the per-client buffer in the daemon. */
 #define CONTROL_MAX_REQUEST (64 * 1024)
 #define CONTROL_MAX_REPLY   (16 * 1024 * 1024)

@@ -8,15 +8,10 @@
 #     after the apply raises it to 65536, most of its skbs are above 16 KiB; after
 #     `rtltune restore` none are, and they are not cut into MSS-sized pieces (the software
 #     segmentation a stale 64K socket would cause below a 16K device).
-#  2. rtltuned started under the shipped unit's sandbox (tests/tools/unitbox applies
-#     systemd/rtltuned.service's ProtectKernelTunables=, capabilities, NoNewPrivileges=
-#     and RestrictAddressFamilies=: /proc/sys is read-only there), the apply sent to it:
-#     the established connection takes the size too, through netlink alone.
+# rtltuned does the same under the shipped unit's sandbox (read-only /proc/sys, its
+# capabilities and filters): tests/integration/systemd_boot.sh, under systemd itself.
 . "$(dirname "$0")/../lib.sh"
-. "$TOP/tests/daemon-lib.sh"
 command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
-UNITBOX=${UNITBOX:-$TOP/build/tests/tools/unitbox}
-[ -x "$UNITBOX" ] || t_fail "$UNITBOX not built (make check builds tests/tools/*)"
 
 A=$(t_netns a)
 B=$(t_netns b)
@@ -94,33 +89,3 @@ t_eq "$(ip -n "$A" -6 rule show | grep -c 'proto 244' || true)" 0 "IPv6 rules le
 t_rtl "$A" restore ta >/dev/null
 kill $FLOW 2>/dev/null || true
 wait $FLOW 2>/dev/null || true
-
-t_log "2. rtltuned under the unit's sandbox"
-ip netns exec "$A" "$UNITBOX" "$TOP/systemd/rtltuned.service" -- sh -c 'echo 1 > /proc/sys/net/ipv4/route/flush' 2>/dev/null &&
-	t_fail "the sandbox lets /proc/sys/net/ipv4/route/flush be written"
-echo "ok: /proc/sys is read-only in the sandbox"
-cat >"$T_TMP/rtltuned-boxed" <<EOF
-#!/bin/sh
-exec "$UNITBOX" "$TOP/systemd/rtltuned.service" -- "$RTLTUNED" "\$@"
-EOF
-chmod 755 "$T_TMP/rtltuned-boxed"
-RTLTUNED=$T_TMP/rtltuned-boxed
-D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH")
-d_start "$A" --interfaces ta --no-autotune
-# The daemon by its socket (the newest process naming it: unitbox's child), wherever the
-# tree was copied to for the sandbox (a checkout under /root is behind ProtectHome=).
-dpid=$(pgrep -n -f -- "rtltuned --foreground --socket $D_SOCK") || t_fail "no rtltuned process with --socket $D_SOCK"
-t_eq "$(grep -E '^CapEff' /proc/"$dpid"/status | awk '{ print $2 }')" 000000c000001001 \
-	"the daemon's capabilities (CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_CHOWN)"
-flow 10.93.0.2 120
-read -r pct mean n <<<"$(sizes)"
-t_eq "$pct" 0 "skbs above 16 KiB before the daemon's apply"
-RTLTUNE_SOCKET=$D_SOCK t_rtl "$A" apply bigger ta | sed 's/^/# /'
-read -r pct mean n <<<"$(sizes)"
-echo "# after the sandboxed daemon's apply: $pct% of $n skbs above 16 KiB, mean $mean bytes"
-t_ge "$pct" "$MIN_ABOVE" "the established connection's skbs above 16 KiB after the sandboxed daemon's raise (percent)"
-grep -q 'ta: IPv4 and IPv6 routes invalidated (XFRM_MSG_SETDEFAULT)' "$D_LOG" || t_fail "the daemon did not invalidate: $(tail -n 5 "$D_LOG")"
-echo "ok: the sandboxed daemon invalidated the routes over netlink"
-RTLTUNE_SOCKET=$D_SOCK t_rtl "$A" restore ta >/dev/null
-t_eq "$(t_link_state "$A" ta)" "$before" "ta after the daemon's restore"
-d_stop >/dev/null || t_fail "unclean exit"

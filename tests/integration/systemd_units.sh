@@ -1,7 +1,10 @@
 #!/bin/bash
 # Acceptance (issue 5): systemd/rtltuned.service and rtltune-apply@.service pass
 # `systemd-analyze verify` with no complaint at all (the binaries' paths pointed at this
-# build in a temporary copy), and their offline security exposure is "OK" or better.
+# build in a temporary copy), and rtltune-apply@'s offline security exposure is "OK" or
+# better. What systemd does with them is tests/integration/systemd_boot.sh, under systemd
+# as PID 1: rtltuned.service's notify, watchdog, capabilities, sandbox, reload and
+# exposure; rtltune-apply@'s sandbox applying a profile. Here, what that boot cannot see.
 . "$(dirname "$0")/../lib.sh"
 command -v systemd-analyze >/dev/null || t_skip "systemd-analyze not installed"
 [ -x "$RTLTUNED" ] || t_fail "$RTLTUNED not built"
@@ -21,6 +24,7 @@ for unit in rtltuned.service rtltune-apply@throughput.service; do
 	out=$(systemd-analyze verify --man=no "./$unit" 2>&1) || rc=$?
 	t_eq "$rc" 0 "systemd-analyze verify $unit exit code"
 	t_eq "$out" "" "systemd-analyze verify $unit output"
+	[ "$unit" = rtltuned.service ] && continue
 	level=$(systemd-analyze security --offline=yes "./$unit" 2>/dev/null |
 		awk '/Overall exposure level/ { print $(NF - 2), $(NF - 1) }')
 	echo "# $unit: exposure $level"
@@ -30,14 +34,11 @@ for unit in rtltuned.service rtltune-apply@throughput.service; do
 	esac
 done
 
-# The service must say what it needs and nothing more.
+# PM QoS (daemon/pmqos.c): exactly one device through PrivateDevices=, optional on the
+# host. The boot test's container has no /dev/cpu_dma_latency to see it with.
 svc=$TOP/systemd/rtltuned.service
-t_eq "$(sed -n 's/^Type=//p' "$svc")" notify "rtltuned.service Type"
-t_eq "$(sed -n 's/^CapabilityBoundingSet=//p' "$svc")" \
-	"CAP_BPF CAP_PERFMON CAP_NET_ADMIN CAP_CHOWN" "rtltuned.service capabilities"
-grep -q '^WatchdogSec=' "$svc" || t_fail "no WatchdogSec"
-# PM QoS (daemon/pmqos.c): exactly one device through PrivateDevices=, optional on the host.
 t_eq "$(sed -n 's/^BindPaths=//p' "$svc")" "-/dev/cpu_dma_latency" "rtltuned.service BindPaths"
 t_eq "$(sed -n 's/^DeviceAllow=//p' "$svc")" "/dev/cpu_dma_latency rw" "rtltuned.service DeviceAllow"
+# The boot test gives the apply unit an interface (its container has no device-backed one).
 t_eq "$(sed -n 's/^ExecStart=//p' "$TOP/systemd/rtltune-apply@.service")" \
 	"/usr/sbin/rtltune apply %i" "rtltune-apply@ ExecStart"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Control socket client: connect, one JSON line out, JSON lines back. */
+/* Control socket client (rtltune, rtltuned --reload): connect, one JSON line out, JSON lines
+ * back. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "rtltune/control_client.h"
 
 static char socket_lookup[1024];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-#ifndef RTLTUNE_CLI_CTL_H
-#define RTLTUNE_CLI_CTL_H
+#ifndef RTLTUNE_CONTROL_CLIENT_H
+#define RTLTUNE_CONTROL_CLIENT_H
 
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -9,9 +9,9 @@
 #include "rtltune/err.h"
 
 /*
- * The client side of rtltuned's control socket (docs/control-protocol.md). Commands
- * that need the daemon (status, stats, hist, log, autotune, recommend) and apply/restore
- * when the daemon runs go through here.
+ * The client side of rtltuned's control socket (docs/control-protocol.md). The CLI's
+ * commands that need the daemon (status, stats, hist, log, autotune, recommend) and
+ * apply/restore when the daemon runs go through here, and so does `rtltuned --reload`.
  */
 
 /* How long a reply may take: an apply can wait for the journal lock. */
