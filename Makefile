@@ -207,7 +207,8 @@ FORCE:
 MAN_PAGES    := $(wildcard man/*.[1-8])
 UNIT_FILES   := $(wildcard systemd/*.service systemd/*.socket systemd/*.timer systemd/*.path)
 DAEMON_CONF  := $(wildcard etc/rtltuned.conf)
-DOC_FILES    := $(wildcard docs/*.md)
+# docs/README.md is the docs' index: installed as index.md beside the top README.md.
+DOC_FILES    := $(filter-out docs/README.md,$(wildcard docs/*.md))
 DOC_EXTRA    := $(wildcard docs/prometheus/*.yml docs/grafana/*.json)
 # Units name the programs by their Debian paths; follow BINDIR/SBINDIR/SYSCONFDIR when moved.
 UNIT_SED     := -e 's|/usr/sbin/rtltuned\b|$(SBINDIR)/rtltuned|g' \
@@ -236,6 +237,7 @@ install: all
 	cp $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
 	$(INSTALL) -m 0644 README.md $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 docs/README.md $(DESTDIR)$(DOCDIR)/index.md
 	set -e; for f in $(DOC_EXTRA); do \
 		$(INSTALL) -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$${f#docs/}; \
 	done
