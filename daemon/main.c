@@ -143,7 +143,7 @@ static void reload(void)
 		if (tune_start(&err) < 0)
 			dlog(LOG_ERR, NULL, "tuner: %s", err.msg);
 	}
-	log_setup(cfg.log_level);
+	dlog_set_level(cfg.log_level);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
 	/* cpu_dma_latency may have changed with no interface event; a refused request gets
