@@ -23,6 +23,7 @@
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
+#include "trust.h"
 #include "tune.h"
 
 #ifndef RTLTUNE_VERSION
@@ -236,7 +237,8 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
 	json_object_object_add(o, "why", json_object_new_string(ifc->why));
 	/* Whether the tuner works on it: never on an interface rtltuned does not manage. */
-	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->managed && ifc->autotune));
+	json_object_object_add(o, "autotune",
+			       json_object_new_boolean(ifc->managed && ifc->autotune));
 	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
 	json_object_object_add(o, "applied", applier_status_json(ifc));
 	json_object_object_add(o, "knobs", knobs_json(ifc));
@@ -265,6 +267,7 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 		if (!only || list_buf[i] == only)
 			json_object_array_add(a, iface_status_json(list_buf[i]));
 	json_object_object_add(o, "daemon", daemon_json());
+	json_object_object_add(o, "journal", trust_status_json());
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
@@ -438,8 +441,8 @@ static int refuse_unmanaged(const struct iface *ifc, const char *what, struct rt
 				   "%s: %s refused: rtltuned does not manage it (%s); it is tuned "
 				   "as the upper of %s: switch autotune there",
 				   ifc->name, what, ifc->why, upper_of);
-	return rterr_input(err, "%s: %s refused: rtltuned does not manage it (%s)", ifc->name,
-			   what, ifc->why);
+	return rterr_input(err, "%s: %s refused: rtltuned does not manage it (%s)", ifc->name, what,
+			   ifc->why);
 }
 
 static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
