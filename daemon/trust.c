@@ -37,7 +37,8 @@ static void distrust(const struct rterr *err)
 	dlog(LOG_ERR, NULL, "%s", reason);
 	dlog(LOG_WARNING, NULL,
 	     "observing only until the journal is trusted: no profile application, restore, "
-	     "tuner trial or rollback of an operation a crash left in flight");
+	     "tuner trial or rollback (a trial in progress and what a crash left in flight "
+	     "stay as they are)");
 }
 
 bool trust_check(void)

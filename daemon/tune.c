@@ -207,7 +207,9 @@ static void act(struct iface *ifc, struct tuner_action *a)
 
 	if (a->kind == TUNER_NONE)
 		return;
-	if (trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err) < 0)
+	/* An untrusted journal was logged once by trust.c; a rollback waiting for it is
+	 * given again at every sample, which would repeat it. */
+	if (trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err) < 0 && err.errnum != EBADMSG)
 		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	for (rounds = 0; a->kind != TUNER_NONE && rounds < 8; rounds++) {
 		struct tuner_action next = {0};
