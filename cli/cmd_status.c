@@ -64,6 +64,7 @@ static void render_pm_qos(json_object *q)
 static void render_status(json_object *doc)
 {
 	json_object *d = json_object_object_get(doc, "daemon");
+	json_object *journal = json_object_object_get(doc, "journal");
 	json_object *ifaces = json_object_object_get(doc, "interfaces");
 	json_object *probes = json_object_object_get(d, "probes");
 	size_t i, n = json_object_array_length(probes), attached = 0, off = 0;
@@ -104,6 +105,11 @@ static void render_status(json_object *doc)
 	render_pm_qos(json_object_object_get(d, "pm_qos"));
 	if (strcmp(str(d, "last_reload_error"), "-") != 0)
 		printf("  reload:    FAILED: %s\n", str(d, "last_reload_error"));
+	/* Older daemons have no verdict to show. */
+	if (journal && strcmp(str(journal, "state"), "ok") == 0)
+		printf("  journal:   %s\n", str(journal, "file"));
+	else if (journal)
+		printf("  journal:   UNTRUSTED, changing nothing: %s\n", str(journal, "reason"));
 
 	n = json_object_array_length(ifaces);
 	if (!n) {

@@ -378,7 +378,19 @@ static void twin_note(struct sweep_ctx *s, const struct nic *nic)
 		 knob_name((enum knob_id)d->twin));
 }
 
-/* Everything checked before anything changes: the interface, the knob, every value. */
+/* Every step journals: a journal that cannot be trusted (or locked) refuses the sweep before
+ * the reference is measured, not after. */
+static int journal_usable(struct sweep_ctx *s, struct rterr *err)
+{
+	struct journal *j = NULL;
+	int r = journal_open(s->cli->state_dir, &j, err);
+
+	journal_close(j);
+	return r;
+}
+
+/* Everything checked before anything changes: the interface, the knob, every value, the
+ * journal. */
 static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, const char *values,
 		   struct rterr *err)
 {
@@ -427,6 +439,8 @@ static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, co
 	free(set);
 	if (r < 0 && err->kind == RTERR_INPUT)
 		rterr_prefix(err, "sweep refused, nothing changed: ");
+	if (r == 0)
+		r = journal_usable(s, err);
 	return r;
 }
 

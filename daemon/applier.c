@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "outside.h"
 #include "rtltune/actuate.h"
+#include "trust.h"
 
 /*
  * The journal lock is shared with `rtltune apply`. The daemon's loop must not stall
@@ -156,7 +157,7 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 			*out = applier_set_json(set, n, false, NULL);
 		return 0;
 	}
-	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
+	r = trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, err);
 	if (r < 0)
 		return r;
 	r = actuate_set(rtd.act, j, set, n, &opts, err);
@@ -226,7 +227,12 @@ uint64_t applier_run_pending(void)
 		ap->applied_at = now_real();
 		snprintf(ap->profile, sizeof(ap->profile), "%s", rtd.cfg.profile);
 		snprintf(ap->msg, sizeof(ap->msg), "%s", ap->rc < 0 ? err.msg : "");
-		if (ap->rc < 0)
+		/* An untrusted journal was logged once, with what to do; status has it all. */
+		if (ap->rc == -EBADMSG)
+			dlog(LOG_WARNING, ifc->name,
+			     "profile %s not applied: the journal is untrusted (rtltune status)",
+			     rtd.cfg.profile);
+		else if (ap->rc < 0)
 			dlog(LOG_ERR, ifc->name, "profile %s not applied: %s", rtd.cfg.profile,
 			     err.msg);
 		state_changed();
@@ -269,7 +275,7 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	int r, n_links;
 
 	*out = NULL;
-	r = journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, err);
+	r = trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, err);
 	if (r < 0)
 		return r;
 	/* Its targets are originals already durable: a full or read-only state dir must not
@@ -339,7 +345,7 @@ static void forget(struct iface *gone)
 	for (ifc = iface_first(); ifc; ifc = ifc->next)
 		if (ifc != gone)
 			idx[n++] = ifc->ifindex;
-	if (journal_open_timeout(rtd.cfg.state_dir, DAEMON_LOCK_WAIT_MS, &j, &err) == 0)
+	if (trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, &err) == 0)
 		journal_forget_gone(j, idx, n, "daemon", NULL, &err);
 	journal_close(j);
 	free(idx);

@@ -24,6 +24,7 @@
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
+#include "trust.h"
 #include "tune.h"
 
 #ifndef RTLTUNE_VERSION
@@ -236,7 +237,9 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "operstate", json_object_new_string(ifc->operstate));
 	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
 	json_object_object_add(o, "why", json_object_new_string(ifc->why));
-	json_object_object_add(o, "autotune", json_object_new_boolean(ifc->autotune));
+	/* Whether the tuner works on it: never on an interface rtltuned does not manage. */
+	json_object_object_add(o, "autotune",
+			       json_object_new_boolean(ifc->managed && ifc->autotune));
 	json_object_object_add(o, "carrier_changes", json_object_new_int(ifc->carrier_changes));
 	json_object_object_add(o, "applied", applier_status_json(ifc));
 	json_object_object_add(o, "knobs", knobs_json(ifc));
@@ -265,6 +268,7 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 		if (!only || list_buf[i] == only)
 			json_object_array_add(a, iface_status_json(list_buf[i]));
 	json_object_object_add(o, "daemon", daemon_json());
+	json_object_object_add(o, "journal", trust_status_json());
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
@@ -423,6 +427,25 @@ static json_object *h_log(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
+/*
+ * The tuner works on managed interfaces only: a switch for any other would be shown and
+ * never acted on. The refusal names the selection rule that left it out (docs/daemon.md
+ * "Which interfaces are managed").
+ */
+static int refuse_unmanaged(const struct iface *ifc, const char *what, struct rterr *err)
+{
+	char upper_of[256];
+
+	iface_upper_of(ifc, upper_of, sizeof(upper_of));
+	if (upper_of[0])
+		return rterr_input(err,
+				   "%s: %s refused: rtltuned does not manage it (%s); it is tuned "
+				   "as the upper of %s: switch autotune there",
+				   ifc->name, what, ifc->why, upper_of);
+	return rterr_input(err, "%s: %s refused: rtltuned does not manage it (%s)", ifc->name, what,
+			   ifc->why);
+}
+
 static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	struct iface *ifc = req_iface(rc->req, true, err);
@@ -433,6 +456,11 @@ static json_object *h_autotune(struct ctl_request_ctx *rc, struct rterr *err)
 	if (!json_object_object_get_ex(rc->req, "on", &on) ||
 	    !json_object_is_type(on, json_type_boolean)) {
 		rterr_input(err, "missing \"on\": true or false");
+		return NULL;
+	}
+	if (!ifc->managed) {
+		refuse_unmanaged(ifc, json_object_get_boolean(on) ? "autotune on" : "autotune off",
+				 err);
 		return NULL;
 	}
 	if (ifc->autotune != json_object_get_boolean(on)) {

@@ -18,18 +18,20 @@ static bool in_listener;
 
 void dlog_init(enum dlog_sink s, int level)
 {
-	static bool touched;
-
 	sink = s;
 	max_level = level;
 	/* Touch the ring now: its pages count from the start, so RSS does not creep up as
-	 * the first 512 messages arrive and then stay (an apparent leak). Once: a reload
-	 * comes here again, and the entries it holds are `rtltune log`'s. */
-	if (!touched)
+	 * the first 512 messages arrive and then stay (an apparent leak). Only while it holds
+	 * nothing: what it holds is what `rtltune log` shows. */
+	if (next_seq == 1)
 		memset(ring, 0, sizeof(ring));
-	touched = true;
 	if (s == DLOG_SYSLOG)
 		openlog("rtltuned", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void dlog_set_level(int level)
+{
+	max_level = level;
 }
 
 void dlog_set_listener(void (*fn)(const struct dlog_entry *e, void *data), void *data)

@@ -24,7 +24,10 @@ struct dlog_entry {
 
 #define DLOG_RING 512
 
+/* Once, at start: where lines go, the most verbose level kept, the ring made resident. */
 void dlog_init(enum dlog_sink sink, int max_level);
+/* On reload (log_level): the level alone; the ring keeps every entry and its seq. */
+void dlog_set_level(int max_level);
 void dlog(int level, const char *iface, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Entries after seq (0: all held), oldest first, at most max; a JSON array. */
 json_object *dlog_since(uint64_t seq, unsigned int max);

@@ -35,6 +35,7 @@
 #include "rtltune/control_client.h"
 #include "sampler.h"
 #include "state.h"
+#include "trust.h"
 #include "tune.h"
 
 #ifndef RTLTUNE_VERSION
@@ -159,7 +160,11 @@ static int reload(struct rterr *err)
 		if (tune_start(err) < 0)
 			dlog(LOG_ERR, NULL, "tuner: %s", err->msg);
 	}
-	log_setup(cfg.log_level);
+	dlog_set_level(cfg.log_level);
+	/* The journal is judged anew (the operator's way back from an untrusted one) and,
+	 * trusted, has what a crash left in flight rolled back before any apply. */
+	if (trust_check())
+		tune_recover_orphans();
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
 	/* cpu_dma_latency may have changed with no interface event; a refused request gets
@@ -409,16 +414,20 @@ static int run(void)
 	}
 	/* The first dump fills the interface table and the probe slots before READY=1. */
 	sampler_kick();
-	/* Before any change: a trial or apply a crash left in flight goes back first. */
-	tune_recover_orphans();
+	/* Before any change: a journal that cannot be trusted stops them all; one that can
+	 * has a trial or apply a crash left in flight rolled back first. */
+	if (trust_check())
+		tune_recover_orphans();
 	r = tune_start(&err);
 	if (r < 0)
 		goto out;
 	iface_reselect_all(false);
-	dlog(LOG_INFO, NULL, "ready: socket %s, metrics %s, %s, ethtool via %s, profile %s",
-	     rtd.cfg.socket, rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
+	dlog(trust_ok() ? LOG_INFO : LOG_WARNING, NULL,
+	     "ready: socket %s, metrics %s, %s, ethtool via %s, profile %s%s", rtd.cfg.socket,
+	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",
 	     bpf_active() ? "BPF probes" : "link counters", nic_io_path(actuator_io(rtd.act)),
-	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none");
+	     rtd.cfg.profile[0] ? rtd.cfg.profile : "none",
+	     trust_ok() ? "" : "; observing only: the journal is untrusted (rtltune status)");
 	notify_ready();
 	tell_parent_ready();
 	ready = true;

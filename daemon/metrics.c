@@ -16,6 +16,7 @@
 #include "rtltune/link.h"
 #include "rtltune/paths.h"
 #include "sampler.h"
+#include "trust.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -334,6 +335,12 @@ static void render_tail(struct sbuf *b)
 			}
 		}
 	}
+
+	family(b, "rtltune_journal_ok", "gauge",
+	       "1 while rtltuned trusts its state journal, 0 when it refuses it (torn, garbage, a "
+	       "wrong record count: rtltune status says which line and what to do) and changes "
+	       "nothing.");
+	sb_str(b, trust_ok() ? "rtltune_journal_ok 1\n" : "rtltune_journal_ok 0\n");
 
 	family(b, "rtltune_samples_total", "counter", "Sampler runs since rtltuned started.");
 	sb_str(b, "rtltune_samples_total ");

@@ -22,6 +22,7 @@
 #include "bpf.h"
 #include "iface.h"
 #include "notify.h"
+#include "trust.h"
 
 static struct ev_timer watchdog;
 static char last_status[256];
@@ -115,8 +116,11 @@ static void status_line(char *buf, size_t len)
 	if (failed && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %u failed to apply", failed);
 	if (n < len)
-		snprintf(buf + n, len - n, "; %s",
-			 bpf_active() ? "BPF probes counting" : "link counters only (no BPF)");
+		n += (size_t)snprintf(buf + n, len - n, "; %s",
+				      bpf_active() ? "BPF probes counting"
+						   : "link counters only (no BPF)");
+	if (!trust_ok() && n < len)
+		snprintf(buf + n, len - n, "; journal untrusted, changing nothing");
 }
 
 void notify_status(void)

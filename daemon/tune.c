@@ -17,6 +17,7 @@
 #include "rtltune/cpustat.h"
 #include "rtltune/tcpstat.h"
 #include "rtltune/tuner.h"
+#include "trust.h"
 #include "tune.h"
 
 #define TUNE_LOCK_WAIT_MS 300
@@ -206,7 +207,9 @@ static void act(struct iface *ifc, struct tuner_action *a)
 
 	if (a->kind == TUNER_NONE)
 		return;
-	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
+	/* An untrusted journal was logged once by trust.c; a rollback waiting for it is
+	 * given again at every sample, which would repeat it. */
+	if (trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err) < 0 && err.errnum != EBADMSG)
 		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	for (rounds = 0; a->kind != TUNER_NONE && rounds < 8; rounds++) {
 		struct tuner_action next = {0};
@@ -452,8 +455,9 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;
-	/* Paused (a sweep measures): samples go on, trials do not. */
-	env.autotune = ifc->autotune && !tp->paused;
+	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
+	 * on, trials do not. */
+	env.autotune = ifc->autotune && !tp->paused && trust_ok();
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		act(ifc, &a);
 }
@@ -509,10 +513,18 @@ static void recover_orphans(struct iface *only)
 	struct journal_inflight *orphans;
 	struct journal *j = NULL;
 	struct rterr err = {0};
-	int n, i, k = 0;
+	int n, i, k = 0, opened;
 
-	if (journal_open_timeout(rtd.cfg.state_dir, TUNE_LOCK_WAIT_MS, &j, &err) < 0)
+	/* Untrusted: said once, with what to do, by trust.c; the records wait for the file. */
+	opened = trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err);
+	if (opened == -EBADMSG)
 		return;
+	if (opened < 0) {
+		dlog(LOG_WARNING, only ? only->name : NULL,
+		     "operations a crash left in flight not looked at: %s (again on reload)",
+		     err.msg);
+		return;
+	}
 	/* Copies: every change rewrites the journal's own array. */
 	n = journal_inflight_list(j, &ops);
 	orphans = calloc((size_t)n + 1, sizeof(*orphans));

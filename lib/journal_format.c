@@ -50,6 +50,24 @@ struct parser {
 	struct rterr *err;
 };
 
+/*
+ * What to do is the same for every cause, and the same text for the CLI and rtltuned: the
+ * file is never repaired or replaced automatically, since it may hold the only record of
+ * the originals (docs/journal.md "An untrusted journal"). Short enough for one line of
+ * rtltuned's log (320 bytes) with the default path and a parser's longest complaint.
+ */
+int jr_untrusted(struct rterr *err, const char *path, unsigned int line, const char *what)
+{
+	rterr_input(err,
+		    "%s:%u: %s; refusing to trust this journal, nothing changed. Correct that "
+		    "line or move the file aside (restore then forgets its originals), then try "
+		    "again; rtltuned checks again on reload",
+		    path, line, what);
+	if (err)
+		err->errnum = EBADMSG;
+	return -EBADMSG;
+}
+
 static int perr(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int perr(struct parser *p, const char *fmt, ...)
 {
@@ -59,8 +77,7 @@ static int perr(struct parser *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return rterr_input(p->err, "%s:%u: %s; refusing to trust this journal", p->path, p->line,
-			   what);
+	return jr_untrusted(p->err, p->path, p->line, what);
 }
 
 static int parse_i64(const char *s, int64_t *out)

@@ -66,7 +66,12 @@ bool jr_ifname_ok(const char *s);
 bool jr_word_ok(const char *s, size_t max);
 bool jr_perm_addr_ok(const char *s);
 bool jr_boot_id_ok(const char *s);
-/* Parse the whole file (buf holds len bytes, modified) into j's tables; RTERR_INPUT. */
+/*
+ * The refusal of a journal that cannot be trusted (journal.h): RTERR_INPUT, errnum
+ * EBADMSG, naming path:line and what to do; returns -EBADMSG.
+ */
+int jr_untrusted(struct rterr *err, const char *path, unsigned int line, const char *what);
+/* Parse the whole file (buf holds len bytes, modified) into j's tables; jr_untrusted(). */
 int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err);
 /* The file j's tables make (malloc'ed), or NULL on ENOMEM. */
 char *jr_serialize(struct journal *j, size_t *len);

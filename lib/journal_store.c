@@ -275,9 +275,9 @@ static int load_journal(struct journal *j, struct rterr *err)
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > JOURNAL_MAX_BYTES) {
 		close(fd);
-		return rterr_input(err, "%s:1: %s; refusing to trust this journal", j->path,
-				   S_ISREG(st.st_mode) ? "larger than 4 MiB"
-						       : "not a regular file");
+		return jr_untrusted(err, j->path, 1,
+				    S_ISREG(st.st_mode) ? "larger than 4 MiB"
+							: "not a regular file");
 	}
 	buf = malloc(st.st_size + 1);
 	if (!buf) {
@@ -406,8 +406,8 @@ int journal_open_timeout(const char *state_dir, int timeout_ms, struct journal *
 		return rterr_sys(err, ENOMEM, "journal");
 	j->dir_fd = j->lock_fd = j->log_fd = -1;
 	snprintf(j->dir, sizeof(j->dir), "%s", state_dir);
-	snprintf(j->path, sizeof(j->path), "%s/journal", state_dir);
-	snprintf(j->tmp_path, sizeof(j->tmp_path), "%s/journal.tmp", state_dir);
+	snprintf(j->path, sizeof(j->path), "%s/" JOURNAL_FILE, state_dir);
+	snprintf(j->tmp_path, sizeof(j->tmp_path), "%s/" JOURNAL_FILE ".tmp", state_dir);
 	snprintf(j->lock_path, sizeof(j->lock_path), "%s/lock", state_dir);
 	snprintf(j->log_path, sizeof(j->log_path), "%s/log", state_dir);
 	r = mkdir_state(state_dir, err);

@@ -28,6 +28,8 @@
  * (journal_set_inflight_optional()).
  */
 
+/* The journal's file in the state dir (docs/journal.md "Files in the state directory"). */
+#define JOURNAL_FILE "journal"
 /* Default for journal_open(): waiting longer means a stuck holder, worth reporting. */
 #define JOURNAL_LOCK_TIMEOUT_MS 10000
 /* A value not known or not applicable in a journal_event. */
@@ -68,9 +70,10 @@ struct journal;
 /*
  * Open the journal in state_dir (created 0750 if missing), taking its lock; waits at
  * most JOURNAL_LOCK_TIMEOUT_MS for another rtltune process (the error names its pid).
- * A journal file that is torn, hostile or of an unknown version is refused with an
- * RTERR_INPUT naming file:line. A read-only state dir opens (reads work); writes then
- * fail with rterr_sys.
+ * A journal file that is torn, hostile or of an unknown version is refused: -EBADMSG, an
+ * RTERR_INPUT (errnum EBADMSG) naming file:line and what to do (docs/journal.md "An
+ * untrusted journal"); the file is left as it is. A read-only state dir opens (reads
+ * work); writes then fail with rterr_sys.
  */
 int journal_open(const char *state_dir, struct journal **j, struct rterr *err);
 int journal_open_timeout(const char *state_dir, int timeout_ms, struct journal **j,

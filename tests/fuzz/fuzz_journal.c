@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Journal reader (lib/journal.c): the input is the state directory's `journal` file. A
- * torn or hostile file is refused with a file:line message, never half-trusted. A file
+ * Journal reader (lib/journal_*.c): the input is the state directory's `journal` file. A
+ * torn or hostile file is refused as untrusted (-EBADMSG) with a file:line message, never
+ * half-trusted. A file
  * that is accepted must survive a rewrite: the writer's output of what the reader took
  * in is read back by the reader with the same entries (nothing lost, nothing invented).
  */
@@ -63,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_write_file(jpath, data, size);
 	r = journal_open_timeout(state, 1000, &j, &err);
 	if (r < 0) {
-		FUZZ_CHECK(!j && err.kind != RTERR_NONE && err.msg[0]);
+		/* Refused as untrusted (or out of memory), with the file:line message. */
+		FUZZ_CHECK(!j && err.msg[0]);
+		FUZZ_CHECK(r == -ENOMEM ||
+			   (r == -EBADMSG && err.kind == RTERR_INPUT && err.errnum == EBADMSG));
 		return 0;
 	}
 	check_loaded(j, &n_ents, &n_ops);

@@ -20,7 +20,8 @@ n_rules=$(grep -cE '^\s+- (record|alert):' rtltune.rules.yml)
 t_eq "$(sed -n 's/.*SUCCESS: \([0-9]*\) rules found.*/\1/p' "$T_TMP/rules.out")" "$n_rules" "rules promtool found"
 
 # The alerts docs/fleet.md and the issue name.
-for a in RtltuneRetransmitStorm RtltuneTuningRollbacks RtltuneProbeMissing RtltuneDown; do
+for a in RtltuneRetransmitStorm RtltuneTuningRollbacks RtltuneProbeMissing RtltuneJournalUntrusted \
+	RtltuneDown; do
 	grep -qE "^\s+- alert: $a$" rtltune.rules.yml || t_fail "alert $a missing"
 	grep -q "alertname: $a$" rtltune.rules.test.yml || t_fail "alert $a has no unit test"
 done

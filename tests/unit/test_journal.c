@@ -323,15 +323,29 @@ static void expect_refused(const struct fx *fx, const char *content, size_t len,
 	char where[128];
 
 	spit(fx->path, content, len);
-	if (journal_open_timeout(fx->dir, 2000, &j, &err) != -EINVAL) {
+	if (journal_open_timeout(fx->dir, 2000, &j, &err) != -EBADMSG) {
 		journal_close(j);
 		fail_msg("accepted (%s): %.*s", what, (int)len, content);
 	}
 	assert_null(j);
 	assert_int_equal(err.kind, RTERR_INPUT);
+	assert_int_equal(err.errnum, EBADMSG);
 	snprintf(where, sizeof(where), "%s:", fx->path);
 	if (!strstr(err.msg, where) || !strstr(err.msg, what))
 		fail_msg("expected '%s' and '%s' in: %s", where, what, err.msg);
+	/* What to do, in the same words for every cause. */
+	if (!strstr(err.msg, "; refusing to trust this journal, nothing changed. Correct that line "
+			     "or move the file aside (restore then forgets its originals), then "
+			     "try again; rtltuned checks again on reload"))
+		fail_msg("no remedy in: %s", err.msg);
+	/* Left exactly as it was: never repaired, replaced or removed. */
+	{
+		size_t now_len;
+		const char *now = slurp(fx->path, &now_len);
+
+		assert_int_equal(now_len, len);
+		assert_memory_equal(now, content, len);
+	}
 }
 
 static void test_torn(void **state)
@@ -363,8 +377,9 @@ static void test_torn(void **state)
 		while (line + 1 < n && lines[line + 1] <= good + cut - (cut > 0))
 			line++;
 		spit(fx->path, good, cut);
-		if (journal_open_timeout(fx->dir, 2000, &jj, &err) != -EINVAL)
+		if (journal_open_timeout(fx->dir, 2000, &jj, &err) != -EBADMSG)
 			fail_msg("a journal cut at byte %zu of %zu was accepted", cut, len);
+		assert_int_equal(err.errnum, EBADMSG);
 		snprintf(where, sizeof(where), "%s:%zu: ", fx->path, cut ? line + 1 : 1);
 		if (!strstr(err.msg, where))
 			fail_msg("cut at %zu: expected '%s' in: %s", cut, where, err.msg);
