@@ -28,7 +28,8 @@ st() { d_rtl --json status | jq -r --arg i "$1" ".interfaces[] | select(.ifname 
 
 # selection NAME 'KEY = VALUE' MANAGED...: a daemon with that line (none for NAME "none")
 # on fresh interfaces (gso_max_size 65536, no journal): each of MANAGED gets the profile
-# (bounded wait), every other interface is not managed, says why, and keeps 65536.
+# (bounded wait), every other interface is not managed, says why, and keeps 65536. The
+# daemon is left running: stop it with d_stop.
 selection() {
 	local name=$1 line=$2 i k why
 	shift 2
@@ -52,28 +53,28 @@ selection() {
 			"$name: $i not managed ($why), untouched"
 		SEL_WHY[$i]=$why
 	done
-	d_stop || t_fail "$name: unclean exit"
 }
 declare -A SEL_WHY
 
-t_log "selection: driver and chip of each interface"
-d_start "$NS" --interfaces 's*' --no-autotune
-for i in $ALL; do echo "# $i: driver $(st "$i" driver), chip $(st "$i" chip)"; done
+# Without any of the keys every interface is managed; what the keys below select on:
+selection none "" sa0 sa1 sd0 st0
 t_eq "$(for i in $ALL; do echo -n "$(st "$i" driver)/$(st "$i" chip) "; done)" \
 	"veth/veth veth/veth bridge/null tun/tun " "drivers/chips of sa0 sa1 sd0 st0"
 d_stop || t_fail "unclean exit"
-
-selection none "" sa0 sa1 sd0 st0
 selection exclude "exclude = sa1, sd*" sa0 st0
+d_stop || t_fail "unclean exit"
 t_eq "${SEL_WHY[sa1]} / ${SEL_WHY[sd0]}" "excluded by 'sa1' / excluded by 'sd*'" "exclude: why"
 selection drivers "drivers = veth, tun" sa0 sa1 st0
+d_stop || t_fail "unclean exit"
 t_eq "${SEL_WHY[sd0]}" "driver 'bridge' not in drivers" "drivers: why"
 selection chips "chips = veth" sa0 sa1
+d_stop || t_fail "unclean exit"
 t_eq "${SEL_WHY[sd0]} / ${SEL_WHY[st0]}" "chip 'none' not in chips / chip 'tun' not in chips" \
 	"chips: why"
 # exclude wins over interfaces and over a driver that would be taken.
 selection both "drivers = veth
 exclude = sa0" sa1
+d_stop || t_fail "unclean exit"
 
 t_log "log_level"
 # NOTIFY_SOCKET at a path nobody listens on: READY=1 fails with one warning. With
@@ -84,7 +85,8 @@ count() { grep -c "$@" || true; }
 # stderr and in `rtltune log`.
 levels() {
 	local conf=$T_TMP/log-$1.conf out
-	printf '[daemon]\n' >"$conf"
+	# 100 ms samples: the wait for one below is short.
+	printf '[daemon]\nsample_interval = 100ms\n' >"$conf"
 	[ "$1" = default ] || printf 'log_level = %s\n' "$1" >>"$conf"
 	: >"$D_LOG"
 	d_start "$NS" --config "$conf" --interfaces 's*' --no-autotune
