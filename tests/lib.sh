@@ -150,6 +150,14 @@ t_tcp_counts() {
 		/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp
 }
 
+# t_tcp_dsack NS: NS's TCPDSACKRecvSegs so far (nstat's TcpExt line: segments the peers
+# reported received twice, so retransmitted for nothing), "" when the kernel lacks it.
+t_tcp_dsack() {
+	t_in "$1" awk '$1 == "TcpExt:" && !col { for (i = 2; i <= NF; i++)
+		if ($i == "TCPDSACKRecvSegs") col = i; next } $1 == "TcpExt:" && col { print $col; exit }' \
+		/proc/net/netstat
+}
+
 [ "$(id -u)" -eq 0 ] || t_skip "needs root"
 [ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"
 

@@ -77,15 +77,24 @@ tn_mbps_median() {
 }
 
 # tn_retrans SECONDS: what A sent over the next SECONDS (traffic must be running):
-# TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million.
+# TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million; TN_DSACK of them
+# reported twice by the receiver (spurious: veth reorders, docs/tuning.md) and TN_LOSS_PPM
+# the others per million, the ones that were lost.
 tn_retrans() {
-	local b a
+	local b a d0 d1
+	[ -n "$(t_tcp_dsack "$TN_A")" ] || t_skip "the kernel has no TCPDSACKRecvSegs"
 	read -ra b <<<"$(t_tcp_counts "$TN_A")"
+	d0=$(t_tcp_dsack "$TN_A")
 	sleep "$1"
 	read -ra a <<<"$(t_tcp_counts "$TN_A")"
+	d1=$(t_tcp_dsack "$TN_A")
 	TN_RETRANS=$((a[0] - b[0]))
 	TN_SEGS=$((a[1] - b[1]))
+	TN_DSACK=$((d1 - d0))
 	TN_PPM=$((TN_RETRANS * 1000000 / (TN_SEGS > 0 ? TN_SEGS : 1)))
+	# A DSACK comes a round trip after its retransmit: one may fall in the next window.
+	TN_LOSS_PPM=$(((TN_RETRANS > TN_DSACK ? TN_RETRANS - TN_DSACK : 0) * 1000000 /
+		(TN_SEGS > 0 ? TN_SEGS : 1)))
 }
 
 # tn_ratio FILE: "FIRST LAST PERCENT" of one connection (iperf3 -i 1 -J): its mean Gbit/s
