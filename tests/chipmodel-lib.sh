@@ -150,16 +150,5 @@ cm_le_ratio() {
 	echo "ok: $4 (ratio $q <= $3)"
 }
 
-# cm_chip_dir SEED: RTLTUNE_CHIP_PATH gets a directory holding tests/chips/SEED.conf as
-# 00-test-SEED.conf. Its entry matches `driver = veth` like chips/virtual.conf's [veth]:
-# equal scores, so the file loaded first wins (docs/chips.md "Ties"), and 00- sorts first.
-cm_chip_dir() {
-	local dir=$T_TMP/chips-$1
-	[ -f "$TOP/tests/chips/$1.conf" ] || t_fail "no test chip file tests/chips/$1.conf"
-	mkdir -p "$dir"
-	cp "$TOP/tests/chips/$1.conf" "$dir/00-test-$1.conf"
-	# Readable for the CLI run as nobody too: T_TMP is mode 0700.
-	chmod 0711 "$T_TMP"
-	chmod -R a+rX "$dir"
-	export RTLTUNE_CHIP_PATH=$dir
-}
+# cm_chip_dir SEED: t_chip_dir (tests/lib.sh) for a seed's test chip file.
+cm_chip_dir() { t_chip_dir "$1"; }

@@ -179,6 +179,20 @@ if command -v setpriv >/dev/null &&
 	t_defer "rm -rf '$T_PUB'"
 fi
 
+# t_chip_dir NAME: RTLTUNE_CHIP_PATH gets a directory holding tests/chips/NAME.conf as
+# 00-test-NAME.conf. Its entry matches `driver = veth` like chips/virtual.conf's [veth]:
+# equal scores, so the file loaded first wins (docs/chips.md "Ties"), and 00- sorts first.
+t_chip_dir() {
+	local dir=$T_TMP/chips-$1
+	[ -f "$TOP/tests/chips/$1.conf" ] || t_fail "no test chip file tests/chips/$1.conf"
+	mkdir -p "$dir"
+	cp "$TOP/tests/chips/$1.conf" "$dir/00-test-$1.conf"
+	# Readable for the CLI run as nobody too: T_TMP is mode 0700.
+	chmod 0711 "$T_TMP"
+	chmod -R a+rX "$dir"
+	export RTLTUNE_CHIP_PATH=$dir
+}
+
 # Read a link attribute straight from rtnetlink (tests/tools/linkattr.py): the IPv4 BIG TCP
 # sizes that iproute2 6.1 cannot print. t_nl_attr NS IF gso_ipv4_max_size
 t_nl_attr() { ip netns exec "$1" python3 "$TOP/tests/tools/linkattr.py" "$2" "$3" | awk '{print $2}'; }

@@ -98,10 +98,10 @@ tn_retrans() {
 }
 
 # tn_ratio FILE: "FIRST LAST PERCENT" of one connection (iperf3 -i 1 -J): its mean Gbit/s
-# over the first 5 s and over the last 10 s, and the last over the first in percent.
+# over the first 5 s and over the last 5 s, and the last over the first in percent.
 tn_ratio() {
 	jq -r '[.intervals[].sum.bits_per_second] as $v | ($v | length) as $n |
-		(($v[0:5] | add) / 5) as $first | (($v[$n - 10:$n] | add) / 10) as $last |
+		(($v[0:5] | add) / 5) as $first | (($v[$n - 5:$n] | add) / 5) as $last |
 		"\($first / 1e9 * 100 | floor / 100) \($last / 1e9 * 100 | floor / 100) \($last / $first * 100 | floor)"' "$1"
 }
 
@@ -128,8 +128,9 @@ tn_wait_decision() {
 # started with -t of at least MAX_SECONDS + 10 and -J, as `ip netns exec ... iperf3 &` so
 # that a PID is iperf3 itself) run until the tuner settled on every IFACE: a gso_max_size
 # raise kept there, no trial in progress, the next raise at the limit or backing off. Then
-# 10 s more, the window the acceptance figures measure, and SIGINT: iperf3 ends with the
-# JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run their -t.
+# 5 s more, the window the acceptance figures measure (tn_ratio), and SIGINT: iperf3 ends
+# with the JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run
+# their -t.
 # Returns once every client ended.
 tn_flows_until_settled() {
 	local max=$1 deadline ifs=() pids=() i p settled
@@ -150,8 +151,8 @@ tn_flows_until_settled() {
 		sleep 0.5
 	done
 	if [ $settled = 1 ]; then
-		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 10 s more, then the flows end"
-		sleep 10
+		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 5 s more, then the flows end"
+		sleep 5
 		kill -INT "${pids[@]}" 2>/dev/null || true
 	else
 		echo "# tuner not settled on ${ifs[*]} within $max s: the flows run their course"
