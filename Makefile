@@ -157,8 +157,9 @@ fuzz-replay: fuzz-build
 valgrind: all
 	TESTS=valgrind_cli tests/run.sh
 
+# The soak tests run in `make check` too, with half the rounds; here the full count.
 soak: all
-	TESTS='soak_*' tests/run.sh
+	SOAK_KILLS=30 SOAK_TRIAL_KILLS=5 SOAK_CHURN=500 SOAK_RENAMES=500 TESTS='soak_*' tests/run.sh
 
 FORMAT_SRCS = $(filter-out bpf/vmlinux.h,$(wildcard lib/*.c cli/*.c daemon/*.c bpf/*.c bpf/*.h include/rtltune/*.h tests/unit/*.c))
 format:

@@ -13,7 +13,9 @@
 #	cm_off / cm_on                         every model at once, sizes kept
 #	cm_stat KEY                            one counter of `chipmodel stats`
 # Measurements: cm_serve starts tcpstream's server on vb; cm_stream SECONDS runs one new
-# connection and sets CM_GBIT (receiver's Gbit/s), CM_RETRANS, CM_SEGS, CM_PPM, CM_MSS.
+# connection and sets CM_GBIT (receiver's Gbit/s), CM_RETRANS, CM_SEGS, CM_PPM, CM_MSS, and
+# CM_DSACK (retransmits the receiver got twice: spurious, docs/tuning.md) with CM_LOSS_PPM,
+# the retransmits left per million segments (the ones that were lost).
 # cm_mtu MTU sets both ends. cm_chip_dir SEED points RTLTUNE_CHIP_PATH at tests/chips/SEED.conf.
 
 CHIPMODEL=${CHIPMODEL:-$TOP/build/tests/tools/chipmodel}
@@ -87,6 +89,12 @@ cm_stream() {
 	CM_SEGS=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "segs_out") print $(i + 1) }' <<<"$out")
 	CM_PPM=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "retrans_ppm") print $(i + 1) }' <<<"$out")
 	CM_MSS=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "mss") print $(i + 1) }' <<<"$out")
+	CM_DSACK=$(awk '{ for (i = 1; i < NF; i += 2) if ($i == "dsack_dups") print $(i + 1) }' <<<"$out")
+	cm_loss_ppm
+}
+# CM_LOSS_PPM from CM_RETRANS, CM_DSACK and CM_SEGS.
+cm_loss_ppm() {
+	CM_LOSS_PPM=$(((CM_RETRANS - CM_DSACK) * 1000000 / (CM_SEGS > 0 ? CM_SEGS : 1)))
 }
 
 # cm_loop_start SECONDS [N]: new connections from va to vb without pause, each SECONDS
@@ -113,16 +121,18 @@ cm_loop_stop() {
 }
 
 # cm_best SECONDS N: the best of N streams in CM_GBIT (noise on a shared machine only
-# ever lowers a CPU-bound rate), the others' retransmits summed into CM_RETRANS/CM_SEGS.
+# ever lowers a CPU-bound rate), the others' retransmits summed into CM_RETRANS/CM_SEGS
+# (and CM_DSACK, CM_PPM, CM_LOSS_PPM over the sums).
 cm_best() {
-	local best=0 r=0 s=0 i
+	local best=0 r=0 s=0 d=0 i
 	for ((i = 0; i < $2; i++)); do
 		cm_stream "$1"
-		r=$((r + CM_RETRANS)) s=$((s + CM_SEGS))
+		r=$((r + CM_RETRANS)) s=$((s + CM_SEGS)) d=$((d + CM_DSACK))
 		best=$(awk -v a="$best" -v b="$CM_GBIT" 'BEGIN { print (b > a ? b : a) }')
 	done
-	CM_GBIT=$best CM_RETRANS=$r CM_SEGS=$s
+	CM_GBIT=$best CM_RETRANS=$r CM_SEGS=$s CM_DSACK=$d
 	CM_PPM=$((r * 1000000 / (s > 0 ? s : 1)))
+	cm_loss_ppm
 }
 
 # A ratio with 3 decimals: cm_ratio A B -> A/B; cm_ge_ratio A B MIN WHAT fails unless A/B >= MIN.
@@ -140,16 +150,5 @@ cm_le_ratio() {
 	echo "ok: $4 (ratio $q <= $3)"
 }
 
-# cm_chip_dir SEED: RTLTUNE_CHIP_PATH gets a directory holding tests/chips/SEED.conf as
-# 00-test-SEED.conf. Its entry matches `driver = veth` like chips/virtual.conf's [veth]:
-# equal scores, so the file loaded first wins (docs/chips.md "Ties"), and 00- sorts first.
-cm_chip_dir() {
-	local dir=$T_TMP/chips-$1
-	[ -f "$TOP/tests/chips/$1.conf" ] || t_fail "no test chip file tests/chips/$1.conf"
-	mkdir -p "$dir"
-	cp "$TOP/tests/chips/$1.conf" "$dir/00-test-$1.conf"
-	# Readable for the CLI run as nobody too: T_TMP is mode 0700.
-	chmod 0711 "$T_TMP"
-	chmod -R a+rX "$dir"
-	export RTLTUNE_CHIP_PATH=$dir
-}
+# cm_chip_dir SEED: t_chip_dir (tests/lib.sh) for a seed's test chip file.
+cm_chip_dir() { t_chip_dir "$1"; }

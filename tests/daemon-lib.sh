@@ -32,9 +32,27 @@ d_start() {
 	t_fail "rtltuned did not answer on $D_SOCK within 5 s"
 }
 
-# d_stop: SIGTERM and wait; prints the exit code.
+# d_running PID: the process runs (a zombie waiting for its parent's wait does not).
+d_running() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ "${st%% *}" != Z ]
+}
+
+# d_stop: SIGTERM and wait; returns the daemon's exit code. Bounded by D_STOP_SECONDS
+# (default 10, the shipped unit's TimeoutStopSec: systemd would SIGKILL it then).
 d_stop() {
+	local i
 	kill -TERM "$D_PID"
+	for ((i = 0; i < ${D_STOP_SECONDS:-10} * 50; i++)); do
+		d_running "$D_PID" || break
+		sleep 0.02
+	done
+	if d_running "$D_PID"; then
+		kill -9 "$D_PID"
+		tail -n 20 "$D_LOG" >&2
+		t_fail "rtltuned still running ${D_STOP_SECONDS:-10} s after SIGTERM"
+	fi
 	wait "$D_PID"
 }
 

@@ -150,6 +150,14 @@ t_tcp_counts() {
 		/^Tcp:/ && n == 2 { print $col["RetransSegs"], $col["OutSegs"] }' /proc/net/snmp
 }
 
+# t_tcp_dsack NS: NS's TCPDSACKRecvSegs so far (nstat's TcpExt line: segments the peers
+# reported received twice, so retransmitted for nothing), "" when the kernel lacks it.
+t_tcp_dsack() {
+	t_in "$1" awk '$1 == "TcpExt:" && !col { for (i = 2; i <= NF; i++)
+		if ($i == "TCPDSACKRecvSegs") col = i; next } $1 == "TcpExt:" && col { print $col; exit }' \
+		/proc/net/netstat
+}
+
 [ "$(id -u)" -eq 0 ] || t_skip "needs root"
 [ -x "$RTLTUNE" ] || t_fail "$RTLTUNE not built (run make)"
 
@@ -170,6 +178,20 @@ if command -v setpriv >/dev/null &&
 	[ -x "$T_PUB/build/rtltuned" ] && RTLTUNED=$T_PUB/build/rtltuned
 	t_defer "rm -rf '$T_PUB'"
 fi
+
+# t_chip_dir NAME: RTLTUNE_CHIP_PATH gets a directory holding tests/chips/NAME.conf as
+# 00-test-NAME.conf. Its entry matches `driver = veth` like chips/virtual.conf's [veth]:
+# equal scores, so the file loaded first wins (docs/chips.md "Ties"), and 00- sorts first.
+t_chip_dir() {
+	local dir=$T_TMP/chips-$1
+	[ -f "$TOP/tests/chips/$1.conf" ] || t_fail "no test chip file tests/chips/$1.conf"
+	mkdir -p "$dir"
+	cp "$TOP/tests/chips/$1.conf" "$dir/00-test-$1.conf"
+	# Readable for the CLI run as nobody too: T_TMP is mode 0700.
+	chmod 0711 "$T_TMP"
+	chmod -R a+rX "$dir"
+	export RTLTUNE_CHIP_PATH=$dir
+}
 
 # Read a link attribute straight from rtnetlink (tests/tools/linkattr.py): the IPv4 BIG TCP
 # sizes that iproute2 6.1 cannot print. t_nl_attr NS IF gso_ipv4_max_size

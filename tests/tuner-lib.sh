@@ -77,22 +77,31 @@ tn_mbps_median() {
 }
 
 # tn_retrans SECONDS: what A sent over the next SECONDS (traffic must be running):
-# TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million.
+# TN_RETRANS retransmitted segments of TN_SEGS, TN_PPM per million; TN_DSACK of them
+# reported twice by the receiver (spurious: veth reorders, docs/tuning.md) and TN_LOSS_PPM
+# the others per million, the ones that were lost.
 tn_retrans() {
-	local b a
+	local b a d0 d1
+	[ -n "$(t_tcp_dsack "$TN_A")" ] || t_skip "the kernel has no TCPDSACKRecvSegs"
 	read -ra b <<<"$(t_tcp_counts "$TN_A")"
+	d0=$(t_tcp_dsack "$TN_A")
 	sleep "$1"
 	read -ra a <<<"$(t_tcp_counts "$TN_A")"
+	d1=$(t_tcp_dsack "$TN_A")
 	TN_RETRANS=$((a[0] - b[0]))
 	TN_SEGS=$((a[1] - b[1]))
+	TN_DSACK=$((d1 - d0))
 	TN_PPM=$((TN_RETRANS * 1000000 / (TN_SEGS > 0 ? TN_SEGS : 1)))
+	# A DSACK comes a round trip after its retransmit: one may fall in the next window.
+	TN_LOSS_PPM=$(((TN_RETRANS > TN_DSACK ? TN_RETRANS - TN_DSACK : 0) * 1000000 /
+		(TN_SEGS > 0 ? TN_SEGS : 1)))
 }
 
 # tn_ratio FILE: "FIRST LAST PERCENT" of one connection (iperf3 -i 1 -J): its mean Gbit/s
-# over the first 5 s and over the last 10 s, and the last over the first in percent.
+# over the first 5 s and over the last 5 s, and the last over the first in percent.
 tn_ratio() {
 	jq -r '[.intervals[].sum.bits_per_second] as $v | ($v | length) as $n |
-		(($v[0:5] | add) / 5) as $first | (($v[$n - 10:$n] | add) / 10) as $last |
+		(($v[0:5] | add) / 5) as $first | (($v[$n - 5:$n] | add) / 5) as $last |
 		"\($first / 1e9 * 100 | floor / 100) \($last / 1e9 * 100 | floor / 100) \($last / $first * 100 | floor)"' "$1"
 }
 
@@ -119,8 +128,9 @@ tn_wait_decision() {
 # started with -t of at least MAX_SECONDS + 10 and -J, as `ip netns exec ... iperf3 &` so
 # that a PID is iperf3 itself) run until the tuner settled on every IFACE: a gso_max_size
 # raise kept there, no trial in progress, the next raise at the limit or backing off. Then
-# 10 s more, the window the acceptance figures measure, and SIGINT: iperf3 ends with the
-# JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run their -t.
+# 5 s more, the window the acceptance figures measure (tn_ratio), and SIGINT: iperf3 ends
+# with the JSON of the intervals so far. Not settled within MAX_SECONDS: the flows run
+# their -t.
 # Returns once every client ended.
 tn_flows_until_settled() {
 	local max=$1 deadline ifs=() pids=() i p settled
@@ -141,8 +151,8 @@ tn_flows_until_settled() {
 		sleep 0.5
 	done
 	if [ $settled = 1 ]; then
-		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 10 s more, then the flows end"
-		sleep 10
+		echo "# tuner settled on ${ifs[*]} at ${SECONDS}s of the test: 5 s more, then the flows end"
+		sleep 5
 		kill -INT "${pids[@]}" 2>/dev/null || true
 	else
 		echo "# tuner not settled on ${ifs[*]} within $max s: the flows run their course"

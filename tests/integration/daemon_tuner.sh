@@ -22,12 +22,20 @@ baseline_samples = 4
 settle_samples = 1
 observe_samples = 4
 CONF
-t_in "$B" iperf3 -s -D -p 5201 --logfile "$T_TMP/iperf-server.log"
-t_defer "ip netns exec $B pkill -f 'iperf3 -s -D -p 5201' || true"
-traffic() { # SECONDS, in the background
-	t_in "$A" iperf3 -c 10.88.0.2 -p 5201 -t "$1" -P 2 >"$T_TMP/iperf.log" 2>&1 &
+# Parts 2 and 3 act in the middle of a trial: one of 20 observed samples (4 s) leaves
+# the test room to act after it saw the trial applied, however slow the machine.
+sed 's/^observe_samples = 4$/observe_samples = 20/' "$T_TMP/rtltuned.conf" >"$T_TMP/long-trial.conf"
+# A server per part: iperf3 serves one test at a time, and a client killed mid-test
+# leaves its server busy for a moment.
+t_iperf3_servers "$B" 10.88.0.2 5201 5202 5203
+traffic() { # PORT SECONDS, in the background; stop_traffic ends it
+	t_in "$A" iperf3 -c 10.88.0.2 -p "$1" -t "$2" -P 2 >"$T_TMP/iperf.log" 2>&1 &
 	TRAFFIC=$!
 	t_defer "kill $TRAFFIC 2>/dev/null || true"
+}
+stop_traffic() {
+	kill "$TRAFFIC" 2>/dev/null || true
+	wait "$TRAFFIC" 2>/dev/null || true
 }
 wait_for() { # GREP-PATTERN FILE MAX-SECONDS
 	local i
@@ -37,10 +45,21 @@ wait_for() { # GREP-PATTERN FILE MAX-SECONDS
 	done
 	return 1
 }
+# wait_trial_applied WHAT: a trial from 16384 is on the device and in flight in the
+# journal, now (not a line of an earlier run in the log), bounded at 10 s.
+wait_trial_applied() {
+	local i
+	for ((i = 0; i < 500; i++)); do
+		[ "$(t_ip_attr "$A" ta gso_max_size)" -gt 16384 ] &&
+			grep -q '^inflight ta .*op=trial' "$D_STATE/journal" && return 0
+		sleep 0.02
+	done
+	t_fail "$1: no trial applied and in flight within 10 s: $(tail -n 5 "$D_LOG")"
+}
 
 # 1. A trial and its verdict.
 d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
-traffic 8
+traffic 5201 10
 wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no trial started: $(cat "$D_LOG")"
 echo "ok: trial started: $(grep -o 'tuner trial gso_max_size.*' "$D_LOG" | cut -c1-100)"
 grep -q '^inflight ta .*op=trial' "$D_STATE/journal" ||
@@ -89,45 +108,42 @@ t_ge "$(echo "$m" | awk '/^rtltune_tuning_decisions_total\{device="ta",knob="gso
 	1 "verdicts counted in /metrics"
 t_eq "$(d_rtl --json recommend ta | jq -r '.interfaces[0].tuner | has("state") and has("candidates")')" \
 	true "recommend carries the tuner's view"
-wait "$TRAFFIC" 2>/dev/null || true
+stop_traffic
 d_stop >/dev/null || t_fail "unclean exit"
 
 # 2. SIGKILL mid-trial: rolled back at the next start.
 ip -n "$A" link set ta gso_max_size 16384
 : >"$D_LOG"
-d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
-traffic 6
-wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no second trial: $(cat "$D_LOG")"
+d_start "$A" --config "$T_TMP/long-trial.conf" --interfaces ta
+traffic 5202 10
 # Kill once the trial is applied (journaled in flight, device changed), before a verdict.
-for ((i = 0; i < 100; i++)); do
-	[ "$(t_ip_attr "$A" ta gso_max_size)" -gt 16384 ] &&
-		grep -q '^inflight ta .*op=trial' "$D_STATE/journal" && break
-	sleep 0.01
-done
+wait_trial_applied "part 2"
 kill -9 "$D_PID"
 wait "$D_PID" 2>/dev/null || true
+grep -qE 'ta: tuner (kept|rolled_back) gso_max_size 16384 ' "$D_LOG" &&
+	t_fail "the trial ended before the SIGKILL: $(tail -n 3 "$D_LOG")"
 trial_value=$(t_ip_attr "$A" ta gso_max_size)
 t_ge "$trial_value" 32768 "trial value on the device after SIGKILL"
 grep -q '^inflight ta .*op=trial' "$D_STATE/journal" || t_fail "no trial in flight after SIGKILL"
-wait "$TRAFFIC" 2>/dev/null || true
-d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
+stop_traffic
+d_start "$A" --config "$T_TMP/long-trial.conf" --interfaces ta
 t_eq "$(t_ip_attr "$A" ta gso_max_size)" 16384 "pre-trial value back after the restart"
 grep -q '^inflight' "$D_STATE/journal" && t_fail "in-flight record left after recovery"
 grep -q 'ta: rolled back the trial that was in flight' "$D_LOG" || t_fail "recovery not logged"
 echo "ok: interrupted trial rolled back and logged"
 
 # 3. autotune off mid-trial: rolled back at once.
-traffic 6
-wait_for 'ta: tuner trial gso_max_size 16384 -> ' "$D_LOG" 6 || t_fail "no third trial: $(cat "$D_LOG")"
-for ((i = 0; i < 100; i++)); do
-	[ "$(t_ip_attr "$A" ta gso_max_size)" -gt 16384 ] && break
-	sleep 0.01
-done
+: >"$D_LOG"
+traffic 5203 10
+wait_trial_applied "part 3"
 d_rtl autotune off ta >/dev/null
+# The trial's verdict, had it come first, would precede the "autotune off" line.
+awk '/ta: autotune off/ { exit } /ta: tuner (kept|rolled_back) gso_max_size 16384 / { v = 1; exit }
+	END { exit !v }' "$D_LOG" && t_fail "the trial ended before autotune off: $(tail -n 3 "$D_LOG")"
 t_eq "$(t_ip_attr "$A" ta gso_max_size)" 16384 "autotune off mid-trial: rolled back"
 grep -q '^inflight' "$D_STATE/journal" && t_fail "in-flight record left after autotune off"
 echo "ok: no trial in flight"
-wait "$TRAFFIC" 2>/dev/null || true
+stop_traffic
 rc=0
 d_stop || rc=$?
 t_eq "$rc" 0 "clean exit"

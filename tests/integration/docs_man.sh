@@ -2,8 +2,8 @@
 # The man pages render without a single groff warning, and they document what the programs
 # really accept: every command of `rtltune --help`, every option of `rtltuned --help`, every
 # rtltuned.conf key, profile knob and chip quirk the parsers list in their own error
-# messages, every environment variable rtltune names. Needs no root or network, but runs
-# with the integration tests.
+# messages, every environment variable rtltune names. Runs with the integration tests
+# (rtltuned is asked about its keys in a network namespace the test makes).
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 [ -x "$RTLTUNED" ] || t_fail "$RTLTUNED not built (run make)"
@@ -107,7 +107,10 @@ t_ge "$(wc -w <<<"$opts")" 8 "options listed by rtltuned --help"
 check_words man/rtltuned.8 OPTIONS "option" $opts
 
 printf '[daemon]\nno_such_key = 1\n' >"$T_TMP/bad.conf"
-keys=$({ "$RTLTUNED" --config "$T_TMP/bad.conf" 2>&1 || true; } | expected_words)
+# In a namespace of its own, with a socket and state of its own, bounded: if it ever took
+# the config, it would start there and touch nothing of the host's.
+keys=$({ t_in "$(t_netns man)" timeout 10 "$RTLTUNED" --foreground --config "$T_TMP/bad.conf" \
+	--socket "$T_TMP/man.sock" --state-dir "$T_TMP/man-state" 2>&1 || true; } | expected_words)
 t_ge "$(wc -w <<<"$keys")" 10 "keys rtltuned.conf accepts (from its error message)"
 # shellcheck disable=SC2086
 check_words man/rtltuned.conf.5 KEYS "key" $keys

@@ -173,7 +173,10 @@ t_eq "$rc" 0 "clean exit without the device"
 # --- A bad value: exit 2 naming file:line ---------------------------------------------
 printf '[daemon]\n\ncpu_dma_latency = 5ms\n' >"$CONF"
 rc=0
-out=$("$RTLTUNED" --foreground --config "$CONF" --socket "$T_TMP/x.sock" 2>&1) || rc=$?
+# In the test's namespace, with a state directory of its own, bounded: a daemon that took
+# the value would run there (and be ended by timeout, exit 124), never in the host's.
+out=$(t_in "$NS" timeout 10 "$RTLTUNED" --foreground --config "$CONF" --socket "$T_TMP/x.sock" \
+	--state-dir "$T_TMP/x-state" --metrics 127.0.0.1:9776 2>&1) || rc=$?
 t_eq "$rc" 2 "cpu_dma_latency = 5ms refused"
 case $out in *"$CONF:3: cpu_dma_latency: expected auto, off or microseconds"*) echo "ok: $out" ;;
 *) t_fail "message: $out" ;; esac

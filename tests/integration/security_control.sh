@@ -1,9 +1,10 @@
 #!/bin/bash
 # Privilege: every control command, sent straight over the socket, by root, by nobody
 # in the socket's group (as primary and as supplementary group), and by a user outside
-# it. Reads (hello, status, stats, hist, log, recommend) are answered for the group;
-# changes (autotune, apply, apply --dry-run, restore) are refused with EPERM and change
-# nothing. Outside the group the socket file's mode keeps the user out, and if someone
+# it. Reads (hello, status, stats, hist, log, recommend, history) are answered for the
+# group; changes (autotune, apply, apply --dry-run, restore, pause, resume) are refused with
+# EPERM and change nothing (a refused pause leaves the tuner running; root's pauses it
+# until the resume). Outside the group the socket file's mode keeps the user out, and if someone
 # loosens that mode, rtltuned's own SO_PEERCRED check still turns the user away.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
@@ -27,14 +28,20 @@ before=$(t_link_state "$ns" v0)
 
 READS=('{"v":1,"cmd":"hello"}' '{"v":1,"cmd":"status"}' '{"v":1,"cmd":"stats","iface":"v0"}'
 	'{"v":1,"cmd":"hist","iface":"v0","what":"tx_skb_bytes"}' '{"v":1,"cmd":"log"}'
-	'{"v":1,"cmd":"recommend","iface":"v0"}')
+	'{"v":1,"cmd":"recommend","iface":"v0"}' '{"v":1,"cmd":"history","iface":"v0"}')
 CHANGES=('{"v":1,"cmd":"autotune","iface":"v0","on":false}'
 	'{"v":1,"cmd":"apply","profile":"sec","ifaces":["v0"]}'
 	'{"v":1,"cmd":"apply","profile":"sec","ifaces":["v0"],"dry_run":true}'
-	'{"v":1,"cmd":"restore","ifaces":["v0"]}')
+	'{"v":1,"cmd":"restore","ifaces":["v0"]}'
+	'{"v":1,"cmd":"pause","iface":"v0","reason":"test"}' '{"v":1,"cmd":"resume","iface":"v0"}')
+STATUS='{"v":1,"cmd":"status"}'
+PAUSE='{"v":1,"cmd":"pause","iface":"v0","reason":"test"}'
+RESUME='{"v":1,"cmd":"resume","iface":"v0"}'
 
 # ask PREFIX... -- REQUEST...: one connection, one reply line per request, printed as
-# "ok errno exit_code" (or "connect: ERRNO" / "closed"); a request "-" sends nothing.
+# "ok errno exit_code" (or "connect: ERRNO" / "closed"); a request "-" sends nothing. A
+# status reply adds v0's tuner pause ("paused_by=WHO" or "paused_by=None"): a pause lasts
+# as long as the connection of the client that asked.
 ask() {
 	local pre=()
 	while [ "$1" != -- ]; do pre+=("$1"); shift; done
@@ -57,7 +64,11 @@ for req in sys.argv[2:]:
     if not line:
         print("closed"); continue
     r = json.loads(line)
-    print("%s %s %s" % (r["ok"], r.get("errno", 0), r.get("exit_code", 0)))
+    out = "%s %s %s" % (r["ok"], r.get("errno", 0), r.get("exit_code", 0))
+    if req != "-" and json.loads(req).get("cmd") == "status":
+        v0 = [i for i in r["result"]["interfaces"] if i["ifname"] == "v0"][0]
+        out += " paused_by=%s" % ((v0.get("tuner") or {}).get("paused_by"),)
+    print(out)
 ' "$D_SOCK" "$@"
 }
 as_group_primary=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
@@ -69,7 +80,7 @@ for who in as_group_primary as_group_supplementary; do
 	declare -n pre=$who
 	mapfile -t got < <(ask "${pre[@]}" -- "${READS[@]}")
 	for i in "${!READS[@]}"; do
-		t_eq "${got[$i]}" "True 0 0" "$who: $(echo "${READS[$i]}" | jq -r .cmd) answered"
+		t_eq "${got[$i]% paused_by=None}" "True 0 0" "$who: $(echo "${READS[$i]}" | jq -r .cmd) answered"
 		checked=$((checked + 1))
 	done
 	mapfile -t got < <(ask "${pre[@]}" -- "${CHANGES[@]}")
@@ -77,8 +88,15 @@ for who in as_group_primary as_group_supplementary; do
 		t_eq "${got[$i]}" "False 1 3" "$who: ${CHANGES[$i]} refused (EPERM, exit 3)"
 		checked=$((checked + 1))
 	done
+	# The refused pause, then status on the same connection: the tuner still runs.
+	t_eq "$(ask "${pre[@]}" -- "$PAUSE" "$STATUS" | tr '\n' ' ')" "False 1 3 True 0 0 paused_by=None " \
+		"$who: pause refused, the tuner not paused"
 	unset -n pre
 done
+# Root's pause holds while its connection is open, and its resume ends it.
+t_eq "$(ask env -- "$STATUS" "$PAUSE" "$STATUS" "$RESUME" "$STATUS" | sed 's/pid [0-9]*/pid N/' | tr '\n' ' ')" \
+	"True 0 0 paused_by=None True 0 0 True 0 0 paused_by=test (uid 0, pid N) True 0 0 True 0 0 paused_by=None " \
+	"root: status, pause, status, resume, status"
 t_eq "$(t_link_state "$ns" v0)" "$before" "v0 after the refused changes"
 t_eq "$(d_rtl --json status | jq -r '.interfaces[] | select(.ifname == "v0") | .autotune')" true \
 	"autotune after the refused change"
@@ -97,7 +115,7 @@ checked=$((checked + 2))
 # Root may do everything; the changes really happen.
 mapfile -t got < <(ask env -- "${READS[@]}" "${CHANGES[@]}")
 for i in "${!got[@]}"; do
-	t_eq "${got[$i]}" "True 0 0" "root: request $((i + 1)) answered"
+	t_eq "${got[$i]% paused_by=None}" "True 0 0" "root: request $((i + 1)) answered"
 done
 t_eq "$(t_link_state "$ns" v0)" "$before" "v0 after root's apply then restore"
 

@@ -20,8 +20,8 @@
 # response instead of one (its receive window grows), 3 -> 4 charged skbs per transaction
 # and 20% fewer transactions, which can fall into the first trial's window.
 #
-# Printed: 5 separate 1 s runs before the daemon started. Asserted, after the tuner
-# settled and the daemon stopped: 5 pairs of 1 s runs, 65536 then the kept value, side by
+# Asserted, after the tuner settled and the daemon stopped (5 runs before the daemon, only
+# printed, took 6 s and are gone): 5 pairs of 1 s runs, 65536 then the kept value, side by
 # side (a shared machine's load moves over minutes; a pair shares it), medians of the pairs'
 # halves: the chip is charged one skb fewer per transaction (the request fits one skb: the
 # change reached the traffic), transactions/s rise >= 1.1x and the median latency (p50)
@@ -68,17 +68,6 @@ rr_run() {
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# rr_median LABEL: 5 runs; sets TPS and P99 (medians), prints the runs.
-rr_median() {
-	local i tps=() p99=()
-	for i in 1 2 3 4 5; do
-		rr_run
-		tps+=("$RUN_TPS") p99+=("$RUN_P99")
-	done
-	TPS=$(median "${tps[@]}") P99=$(median "${p99[@]}")
-	t_log "$1: transactions/s ${tps[*]} (median $TPS), p99 us ${p99[*]} (median $P99)"
-}
-
 # rr_pairs LABEL SIZE: 5 pairs of runs, gso_max_size 65536 then SIZE; sets TPS_, P50_,
 # P99_ and SPT_ with A (65536) and B (SIZE), medians; ends at SIZE.
 rr_pairs() {
@@ -96,8 +85,6 @@ rr_pairs() {
 	t_log "$1: 65536: transactions/s ${ta[*]}, p50 us ${qa[*]}, p99 us ${pa[*]}, skbs per transaction ${sa[*]}"
 	t_log "$1: $2: transactions/s ${tb[*]}, p50 us ${qb[*]}, p99 us ${pb[*]}, skbs per transaction ${sb[*]}"
 }
-
-rr_median "before (gso_max_size 65536)"
 
 tn_conf "$T_TMP/rtltuned.conf" "backoff_initial = 10s"
 # The load for the tuner: ip netns exec and taskset exec, so $! is tcpstream itself.

@@ -1,13 +1,13 @@
 #!/bin/bash
-# Soak: 500 veth pairs created and deleted (SOAK_CHURN) while `rtltune show` and
-# `rtltune apply` run back to back on whichever of them exist, and rtltuned applies its
+# Soak: 250 veth pairs created and deleted (SOAK_CHURN; `make soak` 500) while `rtltune show`
+# and `rtltune apply` run back to back on whichever of them exist, and rtltuned applies its
 # profile to each new one (CLI and daemon contend for the same journal). Nothing crashes
 # or hangs: show always exits 0; apply exits 0, or 2/3 naming an interface that vanished.
 # Afterwards nothing is left, the journal still opens, the fixed veth restores exactly and
 # that restore leaves no record of a deleted veth, and rtltuned's fds and RSS are back at
 # their starting level.
 . "$(dirname "$0")/../lib.sh"
-CHURN=${SOAK_CHURN:-500}
+CHURN=${SOAK_CHURN:-250}
 
 ns=$(t_netns a)
 nsb=$(t_netns b)

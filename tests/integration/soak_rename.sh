@@ -1,11 +1,11 @@
 #!/bin/bash
-# Soak: a rename storm. A veth rtltune has changed is renamed 500 times (SOAK_RENAMES;
-# down, rename, up) while `rtltune show`, `apply` and `verify` run on whatever its name is
+# Soak: a rename storm. A veth rtltune has changed is renamed 250 times (SOAK_RENAMES, 500
+# in `make soak`; down, rename, up) while `rtltune show`, `apply` and `verify` run on whatever its name is
 # and rtltuned watches it. show never fails; apply/verify fail only with "no such
 # interface" for a name already gone; the journal follows the device by identity, so
 # `restore` under its last name brings back exactly the values before the first apply.
 . "$(dirname "$0")/../lib.sh"
-RENAMES=${SOAK_RENAMES:-500}
+RENAMES=${SOAK_RENAMES:-250}
 
 ns=$(t_netns a)
 nsb=$(t_netns b)

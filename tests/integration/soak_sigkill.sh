@@ -1,12 +1,13 @@
 #!/bin/bash
 # Fault soak: SIGKILL of `rtltune apply` between knob changes (aimed: after the first one
 # shows) and inside the journal's own write (before fsync, before rename, after commit,
-# right after locking), sometimes of the `restore` that follows too, 30 times (SOAK_KILLS); then of
+# right after locking), sometimes of the `restore` that follows too, 15 times (SOAK_KILLS;
+# `make soak` 30); then of
 # rtltuned while it applies its profile to a new interface, followed by a restart that
 # must roll the interrupted apply back by itself. After every kill `rtltune restore`
 # brings back exactly the values from before the first change.
 . "$(dirname "$0")/../lib.sh"
-KILLS=${SOAK_KILLS:-30}
+KILLS=${SOAK_KILLS:-15}
 
 ns=$(t_netns a)
 nsb=$(t_netns b)

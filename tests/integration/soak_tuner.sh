@@ -4,15 +4,15 @@
 #  1. CLI applies race a trial (4 workers, until its verdict): each either applies or is
 #     refused with exit 3 naming the daemon's trial in flight (EBUSY), never anything
 #     else, and the journal never holds two operations for the device.
-#  2. rtltuned is SIGKILLed 5 times (SOAK_TRIAL_KILLS), each kill aimed at an event the
-#     test waits for: odd rounds the moment a trial's in-flight record is in the journal,
+#  2. rtltuned is SIGKILLed 3 times (SOAK_TRIAL_KILLS; `make soak` 5), each kill aimed at
+#     an event the test waits for: odd rounds the moment a trial's in-flight record is in the journal,
 #     even rounds right after a verdict (between trials). Restarted, it rolls an orphaned
 #     trial back at start, and `rtltune restore` then gives exactly the values from
 #     before anything ran.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
-KILLS=${SOAK_TRIAL_KILLS:-5}
+KILLS=${SOAK_TRIAL_KILLS:-3}
 
 A=$(t_netns a)
 B=$(t_netns b)

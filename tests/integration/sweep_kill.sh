@@ -15,7 +15,7 @@ before=$(t_link_state "$TN_A" ta)
 tn_loop_start
 
 # ip netns exec execs the command: $! is rtltune itself (a shell function would fork).
-ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K,128K --seconds 4 --settle 0.2 \
+ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K,128K --seconds 2 --settle 0.2 \
 	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 t_defer "kill -9 $pid 2>/dev/null || true"
@@ -36,7 +36,7 @@ t_eq "$(t_link_state "$TN_A" ta)" "$before" "every setting after restore"
 t_eq "$(sw_inflight)" 0 "operations in flight after restore"
 
 # SIGINT: the sweep stops at once and puts the value back itself.
-ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K --seconds 4 --settle 0.2 \
+ip netns exec "$TN_A" "$RTLTUNE" sweep ta gso_max_size 32K,64K --seconds 2 --settle 0.2 \
 	>"$T_TMP/out" 2>"$T_TMP/err" &
 pid=$!
 sw_wait_value "$TN_A" ta gso_max_size 16384 15 >/dev/null || t_fail "the second sweep changed nothing"

@@ -13,18 +13,19 @@
 # would be the other case; there the rule is at_limit and no trial starts at all, which
 # tests nothing about the backoff.)
 #
-# The backoff starts at 15 s here instead of 300 s (the [tuner] section), so that a
+# The backoff starts at 8 s here instead of 300 s (the [tuner] section), so that a
 # rejection, the wait and the next trial fit in well under a minute; windows and criterion
-# are the defaults at 500 ms samples. The test runs until two trials were judged (or one was
-# kept, which fails it) and checks: every trial rolled back; the second trial
-# of the knob no sooner than the backoff period after the first one's rollback. (The
-# doubling of the period over hours is test_noise_rolled_back_and_backoff's, on the
-# simulator.) About 50 s.
+# are the defaults at 500 ms samples. 8 s is twice the 4 s a tuner without a backoff would
+# take to fill a fresh baseline and try again, so such a tuner fails the gap check below.
+# The test runs until two trials were judged (or one was kept, which fails it) and checks:
+# every trial rolled back; the second trial of the knob no sooner than the backoff period
+# after the first one's rollback. (The doubling of the period over hours is
+# test_noise_rolled_back_and_backoff's, on the simulator.) About 20 s.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/tuner-lib.sh"
 
-BACKOFF=15
+BACKOFF=8
 FAULTINJ=${FAULTINJ:-$TOP/build/tests/tools/faultinj}
 [ -x "$FAULTINJ" ] || t_fail "$FAULTINJ not built (make check builds tests/tools/*)"
 tn_setup

@@ -2,10 +2,13 @@
 # Acceptance (issue 12): long-lived connections take what the tuner finds. One IPv4 and one
 # IPv6 connection (iperf3 -t 90 each, at the same time) start at gso_max_size 16384 with
 # rtltuned's tuner on: gso_max_size is raised and kept, and each connection's own
-# throughput over its last 10 s is at least 1.5x its first 5 s. A socket copies the sizes
+# throughput over its last 5 s is at least 1.5x its first 5 s. A socket copies the sizes
 # when it gets its route; the actuator invalidates the routes after each change
-# (docs/stack.md), so the same connections speed up. The connections end 10 s after the
-# tuner settled (tn_flows_until_settled), at the latest after their 90 s: 50-95 s.
+# (docs/stack.md), so the same connections speed up. ta is taken for a chip with a 64K TSO
+# limit (tests/chips/veth-64k.conf): the raises end there after two trials, where veth's
+# own limit let the tuner go on to 128K and 256K for 25 s more (32K already doubles the
+# rate; how far the tuner goes is tuner_raise's). The connections end 5 s after the tuner
+# settled (tn_flows_until_settled), at the latest after their 90 s: 20-95 s.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/tuner-lib.sh"
@@ -25,6 +28,7 @@ t_iperf3_servers "$B" "" 5201 5202
 # default 300 s: this tests that raises reach established connections, not the
 # criterion's power (tuner_raise does that).
 tn_conf "$T_TMP/rtltuned.conf" "backoff_initial = 10s"
+t_chip_dir veth-64k
 TN_A=$A
 d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 t_defer tn_dump_on_fail
@@ -42,15 +46,15 @@ tn_decisions | cut -c1-200 | sed 's/^/# /'
 
 read -r f4 l4 r4 <<<"$(tn_ratio "$T_TMP/v4.json")"
 read -r f6 l6 r6 <<<"$(tn_ratio "$T_TMP/v6.json")"
-echo "# IPv4 connection: first 5 s $f4 Gbit/s, last 10 s $l4 Gbit/s ($r4%)"
-echo "# IPv6 connection: first 5 s $f6 Gbit/s, last 10 s $l6 Gbit/s ($r6%)"
+echo "# IPv4 connection: first 5 s $f4 Gbit/s, last 5 s $l4 Gbit/s ($r4%)"
+echo "# IPv6 connection: first 5 s $f6 Gbit/s, last 5 s $l6 Gbit/s ($r6%)"
 final=$(t_ip_attr "$A" ta gso_max_size)
 t_ge "$final" 32768 "gso_max_size raised from 16384"
 t_ge "$(tn_decisions | grep -c ' kept gso_max_size ' || true)" 1 "raises kept"
 t_ge "$(t_nl_attr "$A" ta gso_ipv4_max_size)" 32768 "gso_ipv4_max_size raised with it"
 grep -q 'ta: IPv4 and IPv6 routes invalidated' "$D_LOG" || t_fail "no route invalidation logged"
 echo "ok: the daemon invalidated the routes after its changes"
-t_ge "$r4" 150 "IPv4 connection: last 10 s vs first 5 s (percent)"
-t_ge "$r6" 150 "IPv6 connection: last 10 s vs first 5 s (percent)"
+t_ge "$r4" 150 "IPv4 connection: last 5 s vs first 5 s (percent)"
+t_ge "$r6" 150 "IPv6 connection: last 5 s vs first 5 s (percent)"
 d_stop >/dev/null || t_fail "unclean exit"
 tn_done

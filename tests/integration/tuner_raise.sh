@@ -1,7 +1,8 @@
 #!/bin/bash
 # Acceptance (issue 6): start at gso_max_size 16384 under bulk TCP; the tuner raises it,
-# keeps it, and the throughput measured by iperf3 (median of 5 runs of 2 s, before the
-# daemon starts and after the tuner settled) is at least 1.5x the starting one.
+# keeps it, and the throughput measured by iperf3 (median of 3 runs of 2 s, before the
+# daemon starts and after the tuner settled) is at least 1.5x the starting one. Three: the
+# ratio measured 1.8-4.0x, and one run of three a load spike slows moves no median.
 #
 # The effect is real on a plain veth pair (GRO off, the veth default; TSO on): the sender's
 # stack builds skbs of gso_max_size and veth hands them to the peer whole, so the per-skb
@@ -28,7 +29,7 @@ tn_setup
 ip -n "$TN_A" link set ta gso_max_size $START
 tn_conf "$T_TMP/rtltuned.conf" "backoff_initial = 30s"
 
-before=$(tn_mbps_median 5 2)
+before=$(tn_mbps_median 3 2)
 t_log "before: median $before Mbit/s at gso_max_size $START"
 
 d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
@@ -61,7 +62,7 @@ echo "# settled after $settled s at gso_max_size $value:"
 tn_decisions | cut -c1-160 | sed 's/^/#   /'
 
 n=$(tn_decisions | grep -c ' gso_max_size ')
-after=$(tn_mbps_median 5 2)
+after=$(tn_mbps_median 3 2)
 t_log "after: median $after Mbit/s at gso_max_size $value"
 t_eq "$(t_ip_attr "$TN_A" ta gso_max_size)" "$value" "gso_max_size kept through the measurement"
 t_eq "$(($(tn_decisions | grep -c ' gso_max_size ') - n))" 0 "gso_max_size decisions during the measurement"

@@ -27,12 +27,8 @@ tn_conf "$T_TMP/rtltuned.conf"
 d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 t_defer tn_dump_on_fail
 
-# ns_dsack: the sender namespace's TCPDSACKRecvSegs (nstat's TcpExt line), "" without it.
-ns_dsack() {
-	t_in "$TN_A" awk '$1 == "TcpExt:" && !col { for (i = 2; i <= NF; i++)
-		if ($i == "TCPDSACKRecvSegs") col = i; next } $1 == "TcpExt:" && col { print $col; exit }' \
-		/proc/net/netstat
-}
+# ns_dsack: the sender namespace's TCPDSACKRecvSegs, "" without it.
+ns_dsack() { t_tcp_dsack "$TN_A"; }
 [ -n "$(ns_dsack)" ] || t_skip "the kernel has no TCPDSACKRecvSegs: nothing to discount"
 seg() { d_rtl --json status ta | jq -r ".interfaces[0].tuner.retransmit_segments.$1"; }
 # flow CPUS: one 2 s bulk flow, client,server affinity CPUS; sets the namespace's

@@ -6,9 +6,11 @@
 # Local sockets route over br0 and mv0 and take their sizes (docs/stack.md). One long-lived
 # connection over each (iperf3 -t 90, at the same time): the tuner raises the effective
 # size through the upper (br0 and mv0 are raised with their NIC; status lists them as
-# "upper of"), each connection's last 10 s are at least 1.5x its first 5 s, and `rtltune
-# restore ta tc` puts all four devices back exactly. The connections end 10 s after the
-# tuner settled on both NICs (tn_flows_until_settled), at the latest after their 90 s.
+# "upper of"), each connection's last 5 s are at least 1.5x its first 5 s, and `rtltune
+# restore ta tc` puts all four devices back exactly. ta and tc are taken for a chip with a
+# 64K TSO limit (tests/chips/veth-64k.conf): the raises end there after two trials each
+# (how far the tuner goes is tuner_raise's). The connections end 5 s after the tuner
+# settled on both NICs (tn_flows_until_settled), at the latest after their 90 s.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/tuner-lib.sh"
@@ -38,6 +40,7 @@ t_iperf3_servers "$C" "" 5201
 # is tried again after 10 s, not the default 300 s: this tests that a raise reaches the
 # connections through the stack, not the criterion's power (tuner_raise does that).
 tn_conf "$T_TMP/rtltuned.conf" "max_trials = 2" "backoff_initial = 10s"
+t_chip_dir veth-64k
 TN_A=$A
 d_start "$A" --config "$T_TMP/rtltuned.conf" --interfaces ta,tc
 t_defer tn_dump_on_fail
@@ -60,15 +63,15 @@ d_rtl --json log --lines 512 | jq -r '.entries[] | select(.message | test("^tune
 
 read -r fb lb rb <<<"$(tn_ratio "$T_TMP/br.json")"
 read -r fm lm rm <<<"$(tn_ratio "$T_TMP/mv.json")"
-echo "# over br0: first 5 s $fb Gbit/s, last 10 s $lb Gbit/s ($rb%)"
-echo "# over mv0: first 5 s $fm Gbit/s, last 10 s $lm Gbit/s ($rm%)"
+echo "# over br0: first 5 s $fb Gbit/s, last 5 s $lb Gbit/s ($rb%)"
+echo "# over mv0: first 5 s $fm Gbit/s, last 5 s $lm Gbit/s ($rm%)"
 t_ge "$(t_ip_attr "$A" br0 gso_max_size)" 32768 "br0 raised with its port ta"
 t_ge "$(t_ip_attr "$A" mv0 gso_max_size)" 32768 "mv0 raised with its lower tc"
 # No upper above its lower: skbs would be segmented in software there.
 t_ge "$(t_ip_attr "$A" ta gso_max_size)" "$(t_ip_attr "$A" br0 gso_max_size)" "ta at least br0"
 t_ge "$(t_ip_attr "$A" tc gso_max_size)" "$(t_ip_attr "$A" mv0 gso_max_size)" "tc at least mv0"
-t_ge "$rb" 150 "connection over br0: last 10 s vs first 5 s (percent)"
-t_ge "$rm" 150 "connection over mv0: last 10 s vs first 5 s (percent)"
+t_ge "$rb" 150 "connection over br0: last 5 s vs first 5 s (percent)"
+t_ge "$rm" 150 "connection over mv0: last 5 s vs first 5 s (percent)"
 
 t_log "restore through the daemon: all four devices back"
 RTLTUNE_SOCKET=$D_SOCK t_rtl "$A" restore ta tc | sed 's/^/# /'

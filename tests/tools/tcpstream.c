@@ -17,11 +17,15 @@
  * seconds only, which makes a 76-step MTU sweep too slow), half-closes, waits for the
  * answer and prints one line of "key value" pairs:
  *
- *	bytes B seconds S gbit_s G retrans R segs_out N retrans_ppm P mss M
+ *	bytes B seconds S gbit_s G retrans R segs_out N retrans_ppm P mss M dsack_dups D
  *
  * gbit_s is the receiver's: bytes over first-to-last-byte time, so data still queued in
  * the sender's socket buffer when the clock stops does not count. retrans and segs_out are
  * the connection's own (TCP_INFO tcpi_total_retrans, tcpi_segs_out), not the namespace's.
+ * dsack_dups (tcpi_dsack_dups) counts the segments the receiver reported twice (DSACK,
+ * RFC 2883): retransmits that were spurious, the original having arrived late. TCP_INFO
+ * is read after the server's answer, which follows the last segment, so only a copy still
+ * in flight then can miss its DSACK.
  *
  * rr sends a request of BYTES and waits for the whole response, one transaction at a time
  * on one connection (TCP_NODELAY on both ends), for S seconds against a serve --rr BYTES;
@@ -281,12 +285,12 @@ static int cmd_send(const struct sockaddr_in *sa, double seconds)
 	secs = (double)a.first_to_last_ns / 1e9;
 	gbit = secs > 0 ? (double)a.bytes * 8 / secs / 1e9 : 0;
 	printf("bytes %llu seconds %.6f gbit_s %.4f retrans %u segs_out %u retrans_ppm %llu "
-	       "mss %u\n",
+	       "mss %u dsack_dups %u\n",
 	       (unsigned long long)a.bytes, secs, gbit, ti.tcpi_total_retrans, ti.tcpi_segs_out,
 	       ti.tcpi_segs_out
 		       ? (unsigned long long)ti.tcpi_total_retrans * 1000000ull / ti.tcpi_segs_out
 		       : 0ull,
-	       ti.tcpi_snd_mss);
+	       ti.tcpi_snd_mss, ti.tcpi_dsack_dups);
 	return 0;
 }
 
