@@ -64,8 +64,9 @@ run_one() { # name, command...
 		;;
 	77) skipped "$name" "$(tail -n 1 "$log")" ;;
 	*) fail=$((fail + 1)); failed+=("$name")
-	   printf 'FAIL  %-40s (exit %d, log %s)\n' "$name" "$rc" "$log"
-	   sed -e 's/^/      | /' "$log" | tail -n 25 ;;
+	   # One write: a test in the other lane (below) prints between lines otherwise.
+	   printf 'FAIL  %-40s (exit %d, log %s)\n%s\n' "$name" "$rc" "$log" \
+		"$(sed -e 's/^/      | /' "$log" | tail -n 25)" ;;
 	esac
 }
 
@@ -80,35 +81,80 @@ done
 # one-line reason scripts/preflight.sh gives, rather than failing one by one. BPF is tried
 # with a program of preflight's own (tests/tools/bpf_try), never with the product: a broken
 # `rtltune trace` must fail its tests, not pass for a machine that refuses BPF.
-refused=unchecked
+integration=()
 for t in tests/integration/*.sh; do
 	[ -e "$t" ] || continue
-	base=$(basename "$t" .sh)
-	selected "$base" || continue
-	if [ "$refused" = unchecked ]; then
-		preflight=(scripts/preflight.sh)
-		bpf_try=$build/tests/tools/bpf_try
-		if [ -x "$bpf_try" ]; then
-			preflight+=(--bpf-try "$bpf_try")
-		elif $ci; then
-			preflight=(echo "BPF not tried: $bpf_try not built (make check builds it)")
-		else
-			echo "integration tests: BPF not tried for real ($bpf_try not built; make check builds it)"
-		fi
-		refused=$("${preflight[@]}") || true
-		# The details (errno text, capabilities) once; each test's line says what, not why.
-		why=$refused
-		while [[ $refused == "this system refuses"*\(*\)* ]]; do
-			refused=$(sed 's/ *([^()]*)//g' <<<"$refused")
-		done
-		[ "$why" = "$refused" ] || echo "integration tests: $why"
-	fi
-	if [ -n "$refused" ]; then
-		skipped "integration/$base" "$refused"
-		continue
-	fi
-	run_one "integration/$base" timeout --kill-after=10 "${TEST_TIMEOUT:-300}" bash "$t"
+	selected "$(basename "$t" .sh)" && integration+=("$t")
 done
+refused=
+if [ ${#integration[@]} -gt 0 ]; then
+	preflight=(scripts/preflight.sh)
+	bpf_try=$build/tests/tools/bpf_try
+	if [ -x "$bpf_try" ]; then
+		preflight+=(--bpf-try "$bpf_try")
+	elif $ci; then
+		preflight=(echo "BPF not tried: $bpf_try not built (make check builds it)")
+	else
+		echo "integration tests: BPF not tried for real ($bpf_try not built; make check builds it)"
+	fi
+	refused=$("${preflight[@]}") || true
+	# The details (errno text, capabilities) once; each test's line says what, not why.
+	why=$refused
+	while [[ $refused == "this system refuses"*\(*\)* ]]; do
+		refused=$(sed 's/ *([^()]*)//g' <<<"$refused")
+	done
+	[ "$why" = "$refused" ] || echo "integration tests: $why"
+fi
+
+run_integration() { # test files, one after the other
+	local t
+	for t in "$@"; do
+		if [ -n "$refused" ]; then
+			skipped "integration/$(basename "$t" .sh)" "$refused"
+			continue
+		fi
+		run_one "integration/$(basename "$t" .sh)" \
+			timeout --kill-after=10 "${TEST_TIMEOUT:-300}" bash "$t"
+	done
+}
+
+# Two lanes. A test whose head says "# t-lane: beside" mostly waits (a boot, a daemon's
+# events, file checks: no traffic it measures, no timing it judges) and runs in a second
+# lane beside the others, which run one at a time as before. Tests are independent by
+# construction (tests/lib.sh: their own namespaces, state directory and sockets; the
+# probes count by namespace and ifindex). "# t-lane: beside-first" starts that lane (the
+# longest wait, so that the lane ends before the other). TEST_LANES=1: one lane.
+main=() beside=()
+for t in "${integration[@]}"; do
+	lane=$(head -n 20 "$t" | sed -n 's/^# t-lane: \(beside\(-first\)\{0,1\}\)$/\1/p')
+	[ "${TEST_LANES:-2}" != 1 ] || lane=
+	if [ "$lane" = beside-first ]; then
+		beside=("$t" ${beside[@]+"${beside[@]}"})
+	elif [ "$lane" = beside ]; then
+		beside+=("$t")
+	else
+		main+=("$t")
+	fi
+done
+lane_out=
+if [ ${#beside[@]} -gt 0 ] && [ ${#main[@]} -gt 0 ]; then
+	lane_out=$(mktemp /tmp/rtltune-lane.XXXXXX)
+	(
+		pass=0 fail=0 skip=0 failed=()
+		run_integration "${beside[@]}"
+		echo "$pass $fail $skip ${failed[*]}" >"$lane_out"
+	) &
+	lane_pid=$!
+	run_integration "${main[@]}"
+	wait "$lane_pid"
+	read -r lp lf ls lfailed <"$lane_out" || { lp=0 lf=1 ls=0 lfailed="(the beside lane)"; }
+	rm -f "$lane_out"
+	pass=$((pass + lp)) fail=$((fail + lf)) skip=$((skip + ls))
+	# shellcheck disable=SC2206
+	[ -z "$lfailed" ] || failed+=($lfailed)
+else
+	run_integration "${beside[@]}" "${main[@]}"
+fi
 
 if $ci && [ $((pass + fail + skip)) -eq 0 ]; then
 	fail=1

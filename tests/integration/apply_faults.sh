@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # All-or-nothing and crash safety of apply: an injected failure on the third knob, a
 # SIGKILL in the middle of an apply, and bad input that must change nothing.
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # SIGKILL of an apply of 64 interfaces at random points (issue 14): the run journals every
 # originals and in-flight record in one write before the first change and ends them in
 # one after the last (docs/journal.md "One write per run"), so wherever the kill lands,

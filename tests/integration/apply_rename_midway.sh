@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # An apply follows its device by ifindex: the veth is renamed twice between knobs of one
 # apply (paused there by RTLTUNE_TEST_DELAY), ethtool knobs included, and the apply still
 # sets every knob, reports under the name it was given (noting the new one), journals one

@@ -60,6 +60,7 @@ declare -A want=(
 	[fec-imx6]=needs-small-gso,judge-slowly
 	[rtl8126-tso-storm]=tso-retransmit-storm
 	[mana-bigtcp]=mtu-change-resets-link
+	[veth-64k]=gro-off-by-default,queue-change-resets-link
 )
 for f in "$TOP"/tests/chips/*.conf; do
 	seed=$(basename "$f" .conf)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # rtltune chips: a veth matches the veth entry, effective limits say where they come from
 # (kernel vs chip table, kernel winning when lower), an admin file hides a shipped one by
 # name, and a malformed chip file exits 2 naming file:line with no partial document.

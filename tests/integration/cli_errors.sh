@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Messages that say what to do, and that cannot drive the terminal.
 # - Control bytes from files and the kernel are escaped on the way to the terminal: a
 #   profile value and a comment holding ESC and BEL, a C1 control, an interface name with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Help, version and refusals for every command the binary itself lists (so a command added
 # without help fails here): `rtltune CMD --help` and `-h` print usage, the options and an
 # example on stdout and exit 0, `rtltune help CMD` says the same; `-V`, `--version` and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # rtltune -n NETNS COMMAND, as ip -n: every command runs in the named namespace, with a /sys
 # that describes it (as `ip netns exec` mounts one). Checked against `ip netns exec NETNS
 # rtltune` (the same answers), against a setns() without the /sys (nsenter --net: it takes

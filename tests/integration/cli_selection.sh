@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # What apply and verify work on when no IFACE is given, and when one is given twice.
 # A namespace with veths only (no link backed by a device): apply and verify exit 4 with a
 # message that names the rule that left nothing and the links it passed over; --allow-none

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # The CLI finds the daemon where the daemon's config puts it (issue 24, "The right
 # diagnosis"): --socket, then RTLTUNE_SOCKET, then `socket =` in the daemon's config
 # (--config FILE, RTLTUNE_CONFIG, or the file rtltuned reads by default), then the built-in

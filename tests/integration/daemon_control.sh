@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Acceptance (issue 5): the control socket. Without a daemon the CLI says so and exits 3.
 # With one: status/stats/log/hist/recommend answer; a non-root user in the socket's group
 # (setpriv as nobody:nogroup) reads status but is refused apply, restore and autotune; a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # probes = off in rtltuned.conf (SPEC "Files"): the daemon loads no BPF program, map or link
 # (its file descriptors say so, and one started with probes on has them: the check can
 # fail), status says why it counts from link counters, stats still count exactly from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Issue 23: a reload kept the log's sequence numbers but zeroed the ring behind them, so
 # `rtltune log` after a SIGHUP showed lines of "1970-01-01 00:00:00 emerg" with no message
 # (seq 0, time 0). Four reloads here; `rtltune --json log` compared entry by entry (seq,

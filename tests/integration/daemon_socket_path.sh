@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # rtltuned never deletes a file that is not a socket at its --socket path (a mistyped
 # path naming the config must not cost the config), but does replace a stale socket.
 . "$(dirname "$0")/../lib.sh"

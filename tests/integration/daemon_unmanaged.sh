@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Issue 23: `rtltune autotune on lo` printed "lo: autotune on", exited 0 and status showed
 # lo with autotune on, though rtltuned never manages lo. Now `autotune on|off` of an
 # interface rtltuned does not manage exits 2 naming the selection rule that left it out

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # README.md's package facts come from scripts/deps.sh: the dependency table names every
 # package deps.sh installs and nothing else; the package counts (`<!-- deps GROUP -->`
 # spans, written by scripts/deps-counts.sh) name as many packages as deps.sh lists for the

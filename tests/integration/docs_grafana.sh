@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # docs/grafana/rtltune-dashboard.json: valid JSON that Grafana imports (unique panel ids,
 # panels inside the 24-column grid and not overlapping, every query on the ${datasource}
 # variable), a heatmap of the _bucket series for each histogram family, panels for knob

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # The man pages render without a single groff warning, and they document what the programs
 # really accept: every command of `rtltune --help`, every option of `rtltuned --help`, every
 # rtltuned.conf key, profile knob and chip quirk the parsers list in their own error

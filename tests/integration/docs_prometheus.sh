@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # docs/prometheus: the scrape config and the rules pass promtool's checks with no warning,
 # the alert unit tests pass (promtool test rules), and the alerts the fleet docs promise
 # exist. The live counterpart (a real Prometheus scraping a real rtltuned) is

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # The shipped Prometheus config, rules and dashboard against the real thing: rtltuned in a
 # namespace with TCP and UDP traffic on a veth, and a real Prometheus (Debian's package) in
 # the same namespace running docs/prometheus/prometheus.yml and rtltune.rules.yml as

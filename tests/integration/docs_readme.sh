@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # README.md and docs/fleet.md say what the code does (and the docs index lists every
 # document, and kernel facts are cited from docs/kernel.md): the README's chip table is the chip
 # database (every entry, with its limits and quirks), every `rtltune COMMAND` they show is a command

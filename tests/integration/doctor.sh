@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # rtltune doctor (SPEC "Programs", docs/doctor.md): what this host supports and what rtltune
 # would do here, text and JSON from one document, read-only. On the host's own NIC (read,
 # never written: its settings are compared before and after), in a namespace with a veth

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # lib/ethnl on the host's real NIC (eth0 here, virtio_net; RTLTUNE_TEST_NIC names another):
 # rings, coalescing, channels, pause and every feature read over ethtool netlink agree
 # field by field with ethtool -g/-c/-l/-a/-k, and the features equal the SIOCETHTOOL

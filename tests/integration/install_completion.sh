@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Bash completion (completion/rtltune.bash, installed as completions/rtltune and rtltuned):
 # commands as `rtltune --help` lists them, interface names of the current namespace,
 # profile names, knob names (rtltune knobs --names) and chip ids from the directories rtltune searches (RTLTUNE_PROFILE_PATH /

@@ -25,7 +25,7 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' >"$list"
 for f in /usr/bin/rtltune /usr/sbin/rtltuned /lib/systemd/system/rtltuned.service \
 	/lib/systemd/system/rtltune-apply@.service /etc/rtltune/rtltuned.conf \
 	/usr/share/man/man8/rtltune.8.gz /usr/share/man/man8/rtltuned.8.gz \
-	/usr/share/man/man5/rtltune.conf.5.gz /usr/share/man/man5/rtltune-profile.5.gz \
+	/usr/share/man/man5/rtltuned.conf.5.gz /usr/share/man/man5/rtltune-profile.5.gz \
 	/usr/share/man/man5/rtltune-chips.5.gz /usr/share/bash-completion/completions/rtltune \
 	/usr/share/doc/rtltune/prometheus/rtltune.rules.yml; do
 	grep -qxF "$f" "$list" || t_fail "package lacks $f"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Devices that are gone (docs/journal.md): `rtltune apply`/`restore` without rtltuned forget
 # the journal's records of veths deleted from their netns, and only those. Four veths get a
 # profile in netns a, one more in netns c (same state dir); an apply is SIGKILLed on one of

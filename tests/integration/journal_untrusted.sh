@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Issue 23: a journal that cannot be trusted (a wrong record count, a file cut short,
 # garbage). Before: rtltuned logged nothing, skipped crash recovery (an apply killed
 # mid-way stayed: MTU 1400, original 1500) and said "ready".

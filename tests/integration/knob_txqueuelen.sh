@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # txqueuelen, the knob added as one row of the knob table (docs/architecture.md "Adding a
 # knob"), end to end: a profile sets it, apply changes it (checked with ip -j link), verify
 # sees it and a hand-made difference, show and show --json print it, restore puts the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # The optional node_exporter textfile: written after every sample through a temporary
 # name and rename(2), so a reader never sees half a file; it holds what /metrics serves
 # and passes promtool; a textfile directory that disappears is reported, not fatal.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # `rtltune profiles` and `profile show` as a user runs them: built-ins listed, an admin copy
 # shadows a shipped one, resolution with provenance, and bad input exits 2 with file:line.
 . "$(dirname "$0")/../lib.sh"

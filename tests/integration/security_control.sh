@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Privilege: every control command, sent straight over the socket, by root, by nobody
 # in the socket's group (as primary and as supplementary group), and by a user outside
 # it. Reads (hello, status, stats, hist, log, recommend, history) are answered for the

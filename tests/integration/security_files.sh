@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Exposure: no shell-outs and the right owners and modes.
 #  - No system/popen/exec*/posix_spawn/wordexp in lib/, cli/, daemon/ sources, none among
 #    the binaries' imported symbols, and no execve at run time (strace) for show, apply,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # `rtltune show --json` agrees with ip(8) and ethtool(8) on a veth, for two settings.
 . "$(dirname "$0")/../lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Fault soak: SIGKILL of `rtltune apply` between knob changes (aimed: after the first one
 # shows) and inside the journal's own write (before fsync, before rename, after commit,
 # right after locking), sometimes of the `restore` that follows too, 15 times (SOAK_KILLS;

@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Faults of the state directory and of BPF. A full state disk (a 64 KiB tmpfs filled up)
 # and a read-only state dir: apply refuses with exit 3 and the errno text *before*
 # changing anything; read-only commands keep working. restore, whose originals are

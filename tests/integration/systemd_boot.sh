@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside-first
 # The package as a user gets it, under systemd as PID 1 (issue 23). A Debian root
 # (scripts/nspawn-root.sh: minbase, systemd, the package's dependencies) booted with
 # `systemd-nspawn -b` (private network, cgroup v2); the .deb this tree builds installed in

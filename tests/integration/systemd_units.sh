@@ -1,4 +1,5 @@
 #!/bin/bash
+# t-lane: beside
 # Acceptance (issue 5): systemd/rtltuned.service and rtltune-apply@.service pass
 # `systemd-analyze verify` with no complaint at all (the binaries' paths pointed at this
 # build in a temporary copy), and rtltune-apply@'s offline security exposure is "OK" or
