@@ -7,7 +7,7 @@ Usage: lint-structure.py BUILD_DIR
    symbol another defines (functions and data, from nm) is an edge; any cycle fails.
 2. Only the actuator changes a NIC: the setters (link_set_u32, ethtool_features_set_index,
    ethtool_group_set, ethnl_set, ethnl_features_set) are referenced by no object of lib/,
-   cli/ or daemon/ but lib/actuate.o (and the files that define them).
+   cli/ or daemon/ but lib/actuate/actuate.o (and the files that define them).
 3. No file of lib/ over 1200 lines (split by concern, not by size).
 Exit 1 with what broke each rule; 0 silently.
 """
@@ -18,8 +18,9 @@ import sys
 
 SETTERS = {"link_set_u32", "ethtool_features_set_index", "ethtool_group_set", "ethnl_set",
            "ethnl_features_set"}
-SETTER_HOMES = {"lib/link.o", "lib/ethtool.o", "lib/ethtool_groups.o", "lib/ethnl.o"}
-ACTUATOR = "lib/actuate.o"
+SETTER_HOMES = {"lib/netdev/link.o", "lib/netdev/ethtool.o", "lib/netdev/ethtool_groups.o",
+                "lib/netdev/ethnl.o"}
+ACTUATOR = "lib/actuate/actuate.o"
 MAX_LIB_LINES = 1200
 
 
@@ -89,7 +90,7 @@ def main():
     if cycle:
         steps = ", ".join(f"daemon/{a}.c -> daemon/{b}.c ({s})" for a, s, b in cycle)
         errors.append(f"call cycle between daemon/ files: {steps}")
-    for obj in sorted(glob.glob(os.path.join(build, "lib", "*.o")) +
+    for obj in sorted(glob.glob(os.path.join(build, "lib", "**", "*.o"), recursive=True) +
                       glob.glob(os.path.join(build, "cli", "*.o")) +
                       glob.glob(os.path.join(build, "daemon", "*.o"))):
         rel = os.path.relpath(obj, build)
@@ -99,7 +100,7 @@ def main():
         if used:
             errors.append(f"{rel} calls {', '.join(sorted(used))}: only {ACTUATOR} may "
                           "change a NIC (actuate.h)")
-    for src in sorted(glob.glob("lib/*.c")):
+    for src in sorted(glob.glob("lib/**/*.c", recursive=True)):
         with open(src, encoding="utf-8") as f:
             n = sum(1 for _ in f)
         if n > MAX_LIB_LINES:

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "fuzz.h"
-#include "../../lib/ethnl_priv.h"
+#include "../../lib/netdev/ethnl_priv.h"
 
 #define ARENA_PAGES 4
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rtltune/hist.h"
-#include "../bpf/rtltune_abi.h"
+#include "../../bpf/rtltune_abi.h"
 
 _Static_assert(HIST_BUCKETS == RTL_HIST_BUCKETS, "hist.h and bpf/rtltune_abi.h disagree");
 _Static_assert(HIST_LOG2_BUCKETS == RTL_HIST_LOG2_BUCKETS, "hist.h and rtltune_abi.h disagree");

@@ -12,7 +12,7 @@
 
 #include "rtltune/hist.h"
 #include "rtltune/probes.h"
-#include "../bpf/rtltune_abi.h"
+#include "../../bpf/rtltune_abi.h"
 
 struct btf;
 

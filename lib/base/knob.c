@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ethnl_priv.h"
+#include "../netdev/ethnl_priv.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
 #include "rtltune/link.h"
