@@ -9,15 +9,7 @@
 
 #include "rtltune/err.h"
 
-/* Unknown / not reported by this kernel. Printed as JSON null. */
-#define LINK_UNSET (-1LL)
-
-/* Kernel constants (include/linux/netdevice.h), for kernels/headers that lack them. */
-#define GSO_LEGACY_MAX_SIZE 65536
-#define GSO_MAX_SIZE_BIG    524280
-#define GSO_MAX_SEGS_MAX    65535
-
-#include "rtltune/knob.h"
+#include "rtltune/knob.h" /* LINK_UNSET, the GSO_* limits */
 
 /*
  * Everything rtnetlink says about one link; numeric fields are LINK_UNSET when absent.
