@@ -66,11 +66,6 @@ void hist_add(struct rtl_hist *dst, const struct rtl_hist *src)
 	dst->sum += src->sum;
 }
 
-static uint64_t counter_delta(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : now;
-}
-
 void hist_delta(struct rtl_hist *dst, const struct rtl_hist *now, const struct rtl_hist *before)
 {
 	unsigned int i;
