@@ -191,8 +191,9 @@ static int plan_value(struct sweep_ctx *s, int64_t value, struct plan set[PLAN_S
 	int64_t targets[KNOB__COUNT];
 	bool which[KNOB__COUNT] = {false};
 	struct link_info *links = NULL;
+	struct plan_request req = {
+		.targets = targets, .which = which, .src = "sweep", .refuse_skip = true};
 	struct nic_stack st;
-	struct plan base;
 	struct nic nic;
 	int n = 0, r;
 
@@ -201,15 +202,10 @@ static int plan_value(struct sweep_ctx *s, int64_t value, struct plan set[PLAN_S
 		return r;
 	targets[s->run.knob] = value;
 	which[s->run.knob] = true;
-	r = plan_values(&nic, s->chip, targets, which, "sweep", &base, err);
-	if (r == 0 && base.items[s->run.knob].action == PLAN_SKIP)
-		r = rterr_input(err, "%s: %s", s->run.ifname, plan_note(&base, s->run.knob));
-	if (r == 0)
-		r = link_dump(actuator_link_sock(s->act), &links, &n, err);
+	r = link_dump(actuator_link_sock(s->act), &links, &n, err);
 	if (r == 0) {
 		stack_build(links, n, s->run.ifindex, &st);
-		r = plan_stack(&base, NULL, &st, links, n,
-			       chip_has_quirk(s->chip, CHIP_Q_TUNE_WITH_MASTER), set, n_set, err);
+		r = plan_device(&nic, s->db, &req, &st, links, n, set, n_set, err);
 	}
 	free(links);
 	return r;

@@ -115,10 +115,14 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	};
 	int64_t targets[KNOB__COUNT], want[KNOB__COUNT];
 	bool which[KNOB__COUNT] = {0};
-	struct plan base, set[PLAN_SET_MAX];
+	struct plan_request req = {.targets = targets,
+				   .which = which,
+				   .src = "tuner",
+				   .want = want,
+				   .refuse_skip = true};
+	struct plan set[PLAN_SET_MAX];
 	struct nic nics[PLAN_SET_MAX];
 	int levels[PLAN_SET_MAX];
-	const struct chip_entry *chip;
 	struct rterr err = {0};
 	unsigned int i, n = 1;
 	int r, k;
@@ -145,16 +149,8 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
 		which[kk] = true;
 	}
-	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL) : NULL;
-	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
-	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
-		if (which[k] && base.items[k].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name,
-					plan_note(&base, (enum knob_id)k));
-	if (r == 0)
-		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
-			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
-			       set, &n, &err);
+	r = plan_device(&ifc->m->snap, rtd.chips, &req, &ifc->m->stack, ifc->m->stack_links,
+			ifc->m->n_stack_links, set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:
