@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rtltune apply PROFILE [IFACE...] [--dry-run] / verify PROFILE [IFACE...] / restore [IFACE...]
- * All three plan through lib/plan.c; apply and restore execute through the actuator
- * (lib/actuate.c), the one code path that changes a NIC.
+ * All three plan through lib/plan/plan.c; apply and restore execute through the actuator
+ * (lib/actuate/actuate.c), the one code path that changes a NIC.
  */
 #include <inttypes.h>
 #include <limits.h>

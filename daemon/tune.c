@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The autotuner wired into the daemon (docs/tuning.md): lib/tuner.c decides, this file
+ * The autotuner wired into the daemon (docs/tuning.md): lib/tuner/tuner.c decides, this file
  * feeds it one sample per managed interface per sample interval and carries out what it
  * says through the actuator, which keeps a trial's pre-values in flight in the journal
  * until the verdict, so that a crash mid-trial is rolled back at the next start.

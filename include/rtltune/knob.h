@@ -56,7 +56,7 @@ enum route_family {
 
 /*
  * The knobs a profile can set (SPEC "Knobs a profile can set"), one row each in
- * lib/knob.c's table. Everything else is derived from the row: profile parsing, planning
+ * lib/base/knob.c's table. Everything else is derived from the row: profile parsing, planning
  * and its limits, the kernel write, the read-back, undo, the journal, `show` (text and
  * --json), `verify`, metrics, `rtltune knobs` and the completion (docs/architecture.md
  * "Adding a knob"). The enum order is the apply order.

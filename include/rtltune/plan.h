@@ -16,7 +16,7 @@
 /*
  * A plan: what one change of one interface will set, knob by knob, built from a snapshot
  * without touching the device. Bad input (a value outside the limits) is refused here, so
- * nothing changes on it. lib/actuate.c executes plans; nothing else changes a NIC.
+ * nothing changes on it. lib/actuate/actuate.c executes plans; nothing else changes a NIC.
  *
  *	plan_profile()   a profile's targets for the interface, "max" resolved
  *	plan_values()    explicit targets (the tuner, a rollback)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef RTLTUNE_ETHNL_PRIV_H
 #define RTLTUNE_ETHNL_PRIV_H
-/* Shared by lib/ethnl.c (requests) and lib/ethnl_parse.c (tables, parsers). */
+/* Shared by lib/netdev/ethnl.c (requests) and lib/netdev/ethnl_parse.c (tables, parsers). */
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
