@@ -24,7 +24,7 @@ CFLAGS   += -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Iinclude -I$(BUILD) \
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lelf -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf -I$(BUILD) -Wall
 
-LIB_SRCS    := $(wildcard lib/*.c)
+LIB_SRCS    := $(wildcard lib/*/*.c)
 CLI_SRCS    := $(wildcard cli/*.c)
 DAEMON_SRCS := $(wildcard daemon/*.c)
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
@@ -161,7 +161,7 @@ valgrind: all
 soak: all
 	SOAK_KILLS=30 SOAK_TRIAL_KILLS=5 SOAK_CHURN=500 SOAK_RENAMES=500 TESTS='soak_*' tests/run.sh
 
-FORMAT_SRCS = $(filter-out bpf/vmlinux.h,$(wildcard lib/*.c cli/*.c daemon/*.c bpf/*.c bpf/*.h include/rtltune/*.h tests/unit/*.c))
+FORMAT_SRCS = $(filter-out bpf/vmlinux.h,$(wildcard lib/*/*.c cli/*.c daemon/*.c bpf/*.c bpf/*.h include/rtltune/*.h tests/unit/*.c))
 format:
 	clang-format -i $(FORMAT_SRCS)
 

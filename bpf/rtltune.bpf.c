@@ -7,11 +7,11 @@
  * driver delivered from the skb's gso_size; counts and byte sums take every event,
  * histogram buckets a sample whose rate follows the event rate (sample()). Driver
  * refusals are not counted here: the kernel counts them (qdisc requeues, tx_dropped),
- * lib/probes_kernel.c reads those.
+ * lib/probes/probes_kernel.c reads those.
  *
  * Every hook exists twice: tp_btf (typed arguments the verifier lets us dereference with
  * plain loads, the cheap path) and raw_tp (raw u64 arguments read with
- * bpf_probe_read_kernel, for kernels where tp_btf is refused). lib/probes.c loads one of
+ * bpf_probe_read_kernel, for kernels where tp_btf is refused). lib/probes/probes.c loads one of
  * the two per hook. Both share the handlers below; the `btf` argument is a compile-time
  * constant in each wrapper, so each variant carries only its own kind of access.
  * docs/probes.md says what each hook counts and how the RX frames are rebuilt.
@@ -25,7 +25,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Argument shapes that differ between kernels; lib/probes.c sets them from kernel BTF. */
+/* Argument shapes that differ between kernels; lib/probes/probes.c sets them from kernel BTF. */
 const volatile bool kfree_skb_has_reason = true;   /* reason arg since 5.17 */
 const volatile bool tcp_retransmit_has_err = true; /* err arg since 6.13 */
 /* rtltune trace --exact: every event into its bucket, whatever the rate. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Map layouts shared by bpf/rtltune.bpf.c and lib/probes.c. Both sides include this
+ * Map layouts shared by bpf/rtltune.bpf.c and lib/probes/probes.c. Both sides include this
  * file; __u32/__u64 come from vmlinux.h in BPF and <linux/types.h> in user space.
  */
 #ifndef RTLTUNE_ABI_H

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rtltune apply PROFILE [IFACE...] [--dry-run] / verify PROFILE [IFACE...] / restore [IFACE...]
- * All three plan through lib/plan.c; apply and restore execute through the actuator
- * (lib/actuate.c), the one code path that changes a NIC.
+ * All three plan through lib/plan/plan.c; apply and restore execute through the actuator
+ * (lib/actuate/actuate.c), the one code path that changes a NIC.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -146,7 +146,7 @@ static unsigned int profile_groups(const struct profile *prof)
 static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
 		    bool allow_none, struct rterr *err)
 {
-	struct plan base;
+	struct plan_request req = {.profile = prof};
 	int i, rc;
 
 	rc = chipdb_load_default(&run->db, err);
@@ -164,16 +164,11 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 	if (!run->sets || !run->n_set)
 		return rterr_sys(err, ENOMEM, "plan");
 	for (i = 0; rc == 0 && i < run->n_nics; i++) {
-		const struct chip_entry *chip = chipdb_match_nic(run->db, &run->nics[i], NULL);
 		struct nic_stack st;
 
-		rc = plan_profile(prof, &run->nics[i], chip, &base, err);
-		if (rc < 0)
-			break;
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
-		rc = plan_stack(&base, NULL, &st, run->links, run->n_links,
-				chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), run->sets[i],
-				&run->n_set[i], err);
+		rc = plan_device(&run->nics[i], run->db, &req, &st, run->links, run->n_links,
+				 run->sets[i], &run->n_set[i], err);
 	}
 	return rc;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rtltune doctor [--json] [IFACE...]: what this host supports and what rtltune would do here
- * (docs/doctor.md). Read-only: every fact is a read (lib/hostcheck.c, the interface
+ * (docs/doctor.md). Read-only: every fact is a read (lib/host/hostcheck.c, the interface
  * snapshots, the daemon's config, the chip database and profile), but for the probes'
  * hooks, each tried with a program that does nothing, attached for the time of two system
  * calls. This file builds the one JSON document; doctor_out.c renders it as text.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* rtltune knobs: the knob table (lib/knob.c), every row as the code knows it. */
+/* rtltune knobs: the knob table (lib/base/knob.c), every row as the code knows it. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * rtltune report IFACE --svg FILE [--since DURATION]: a timeline of the interface from
  * rtltuned's history (docs/report.md): throughput both ways and the retransmit rate over
  * time, with every decision of the journal's log (trial, kept, rolled back, ...) and every
- * change made outside rtltune marked and labelled. Drawn by lib/svg_chart.c
+ * change made outside rtltune marked and labelled. Drawn by lib/svg/svg_chart.c
  * (svg_render_timeline): one self-contained SVG file.
  */
 #include <ctype.h>
@@ -48,7 +48,7 @@ static json_object *get(json_object *o, const char *key)
 	return v;
 }
 
-/* A restore is logged as "applied" with the reason "restore" (lib/actuate.c). */
+/* A restore is logged as "applied" with the reason "restore" (lib/actuate/actuate.c). */
 static bool is_restore(json_object *e)
 {
 	const char *reason = json_object_get_string(get(e, "reason"));

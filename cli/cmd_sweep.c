@@ -26,6 +26,7 @@
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
 #include "rtltune/probes.h"
+#include "rtltune/sample.h"
 #include "rtltune/svg.h"
 #include "rtltune/sweep.h"
 #include "rtltune/tuner.h"
@@ -88,31 +89,28 @@ static int read_now(struct sweep_ctx *s, struct probe_counters *c, uint64_t *cpu
 	return r;
 }
 
-static uint64_t gone_by(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : 0;
-}
-
+/* One sample as the tuner counts it (sample_build(): rtltuned's samples the same way). */
 static void take_sample(struct sweep_ctx *s, struct sweep_step *st, double secs, uint64_t cpu)
 {
 	const struct probe_counters *a = s->prev, *b = s->now;
 	struct sweep_sample *x = &st->s[st->n++];
+	struct sample_reading before, now;
+	struct sample_env env = {.cpu_ns = sample_cpu_delta(cpu, s->prev_cpu)};
+	struct tuner_sample t;
 	struct rtl_hist d;
-	uint64_t gso_skbs, gso_segs;
 
+	sample_reading_from_probes(&before, a);
+	sample_reading_from_probes(&now, b);
+	sample_build(&t, &before, &now, &env, &x->retrans_segs);
 	x->secs = secs;
-	x->tx_bytes = gone_by(b->tx_skb_bytes.sum, a->tx_skb_bytes.sum);
-	x->rx_bytes = gone_by(b->rx_frame_bytes.sum, a->rx_frame_bytes.sum);
-	x->tx_packets = gone_by(hist_count(&b->tx_skb_bytes), hist_count(&a->tx_skb_bytes));
-	x->rx_packets = gone_by(hist_count(&b->rx_frame_bytes), hist_count(&a->rx_frame_bytes));
-	gso_skbs = gone_by(hist_count(&b->tx_gso_segments), hist_count(&a->tx_gso_segments));
-	gso_segs = gone_by(b->tx_gso_segments.sum, a->tx_gso_segments.sum);
-	/* A GSO skb leaves as gso_segs segments, any other skb as one (as the tuner counts). */
-	x->tx_segs = x->tx_packets - (gso_skbs <= x->tx_packets ? gso_skbs : 0) + gso_segs;
-	x->retrans_segs = gone_by(b->tcp_retransmit_segments, a->tcp_retransmit_segments);
-	x->drops = gone_by(b->drops, a->drops);
-	x->tx_busy = gone_by(b->tx_busy, a->tx_busy);
-	x->cpu_ns = gone_by(cpu, s->prev_cpu);
+	x->tx_bytes = t.tx_bytes;
+	x->rx_bytes = t.rx_bytes;
+	x->tx_packets = t.tx_packets;
+	x->rx_packets = t.rx_packets;
+	x->tx_segs = t.tx_segs;
+	x->drops = t.drops;
+	x->tx_busy = t.tx_busy;
+	x->cpu_ns = t.cpu_ns;
 	hist_delta(&d, &b->tx_skb_bytes, &a->tx_skb_bytes);
 	hist_add(&st->tx_skb_bytes, &d);
 	hist_delta(&d, &b->rx_skb_bytes, &a->rx_skb_bytes);
@@ -193,8 +191,9 @@ static int plan_value(struct sweep_ctx *s, int64_t value, struct plan set[PLAN_S
 	int64_t targets[KNOB__COUNT];
 	bool which[KNOB__COUNT] = {false};
 	struct link_info *links = NULL;
+	struct plan_request req = {
+		.targets = targets, .which = which, .src = "sweep", .refuse_skip = true};
 	struct nic_stack st;
-	struct plan base;
 	struct nic nic;
 	int n = 0, r;
 
@@ -203,15 +202,10 @@ static int plan_value(struct sweep_ctx *s, int64_t value, struct plan set[PLAN_S
 		return r;
 	targets[s->run.knob] = value;
 	which[s->run.knob] = true;
-	r = plan_values(&nic, s->chip, targets, which, "sweep", &base, err);
-	if (r == 0 && base.items[s->run.knob].action == PLAN_SKIP)
-		r = rterr_input(err, "%s: %s", s->run.ifname, plan_note(&base, s->run.knob));
-	if (r == 0)
-		r = link_dump(actuator_link_sock(s->act), &links, &n, err);
+	r = link_dump(actuator_link_sock(s->act), &links, &n, err);
 	if (r == 0) {
 		stack_build(links, n, s->run.ifindex, &st);
-		r = plan_stack(&base, NULL, &st, links, n,
-			       chip_has_quirk(s->chip, CHIP_Q_TUNE_WITH_MASTER), set, n_set, err);
+		r = plan_device(&nic, s->db, &req, &st, links, n, set, n_set, err);
 	}
 	free(links);
 	return r;

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "rtltune/hostcheck.h"
 
-/* The effective set by capget(2), as rtltune doctor reads it (lib/hostcheck.c). */
+/* The effective set by capget(2), as rtltune doctor reads it (lib/host/hostcheck.c). */
 static bool have_cap(enum hc_cap cap)
 {
 	struct hc_caps caps;

@@ -10,7 +10,7 @@
 #include "rtltune/err.h"
 
 /*
- * Command-line options as table rows (the model is lib/tuner_config.c's offsetof-plus-range
+ * Command-line options as table rows (the model is lib/tuner/tuner_config.c's offsetof-plus-range
  * table): one row per option names it, says what its value is and where it goes, and
  * carries the range a number is checked against. One parser (cli_opts_parse()) reads every
  * command's arguments, so every refusal names the word it refused and every range its

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rtltune sweep's presentation: the document of a run (sweep_doc()), the table drawn from
- * it, and the chart (lib/svg_chart.c svg_render_xy(): each step's median, its spread as a
+ * it, and the chart (lib/svg/svg_chart.c svg_render_xy(): each step's median, its spread as a
  * bar, the original and the best value marked).
  */
 #include <inttypes.h>

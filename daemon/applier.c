@@ -122,13 +122,27 @@ static const struct nic_stack *stack_of(struct iface *ifc, const struct link_inf
 /* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the
  * per-interface documents (an array when an upper is in the plan, else one object).
  * explicit_apply: an admin's `rtltune apply`, which takes back knobs changed outside. */
+struct hands_off_arg {
+	struct iface *ifc;
+	bool configured, explicit_apply;
+};
+
+static void hands_off_plan(struct plan *base, void *arg)
+{
+	const struct hands_off_arg *h = arg;
+
+	hands_off(h->ifc, base, h->configured, h->explicit_apply);
+}
+
 static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 		       bool explicit_apply, const char *why, json_object **out, struct rterr *err)
 {
 	struct act_opts opts = {
 		.op = "apply", .actor = "daemon", .reason = why, .journal_originals = true};
-	struct plan base, set[PLAN_SET_MAX];
-	const struct chip_entry *chip;
+	struct hands_off_arg h = {ifc, p == rtd.profile, explicit_apply};
+	struct plan_request req = {
+		.profile = p, .adjust = dry_run ? NULL : hands_off_plan, .arg = &h};
+	struct plan set[PLAN_SET_MAX];
 	const struct nic_stack *st;
 	const struct link_info *links;
 	struct journal *j = NULL;
@@ -139,15 +153,8 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, err);
 	if (r < 0)
 		return r;
-	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &nic, NULL) : NULL;
-	r = plan_profile(p, &nic, chip, &base, err);
-	if (r < 0)
-		return r;
-	if (!dry_run)
-		hands_off(ifc, &base, p == rtd.profile, explicit_apply);
 	st = stack_of(ifc, &links, &n_links);
-	r = plan_stack(&base, NULL, st, links, n_links,
-		       chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), set, &n, err);
+	r = plan_device(&nic, rtd.chips, &req, st, links, n_links, set, &n, err);
 	if (r < 0)
 		return r;
 	for (u = 0; u < n; u++)

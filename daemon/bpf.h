@@ -11,7 +11,7 @@
 #include "rtltune/probes.h"
 
 /*
- * The BPF probes (lib/probes.c) as the daemon runs them: opened once at start, one slot
+ * The BPF probes (lib/probes/probes.c) as the daemon runs them: opened once at start, one slot
  * per managed interface (they follow the interface table's events), read by the sampler.
  * Without BPF (no BTF, no privilege, no tracepoint) the daemon keeps running on rtnetlink
  * link counters and says which probe is missing.

@@ -167,6 +167,21 @@ static unsigned int sorted_ifaces(struct iface **out, unsigned int max)
 	return n;
 }
 
+#define MAX_LIST 4096
+static struct iface *list_buf[MAX_LIST];
+
+/* What status, stats and recommend list, by ifindex, into list_buf: the interface the
+ * request names (only), else every one (status) or the managed ones. */
+static unsigned int listed_ifaces(const struct iface *only, bool managed_only)
+{
+	unsigned int i, n = 0, all = sorted_ifaces(list_buf, MAX_LIST);
+
+	for (i = 0; i < all; i++)
+		if (only ? list_buf[i] == only : !managed_only || list_buf[i]->managed)
+			list_buf[n++] = list_buf[i];
+	return n;
+}
+
 static json_object *knobs_json(const struct iface *ifc)
 {
 	json_object *o = json_object_new_object();
@@ -249,9 +264,6 @@ static json_object *iface_status_json(const struct iface *ifc)
 	return o;
 }
 
-#define MAX_LIST 4096
-static struct iface *list_buf[MAX_LIST];
-
 static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
@@ -263,10 +275,9 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 		json_object_put(a);
 		return NULL;
 	}
-	n = sorted_ifaces(list_buf, MAX_LIST);
+	n = listed_ifaces(only, false);
 	for (i = 0; i < n; i++)
-		if (!only || list_buf[i] == only)
-			json_object_array_add(a, iface_status_json(list_buf[i]));
+		json_object_array_add(a, iface_status_json(list_buf[i]));
 	json_object_object_add(o, "daemon", daemon_json());
 	json_object_object_add(o, "journal", trust_status_json());
 	json_object_object_add(o, "interfaces", a);
@@ -342,10 +353,9 @@ static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
 		return NULL;
 	o = json_object_new_object();
 	a = json_object_new_array();
-	n = sorted_ifaces(list_buf, MAX_LIST);
+	n = listed_ifaces(only, true);
 	for (i = 0; i < n; i++)
-		if (only ? list_buf[i] == only : list_buf[i]->managed)
-			json_object_array_add(a, iface_stats_json(list_buf[i]));
+		json_object_array_add(a, iface_stats_json(list_buf[i]));
 	json_object_object_add(o, "time", json_object_new_double(now_real()));
 	json_object_object_add(o, "interval_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));
@@ -487,10 +497,9 @@ static json_object *h_recommend(struct ctl_request_ctx *rc, struct rterr *err)
 		return NULL;
 	o = json_object_new_object();
 	a = json_object_new_array();
-	n = sorted_ifaces(list_buf, MAX_LIST);
+	n = listed_ifaces(only, true);
 	for (i = 0; i < n; i++)
-		if (only ? list_buf[i] == only : list_buf[i]->managed)
-			json_object_array_add(a, recommend_json(list_buf[i]));
+		json_object_array_add(a, recommend_json(list_buf[i]));
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }

@@ -256,7 +256,7 @@ void iface_count_external(struct iface *ifc, enum knob_id k)
 
 /* ---- selection --------------------------------------------------------------------- */
 
-/* The config's globs, drivers and chips (lib/config.c, shared with rtltune doctor). */
+/* The config's globs, drivers and chips (lib/control/config.c, shared with rtltune doctor). */
 static bool select_iface(struct iface *ifc)
 {
 	struct config_link l = {.name = ifc->name,

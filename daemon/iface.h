@@ -8,6 +8,7 @@
 
 #include "rtltune/knob.h"
 #include "rtltune/nic.h"
+#include "rtltune/sample.h"
 #include "rtltune/stack.h"
 #include "state.h"
 #include "stats.h"
@@ -32,14 +33,12 @@ struct iface_apply {
 	uint64_t due_us; /* monotonic */
 };
 
-/* tune.c: what the tuner's samples are computed from (the previous sample's totals). */
+/* tune.c: what the tuner's samples are computed from (the previous sample's totals, prev). */
 struct iface_tune {
 	bool tuned; /* added to the tuner */
 	bool prev_valid;
 	uint64_t prev_us;
-	uint64_t prev_counter[SC__COUNT];
-	uint64_t prev_drops;
-	struct rtl_hist prev_hist[SH__COUNT];
+	struct sample_reading prev;
 	/* Retransmitted segments through the interface since the tuner took it, and those of
 	 * them that DSACKs showed spurious and the tuner left out (tcpstat_lossy()). */
 	uint64_t retrans_segs, retrans_spurious;

@@ -32,7 +32,7 @@ uint64_t linkmon_dumps(void)
 	return dumps;
 }
 
-/* IFLA_STATS64 (lib/link.c reads it), as the daemon keeps it. */
+/* IFLA_STATS64 (lib/netdev/link.c reads it), as the daemon keeps it. */
 static bool link_stats(struct nlmsghdr *nlh, struct link_counters *out)
 {
 	struct rtnl_link_stats64 s;

@@ -9,7 +9,7 @@
 #include "iface.h"
 
 /*
- * The one owner of rtltuned's CPU latency PM QoS request (lib/pmqos.c): while a managed
+ * The one owner of rtltuned's CPU latency PM QoS request (lib/host/pmqos.c): while a managed
  * interface's chip has the shallow-idle quirk, one request is held on /dev/cpu_dma_latency
  * at the lowest latency those interfaces ask for (cpu_dma_latency in rtltuned.conf, else
  * the chip's cpu_dma_latency_us, else PMQOS_DEFAULT_US); it is dropped when the last of

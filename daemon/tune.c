@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The autotuner wired into the daemon (docs/tuning.md): lib/tuner.c decides, this file
+ * The autotuner wired into the daemon (docs/tuning.md): lib/tuner/tuner.c decides, this file
  * feeds it one sample per managed interface per sample interval and carries out what it
  * says through the actuator, which keeps a trial's pre-values in flight in the journal
  * until the verdict, so that a crash mid-trial is rolled back at the next start.
@@ -15,6 +15,7 @@
 #include "loop.h"
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
+#include "rtltune/sample.h"
 #include "rtltune/tcpstat.h"
 #include "rtltune/tuner.h"
 #include "trust.h"
@@ -114,10 +115,14 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	};
 	int64_t targets[KNOB__COUNT], want[KNOB__COUNT];
 	bool which[KNOB__COUNT] = {0};
-	struct plan base, set[PLAN_SET_MAX];
+	struct plan_request req = {.targets = targets,
+				   .which = which,
+				   .src = "tuner",
+				   .want = want,
+				   .refuse_skip = true};
+	struct plan set[PLAN_SET_MAX];
 	struct nic nics[PLAN_SET_MAX];
 	int levels[PLAN_SET_MAX];
-	const struct chip_entry *chip;
 	struct rterr err = {0};
 	unsigned int i, n = 1;
 	int r, k;
@@ -144,16 +149,8 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
 		which[kk] = true;
 	}
-	chip = rtd.chips ? chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL) : NULL;
-	r = plan_values(&ifc->m->snap, chip, targets, which, "tuner", &base, &err);
-	for (k = 0; r == 0 && k < KNOB__COUNT; k++)
-		if (which[k] && base.items[k].action == PLAN_SKIP)
-			r = rterr_input(&err, "%s: %s", ifc->name,
-					plan_note(&base, (enum knob_id)k));
-	if (r == 0)
-		r = plan_stack(&base, want, &ifc->m->stack, ifc->m->stack_links,
-			       ifc->m->n_stack_links, chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER),
-			       set, &n, &err);
+	r = plan_device(&ifc->m->snap, rtd.chips, &req, &ifc->m->stack, ifc->m->stack_links,
+			ifc->m->n_stack_links, set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:
@@ -297,11 +294,6 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 	}
 }
 
-static uint64_t delta(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : now;
-}
-
 /* Retransmits that reordering caused are not loss: the receiver got the segment twice
  * and said so with a DSACK (docs/tuning.md "Spurious retransmits"). */
 static void tcp_sample(void)
@@ -319,8 +311,8 @@ static void tcp_sample(void)
 		tcp_warned = true;
 	} else {
 		if (tcp_prev_valid) {
-			d_retrans = delta(t.retrans_segs, tcp_prev.retrans_segs);
-			d_dsack = delta(t.dsack_recv_segs, tcp_prev.dsack_recv_segs);
+			d_retrans = counter_delta(t.retrans_segs, tcp_prev.retrans_segs);
+			d_dsack = counter_delta(t.dsack_recv_segs, tcp_prev.dsack_recv_segs);
 		}
 		tcp_prev = t;
 		tcp_prev_valid = true;
@@ -340,28 +332,40 @@ void tune_sample_begin(void)
 	/* Kernel time of all CPUs: where the network stack's cost shows. */
 	if (cpustat_kernel_ns(&ns) < 0)
 		return;
-	cpu_ns_delta = cpu_ns_prev && ns >= cpu_ns_prev ? ns - cpu_ns_prev : 0;
+	cpu_ns_delta = sample_cpu_delta(ns, cpu_ns_prev);
 	cpu_ns_prev = ns;
 }
 
-/* Values at or near the cap: in the log2 bucket holding cap or above it. */
-static uint64_t at_cap(const struct rtl_hist *h, int64_t cap)
+/* The interface's totals as the sampler stored them (sampler.c). */
+static void reading_of(const struct iface_stats *st, struct sample_reading *r)
 {
-	if (cap <= 0)
-		return 0;
-	return hist_count_above(h, hist_bucket_le(hist_bucket_index((uint64_t)cap)) / 2);
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->tx_packets = st->counter[SC_TX_PACKETS];
+	r->tx_bytes = st->counter[SC_TX_BYTES];
+	r->rx_packets = st->counter[SC_RX_PACKETS];
+	r->rx_bytes = st->counter[SC_RX_BYTES];
+	r->have_probes = st->have_hist;
+	r->tx_skb_bytes = st->hist[SH_TX_SKB_BYTES];
+	r->tx_gso_segments = st->hist[SH_TX_GSO_SEGMENTS];
+	r->rx_skb_bytes = st->hist[SH_RX_SKB_BYTES];
+	r->tcp_retransmits = st->counter[SC_TCP_RETRANSMITS];
+	r->tcp_retransmit_segments = st->counter[SC_TCP_RETRANSMIT_SEGMENTS];
+	for (i = 0; i < st->n_drops; i++)
+		r->drops += st->drops[i].count;
+	r->tx_busy = st->counter[SC_TX_BUSY];
+	r->tx_timeouts = st->counter[SC_TX_TIMEOUTS];
 }
 
 void tune_sample(struct iface *ifc, uint64_t now)
 {
-	const struct iface_stats *st;
 	struct iface_tune *tp;
+	struct sample_reading now_r;
 	struct tuner_sample s = {0};
 	struct tuner_env env = {0};
 	struct tuner_action a = {0};
-	struct rtl_hist d[SH__COUNT];
-	uint64_t drops = 0, seg;
-	unsigned int i;
+	uint64_t seg;
 	int k;
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
@@ -373,64 +377,24 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	/* Uppers' sizes change without a notification (rtnetlink sends none for them). */
 	if (iface_stacked(ifc))
 		iface_read_stack(ifc);
-	st = &ifc->m->stats;
 	tp = &ifc->m->tune;
-	for (i = 0; i < st->n_drops; i++)
-		drops += st->drops[i].count;
+	reading_of(&ifc->m->stats, &now_r);
 	if (tp->prev_valid) {
-		for (i = 0; i < SH__COUNT; i++)
-			hist_delta(&d[i], &st->hist[i], &tp->prev_hist[i]);
+		struct sample_env se = {
+			.interval_us = now - tp->prev_us,
+			.cpu_ns = cpu_ns_delta,
+			.gso_max_size = ifc->m->eff[KNOB_GSO_MAX_SIZE],
+			.gro_max_size = iface_knob(ifc, KNOB_GRO_MAX_SIZE),
+			.ns_retrans = tcp_w_retrans,
+			.ns_dsack = tcp_w_dsack,
+		};
+
+		sample_build(&s, &tp->prev, &now_r, &se, &seg);
 		s.ts_ms = now / 1000;
-		s.interval_ms = (uint32_t)((now - tp->prev_us) / 1000);
-		s.tx_packets = delta(st->counter[SC_TX_PACKETS], tp->prev_counter[SC_TX_PACKETS]);
-		s.tx_bytes = delta(st->counter[SC_TX_BYTES], tp->prev_counter[SC_TX_BYTES]);
-		s.rx_packets = delta(st->counter[SC_RX_PACKETS], tp->prev_counter[SC_RX_PACKETS]);
-		s.rx_bytes = delta(st->counter[SC_RX_BYTES], tp->prev_counter[SC_RX_BYTES]);
-		s.cpu_ns = cpu_ns_delta;
-		s.have = TUNER_HAVE_CPU;
-		if (st->have_hist) {
-			s.have |= TUNER_HAVE_GSO | TUNER_HAVE_GRO | TUNER_HAVE_RETRANS |
-				  TUNER_HAVE_DROPS | TUNER_HAVE_TX_FAULTS;
-			s.tx_gso_skbs = hist_count(&d[SH_TX_GSO_SEGMENTS]);
-			/* A GSO skb leaves as gso_segs segments, any other as one. */
-			s.tx_segs = s.tx_packets -
-				    (s.tx_gso_skbs <= s.tx_packets ? s.tx_gso_skbs : 0) +
-				    d[SH_TX_GSO_SEGMENTS].sum;
-			s.tx_gso_at_cap =
-				at_cap(&d[SH_TX_SKB_BYTES], ifc->m->eff[KNOB_GSO_MAX_SIZE]);
-			if (s.tx_gso_at_cap > s.tx_gso_skbs)
-				s.tx_gso_at_cap = s.tx_gso_skbs;
-			s.rx_skbs = hist_count(&d[SH_RX_SKB_BYTES]);
-			s.rx_gro_at_cap =
-				at_cap(&d[SH_RX_SKB_BYTES], iface_knob(ifc, KNOB_GRO_MAX_SIZE));
-			/* Segments, not retransmit events: after a loss TCP resends a whole GSO
-			 * skb (up to 45 segments at 64K), so events per segment sent understate
-			 * the loss (0.16% counted where TcpRetransSegs/OutSegs said 5.2%). Less
-			 * the namespace's share that DSACKs showed spurious. */
-			seg = delta(st->counter[SC_TCP_RETRANSMIT_SEGMENTS],
-				    tp->prev_counter[SC_TCP_RETRANSMIT_SEGMENTS]);
-			s.tcp_retransmits = tcpstat_lossy(seg, tcp_w_retrans, tcp_w_dsack);
-			tp->retrans_segs += seg;
-			tp->retrans_spurious += seg - s.tcp_retransmits;
-			s.tcp_retransmit_skbs =
-				tcpstat_lossy(delta(st->counter[SC_TCP_RETRANSMITS],
-						    tp->prev_counter[SC_TCP_RETRANSMITS]),
-					      tcp_w_retrans, tcp_w_dsack);
-			/* Segments left as loss went out in one retransmission at least (0 would
-			 * read as "unknown": each segment an event). */
-			if (s.tcp_retransmits && !s.tcp_retransmit_skbs)
-				s.tcp_retransmit_skbs = 1;
-			s.drops = delta(drops, tp->prev_drops);
-			s.tx_busy = delta(st->counter[SC_TX_BUSY], tp->prev_counter[SC_TX_BUSY]);
-			s.tx_timeouts = delta(st->counter[SC_TX_TIMEOUTS],
-					      tp->prev_counter[SC_TX_TIMEOUTS]);
-		} else {
-			s.tx_segs = s.tx_packets;
-		}
+		tp->retrans_segs += seg;
+		tp->retrans_spurious += seg - s.tcp_retransmits;
 	}
-	memcpy(tp->prev_hist, st->hist, sizeof(tp->prev_hist));
-	memcpy(tp->prev_counter, st->counter, sizeof(tp->prev_counter));
-	tp->prev_drops = drops;
+	tp->prev = now_r;
 	tp->prev_us = now;
 	if (!tp->prev_valid) {
 		tp->prev_valid = true;

@@ -9,7 +9,7 @@
 #include "rtltune/err.h"
 
 /*
- * The autotuner (lib/tuner.c) wired to the daemon: fed one sample per managed interface
+ * The autotuner (lib/tuner/tuner.c) wired to the daemon: fed one sample per managed interface
  * by the sampler, it carries out what the tuner says through the actuator, one journal
  * operation per decision (docs/tuning.md).
  */

@@ -123,7 +123,7 @@ echo "ip netns exec alone, in every figure below: $exec_ms ms (runs: $(paste -sd
 net() { is_number "${1:-}" && awk -v a="$1" -v b="$exec_ms" 'BEGIN { printf "%.1f", a - b }'; }
 
 # ---- 2. link and feature knobs on N veths ---------------------------------------------
-# The TSO bits rtltune's tso knob sets (lib/knob.c: every tx-tcp*-segmentation bit), as
+# The TSO bits rtltune's tso knob sets (lib/base/knob.c: every tx-tcp*-segmentation bit), as
 # this kernel names them.
 tso_bits=$(ip netns exec $ns ethtool -k b0 | sed -n 's/^[[:space:]]*\(tx-tcp[a-z0-9-]*segmentation\):.*/\1/p')
 # gen_b PROFILE TSO GRO GSO_MAX GRO_MAX: the profile and its script, batch and floor forms.

@@ -55,15 +55,7 @@ const char *chip_quirk_name(enum chip_quirk q);	       /* "jumbo-disables-tso" *
 const char *chip_quirk_description(enum chip_quirk q); /* one line, for docs and `chips` */
 int chip_quirk_from_name(const char *name);	       /* the bit, or -1 */
 
-/* Limits a chip entry may declare. */
-enum chip_limit {
-	CHIP_LIMIT_MAX_MTU,
-	CHIP_LIMIT_TSO_MAX_SIZE,
-	CHIP_LIMIT_TSO_MAX_SEGS,
-	CHIP_LIMIT_GSO_MAX_SIZE,
-	CHIP_LIMIT_GRO_MAX_SIZE,
-	CHIP_LIMIT__COUNT
-};
+/* The limits a chip entry may declare are enum chip_limit (knob.h). */
 const char *chip_limit_name(enum chip_limit l); /* "max_mtu", the file key */
 
 /* What an entry declares it matches on (bits of chip_entry.fields, chip_why.fields). */

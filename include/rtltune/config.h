@@ -20,7 +20,7 @@ struct strv {
 
 /*
  * rtltuned.conf, read by the daemon and by the CLI (which socket the daemon listens on,
- * what `rtltune doctor` says it would manage): one parser, in lib/config.c.
+ * what `rtltune doctor` says it would manage): one parser, in lib/control/config.c.
  *
  * Daemon settings (docs/daemon.md). Precedence, strongest first: command-line flags,
  * environment (RTLTUNE_SOCKET, RTLTUNE_STATE_DIR), the config file, built-in defaults.

@@ -19,13 +19,7 @@
 #include "rtltune/ethtool.h"
 #include "rtltune/link.h"
 
-enum ethnl_group {
-	ETHNL_RINGS,
-	ETHNL_COALESCE,
-	ETHNL_CHANNELS,
-	ETHNL_PAUSE,
-	ETHNL_GROUP_COUNT,
-};
+/* enum ethnl_group (ETHNL_RINGS ...) is knob.h's: a knob row names its group. */
 
 enum ethnl_type {
 	ETHNL_U32,

@@ -65,7 +65,7 @@ int ethtool_features_get_index(int ifindex, const char *was, struct eth_features
  * accepted everything, or a positive ETHTOOL_F_* mask (WISH: the kernel kept some bit
  * different from the request, e.g. r8169 forcing TSO off at jumbo MTU; UNSUPPORTED), or
  * a negative errno. The caller re-reads to learn the outcome per bit. Only the actuator
- * (lib/actuate.c) calls this.
+ * (lib/actuate/actuate.c) calls this.
  */
 int ethtool_features_set_index(int ifindex, const char *was, const struct eth_features *cur,
 			       const char *const *names, unsigned int n_names, bool on,

@@ -46,7 +46,7 @@ int ethtool_group_get(int ifindex, const char *was, enum ethnl_group g, struct e
  * kernel's netlink SET skips the driver then. Errors name the operation and values, e.g.
  * "set channels combined 4: Invalid argument". Read the result back with
  * ethtool_group_get(): drivers may store another value (tun caps rx_frames at 64).
- * Only the actuator (lib/actuate.c) calls this.
+ * Only the actuator (lib/actuate/actuate.c) calls this.
  */
 int ethtool_group_set(int ifindex, const char *was, enum ethnl_group g,
 		      const struct ethnl_values *want, struct rterr *err);

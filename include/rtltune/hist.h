@@ -35,8 +35,14 @@ uint64_t hist_max_le(const struct rtl_hist *h);
  * is itself a bucket label. */
 uint64_t hist_count_above(const struct rtl_hist *h, uint64_t bound);
 void hist_add(struct rtl_hist *dst, const struct rtl_hist *src);
-/* dst = now - before, bucket by bucket (for rates between two snapshots); a bucket that
- * went backwards (counters reset) yields now's value. */
+/* A counter's growth from before to now. A counter that went backwards restarted (its
+ * probe slot cleared, a driver that zeroed its statistics): what it counted since, now. */
+static inline uint64_t counter_delta(uint64_t now, uint64_t before)
+{
+	return now >= before ? now - before : now;
+}
+/* dst = now - before, bucket by bucket (for rates between two snapshots), each bucket and
+ * the sum by counter_delta(). */
 void hist_delta(struct rtl_hist *dst, const struct rtl_hist *now, const struct rtl_hist *before);
 
 /*

@@ -7,8 +7,56 @@
 #include <stdint.h>
 
 /*
+ * The vocabulary the knob rows are written in, shared by every module below and above
+ * the table (so the table depends on no back end): values, limits, groups, routes.
+ */
+
+/* Unknown / not reported by this kernel. Printed as JSON null. */
+#define LINK_UNSET (-1LL)
+
+/* Kernel constants (include/linux/netdevice.h), for kernels/headers that lack them. */
+#define GSO_LEGACY_MAX_SIZE 65536
+#define GSO_MAX_SIZE_BIG    524280
+#define GSO_MAX_SEGS_MAX    65535
+
+/* The smaller of two values where LINK_UNSET means "no bound" (a limit nobody reported). */
+static inline int64_t knob_min_known(int64_t a, int64_t b)
+{
+	if (a == LINK_UNSET)
+		return b;
+	if (b == LINK_UNSET)
+		return a;
+	return a < b ? a : b;
+}
+
+/* Limits a chip entry may declare (chipdb.h: chip_limit(), chip_limit_name()). */
+enum chip_limit {
+	CHIP_LIMIT_MAX_MTU,
+	CHIP_LIMIT_TSO_MAX_SIZE,
+	CHIP_LIMIT_TSO_MAX_SEGS,
+	CHIP_LIMIT_GSO_MAX_SIZE,
+	CHIP_LIMIT_GRO_MAX_SIZE,
+	CHIP_LIMIT__COUNT
+};
+
+/* The ethtool netlink groups (ethnl.h). */
+enum ethnl_group {
+	ETHNL_RINGS,
+	ETHNL_COALESCE,
+	ETHNL_CHANNELS,
+	ETHNL_PAUSE,
+	ETHNL_GROUP_COUNT,
+};
+
+/* The cached routes a change invalidates (route.h: route_invalidate()). */
+enum route_family {
+	ROUTE_IPV4 = 1u << 0,
+	ROUTE_IPV6 = 1u << 1,
+};
+
+/*
  * The knobs a profile can set (SPEC "Knobs a profile can set"), one row each in
- * lib/knob.c's table. Everything else is derived from the row: profile parsing, planning
+ * lib/base/knob.c's table. Everything else is derived from the row: profile parsing, planning
  * and its limits, the kernel write, the read-back, undo, the journal, `show` (text and
  * --json), `verify`, metrics, `rtltune knobs` and the completion (docs/architecture.md
  * "Adding a knob"). The enum order is the apply order.

@@ -9,20 +9,12 @@
 
 #include "rtltune/err.h"
 
-/* Unknown / not reported by this kernel. Printed as JSON null. */
-#define LINK_UNSET (-1LL)
-
-/* Kernel constants (include/linux/netdevice.h), for kernels/headers that lack them. */
-#define GSO_LEGACY_MAX_SIZE 65536
-#define GSO_MAX_SIZE_BIG    524280
-#define GSO_MAX_SEGS_MAX    65535
-
-#include "rtltune/knob.h"
+#include "rtltune/knob.h" /* LINK_UNSET, the GSO_* limits */
 
 /*
  * Everything rtnetlink says about one link; numeric fields are LINK_UNSET when absent.
  * The knobs rtnetlink carries (KNOB_B_LINK rows of the knob table) are in knob[] (see
- * LINK_KNOBS); link_knob() gives LINK_UNSET for the others, which lib/nic.c reads from
+ * LINK_KNOBS); link_knob() gives LINK_UNSET for the others, which lib/netdev/nic.c reads from
  * ethtool.
  */
 /* Every rtnetlink knob (KNOB_B_LINK) has an id below KNOB_FIRST_ETHNL (test_knob checks): a
@@ -91,7 +83,7 @@ int link_info_from_msg(const void *buf, size_t len, struct link_info *out);
 /*
  * Set one u32 link attribute (IFLA_*) by ifindex; what names it in messages ("mtu").
  * err carries the value, the kernel's errno and its extack text. Only the actuator
- * (lib/actuate.c) calls this: every change goes through it (docs/architecture.md).
+ * (lib/actuate/actuate.c) calls this: every change goes through it (docs/architecture.md).
  */
 int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
 		 struct rterr *err);

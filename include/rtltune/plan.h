@@ -16,11 +16,14 @@
 /*
  * A plan: what one change of one interface will set, knob by knob, built from a snapshot
  * without touching the device. Bad input (a value outside the limits) is refused here, so
- * nothing changes on it. lib/actuate.c executes plans; nothing else changes a NIC.
+ * nothing changes on it. lib/actuate/actuate.c executes plans; nothing else changes a NIC.
  *
  *	plan_profile()   a profile's targets for the interface, "max" resolved
  *	plan_values()    explicit targets (the tuner, a rollback)
  *	plan_restore()   the journaled originals (actuate.h)
+ *	plan_device()    either of the first two for a device on its stack: what
+ *	                 `rtltune apply`, `rtltune sweep`, rtltuned's applies and its tuner
+ *	                 hand actuate_set()
  */
 
 enum plan_action {
@@ -102,6 +105,31 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
 int plan_stack(const struct plan *base, const int64_t *want, const struct nic_stack *st,
 	       const struct link_info *links, int n, bool with_lowers,
 	       struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err);
+/* What to plan for a device (plan_device()). */
+struct plan_request {
+	const struct profile *profile; /* its targets; NULL: targets[] for which[] */
+	const int64_t *targets;	       /* [KNOB__COUNT] */
+	const bool *which;	       /* [KNOB__COUNT] */
+	const char *src;	       /* who asks for targets[] ("tuner", "sweep") */
+	const int64_t *want;	       /* plan_stack()'s want (NULL: the device's targets) */
+	/* A which[] knob the device's plan skips refuses the plan (RTERR_INPUT, the note). */
+	bool refuse_skip;
+	/* Called on the device's plan before the stack gets it (NULL: none): the daemon
+	 * leaves alone what was changed outside rtltune. */
+	void (*adjust)(struct plan *base, void *arg);
+	void *arg;
+};
+
+/*
+ * A device and the uppers its change reaches, planned in one call: the chip database's
+ * entry for nic (db NULL: none), plan_profile() or plan_values(), the check of skipped
+ * knobs, then plan_stack() over st (links[0..n) its dump) with the lowers raised too
+ * where the chip is tuned with its master (CHIP_Q_TUNE_WITH_MASTER). set and *n_set as
+ * plan_stack()'s; set[0] is the device's plan.
+ */
+int plan_device(const struct nic *nic, const struct chipdb *db, const struct plan_request *req,
+		const struct nic_stack *st, const struct link_info *links, int n,
+		struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err);
 /* What "max" means for knob k on nic (the kernel's limit cut by the chip database, the
  * device's own maximum, or the legacy ceiling), LINK_UNSET when nothing bounds it. */
 int64_t plan_knob_max(enum knob_id k, const struct nic *nic, const struct chip_entry *chip);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "rtltune/err.h"
+#include "rtltune/knob.h"
 
 /*
  * Established connections and the routes they cached (docs/stack.md "Established
@@ -29,10 +30,7 @@
  * collector), and /proc/sys/net/ipv4/route/flush also drops the PMTU exceptions.
  */
 
-enum route_family {
-	ROUTE_IPV4 = 1u << 0,
-	ROUTE_IPV6 = 1u << 1,
-};
+/* enum route_family (ROUTE_IPV4, ROUTE_IPV6) is knob.h's: a knob row names what it reroutes. */
 
 /* Rules rtltune adds for an instant carry this protocol (ip rule show: "proto 244"). */
 #define ROUTE_RULE_PROTOCOL 244

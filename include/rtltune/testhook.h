@@ -7,7 +7,7 @@
  * RTLTUNE_TEST_FAULT="point[=ERRNO][,...]" makes point fail (EIO by default);
  * RTLTUNE_TEST_DELAY="point=MS[,...]" sleeps there. Returns 0 or the injected -errno.
  * The points: journal_locked, journal_write, journal_fsync, journal_rename,
- * journal_committed, journal_log (lib/journal_*.c), apply_knob and apply_knob_N (the
+ * journal_committed, journal_log (lib/journal/journal_*.c), apply_knob and apply_knob_N (the
  * actuator, before its Nth change of a run), apply_upper (before an upper's changes),
  * route_xfrm (route.c: as if the kernel had no XFRM_MSG_SETDEFAULT).
  */

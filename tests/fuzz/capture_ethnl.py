@@ -4,7 +4,7 @@
 Usage: capture_ethnl.py FIXTURES CORPUS [NIC]        (root; NIC defaults to eth0)
 
 The files are the unit tests' fixtures (tests/unit/fixtures/ethnl/) and the fuzz seeds of
-fuzz_ethnl (tests/fuzz/corpus/ethnl/). Written independently of lib/ethnl*.c, from the
+fuzz_ethnl (tests/fuzz/corpus/ethnl/). Written independently of lib/netdev/ethnl*.c, from the
 uapi numbers, so a parser bug cannot shape its own test input.
 
 NIC (the host's real NIC, virtio_net here) gets GET requests only. Everything that writes

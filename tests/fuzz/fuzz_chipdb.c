@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Chip database parser (lib/chipdb.c): the input is one chip file loaded on top of a
+ * Chip database parser (lib/plan/chipdb.c): the input is one chip file loaded on top of a
  * database that already holds a real entry, as chipdb_load_dirs() stacks files. A bad
  * file fails with a message and leaves the database as it was; a good one matches,
  * hints and limits without crashing.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rtltuned's config parser (lib/config.c): the input is rtltuned.conf. A bad file fails
+ * rtltuned's config parser (lib/control/config.c): the input is rtltuned.conf. A bad file fails
  * with FILE:LINE and leaves the configuration untouched; a good one yields bounded strings
  * and a listen address that parses.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Control protocol framing and replies (lib/control.c), the bytes a client or the daemon
+ * Control protocol framing and replies (lib/control/control.c), the bytes a client or the daemon
  * reads from the socket: the input is a byte stream fed into a bounded line buffer in
  * chunks of input-chosen sizes. Every complete line is parsed as JSON and as a reply;
  * every parsed object serializes to exactly one line that parses back. The buffer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every ethtool netlink parser (lib/ethnl_parse.c) on one input taken as one netlink
+ * Every ethtool netlink parser (lib/netdev/ethnl_parse.c) on one input taken as one netlink
  * message: the four group replies, features (compact and verbose), the FEATURES_SET diff,
  * the string set, the ACK/extack and the monitor notification. The seeds are real kernel
  * replies (tests/fuzz/capture_ethnl.py). As in fuzz_link_msg, the message ends exactly
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "fuzz.h"
-#include "../../lib/ethnl_priv.h"
+#include "../../lib/netdev/ethnl_priv.h"
 
 #define ARENA_PAGES 4
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Journal reader (lib/journal_*.c): the input is the state directory's `journal` file. A
+ * Journal reader (lib/journal/journal_*.c): the input is the state directory's `journal` file. A
  * torn or hostile file is refused as untrusted (-EBADMSG) with a file:line message, never
  * half-trusted. A file
  * that is accepted must survive a rewrite: the writer's output of what the reader took

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Decision log reader (journal_log_read, lib/journal.c), as `rtltune log --follow` runs
+ * Decision log reader (journal_log_read, lib/journal/journal_log.c), as `rtltune log --follow` runs
  * it: the input is split in two; the first part is the log, read to its end, then the
  * second part is appended (a writer still at work, or a crash's partial line) and read
  * from the cursor. Records handed out are well-formed; a cursor only moves forward.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RTM_NEWLINK parser (link_info_from_msg, lib/link.c) as the link monitor and the link
+ * RTM_NEWLINK parser (link_info_from_msg, lib/netdev/link.c) as the link monitor and the link
  * dump feed it: the input is one netlink message. Most attribute reads happen inside
  * libnl, which ASan does not instrument, so the message is placed to end exactly where an
  * inaccessible page begins: a read past it faults wherever it happens. (Netlink messages

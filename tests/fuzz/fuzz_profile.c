@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Profile parser (lib/profile.c): the input is a profile file; it may include "base" (a
+ * Profile parser (lib/plan/profile.c): the input is a profile file; it may include "base" (a
  * real profile next to it) or itself. A load either fails with a message or gives a
  * profile whose every setting names its file:line; resolving and listing never crash.
  */

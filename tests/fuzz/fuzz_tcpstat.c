@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TCP's namespace counters (lib/tcpstat.c): the input stands for /proc/net/snmp and for
+ * TCP's namespace counters (lib/sampler/tcpstat.c): the input stands for /proc/net/snmp and for
  * /proc/net/netstat at once. Whatever it holds, a read returns 0 with the values or a
  * negative errno (-ENODATA: no such counter; -EBADMSG: malformed), and on an error
  * leaves what it was given as it was.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The SIOCETHTOOL fallback for rings, coalescing, channels and pause (lib/ethtool_groups.c)
+# The SIOCETHTOOL fallback for rings, coalescing, channels and pause (lib/netdev/ethtool_groups.c)
 # against the ethtool netlink path and ethtool(8). In a private namespace: a 4-queue veth
 # pair, a tap and a multi_queue tap read by both paths value by value and checked against
 # ethtool -g/-c/-l/-a; channels (veth) and coalesce rx-frames (tap) set through the ioctl

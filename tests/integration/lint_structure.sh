@@ -1,7 +1,9 @@
 #!/bin/bash
 # scripts/lint-structure.py (run by `make lint`) fails on what docs/architecture.md rules
 # out, and passes this tree: a call cycle between daemon/ files, a setter called outside
-# the actuator, a lib/ file over 1200 lines. Built in a scratch tree from tiny C files.
+# the actuator, a lib/ file over 1200 lines, a lib/ file outside a module folder, a cycle
+# between lib/ modules (by include, then by call), a module including another's private
+# header. Built in a scratch tree from tiny C files.
 . "$(dirname "$0")/../lib.sh"
 command -v nm >/dev/null || t_skip "nm (binutils) not installed"
 
@@ -15,19 +17,48 @@ printf 'void c_more(void);\nvoid b_next(void) { c_more(); }\n' >daemon/beta.c
 printf 'void a_start(void);\nvoid c_more(void) { a_start(); }\n' >daemon/gamma.c
 printf 'int link_set_u32(void);\nint peek(void) { return link_set_u32(); }\n' >cli/cmd_peek.c
 { echo 'int big(void) { return 0; }'; for ((i = 0; i < 1200; i++)); do echo "/* $i */"; done; } >lib/big.c
-for f in daemon/alpha daemon/beta daemon/gamma cli/cmd_peek lib/big; do cc -c "$f.c" -o "build/$f.o"; done
+# lib/alpha and lib/beta include each other's public header; beta reaches into alpha's
+# private one.
+mkdir -p include/rtltune lib/alpha lib/beta build/lib/alpha build/lib/beta
+printf 'int a_fn(void);\n' >include/rtltune/alpha.h
+printf 'int b_fn(void);\n' >include/rtltune/beta.h
+printf '#define A_PRIV 1\n' >lib/alpha/alpha_priv.h
+printf '#include "rtltune/beta.h"\nint a_fn(void) { return b_fn(); }\n' >lib/alpha/alpha.c
+printf '#include "rtltune/alpha.h"\n#include "../alpha/alpha_priv.h"\nint b_fn(void) { return A_PRIV; }\n' >lib/beta/beta.c
+for f in daemon/alpha daemon/beta daemon/gamma cli/cmd_peek lib/big lib/alpha/alpha lib/beta/beta; do
+	cc -Iinclude -c "$f.c" -o "build/$f.o"
+done
 rc=0
 python3 "$TOP/scripts/lint-structure.py" build 2>"$T_TMP/err" || rc=$?
 cat "$T_TMP/err"
 t_eq "$rc" 1 "exit status with all three broken"
 grep -q 'call cycle between daemon/ files: daemon/alpha.c -> daemon/beta.c (b_next), daemon/beta.c -> daemon/gamma.c (c_more), daemon/gamma.c -> daemon/alpha.c (a_start)' "$T_TMP/err" ||
 	t_fail "the cycle is not named step by step"
-grep -q 'cli/cmd_peek.o calls link_set_u32: only lib/actuate.o may change a NIC' "$T_TMP/err" || t_fail "the setter call is not named"
+grep -q 'cli/cmd_peek.o calls link_set_u32: only lib/actuate/actuate.o may change a NIC' "$T_TMP/err" || t_fail "the setter call is not named"
 grep -q 'lib/big.c has 1201 lines (at most 1200' "$T_TMP/err" || t_fail "the long lib/ file is not named"
+grep -q 'lib/big.c is not in a module folder (lib/MODULE/)' "$T_TMP/err" || t_fail "the loose lib/ file is not named"
+grep -q 'cycle between lib/ modules: lib/alpha/ -> lib/beta/ (lib/alpha/alpha.c includes rtltune/beta.h), lib/beta/ -> lib/alpha/ (lib/beta/beta.c includes rtltune/alpha.h)' "$T_TMP/err" ||
+	t_fail "the include cycle between lib/ modules is not named step by step"
+grep -q 'lib/beta/beta.c includes ../alpha/alpha_priv.h: the private header of lib/alpha/' "$T_TMP/err" ||
+	t_fail "the reach into another module's private header is not named"
 echo "ok: each rule names what broke it"
 
 # Break the cycle: a layer calls down only.
 printf 'void c_more(void) { }\n' >daemon/gamma.c
 cc -c daemon/gamma.c -o build/daemon/gamma.o
 rm cli/cmd_peek.c build/cli/cmd_peek.o lib/big.c build/lib/big.o
+# The rest fixed; no include runs back up from beta, but a call does: still a cycle
+# between the modules, and the only thing wrong.
+printf 'int a_fn(void);\nint b_fn(void) { return a_fn(); }\n' >lib/beta/beta.c
+cc -Iinclude -c lib/beta/beta.c -o build/lib/beta/beta.o
+rc=0
+python3 "$TOP/scripts/lint-structure.py" build 2>"$T_TMP/err" || rc=$?
+cat "$T_TMP/err"
+t_eq "$rc" 1 "exit status with a call cycle between lib/ modules"
+grep -q 'cycle between lib/ modules: lib/alpha/ -> lib/beta/ (lib/alpha/alpha.c includes rtltune/beta.h), lib/beta/ -> lib/alpha/ (lib/beta/beta.c calls a_fn (lib/alpha/alpha.c))' "$T_TMP/err" ||
+	t_fail "the call cycle between lib/ modules is not named"
+grep -q 'private header' "$T_TMP/err" && t_fail "a private-header breach reported after it was removed"
+printf 'int b_fn(void) { return 1; }\n' >lib/beta/beta.c
+cc -Iinclude -c lib/beta/beta.c -o build/lib/beta/beta.o
+
 t_eq "$(python3 "$TOP/scripts/lint-structure.py" build >/dev/null 2>&1; echo $?)" 0 "the same tree without a cycle"

@@ -15,7 +15,7 @@ CLOSED=3      # datagrams of CLOSED_LEN bytes to a closed port: each one a NO_SO
 CLOSED_LEN=100
 N=$((${#PAYLOADS[@]} + CLOSED))
 
-# Expected histogram of frame sizes, computed here independently of lib/hist.c: the bucket
+# Expected histogram of frame sizes, computed here independently of lib/probes/hist.c: the bucket
 # of v is the smallest power of two >= v.
 expected_hist() {
 	python3 -c '

@@ -8,7 +8,7 @@
  *
  * The program is the smallest one that asks what the probes ask: a tracing program on a
  * network tracepoint that reads kernel memory (bpf_probe_read_kernel, which lockdown's
- * confidentiality mode takes away). As the probes' loader does (lib/probes.c), tp_btf
+ * confidentiality mode takes away). As the probes' loader does (lib/probes/probes.c), tp_btf
  * first (BTF-typed, needs btf_trace_<tp> in the kernel's BTF), raw_tp when that is
  * refused. Loaded, attached, detached; nothing stays behind.
  *

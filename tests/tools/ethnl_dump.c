@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Read-only view of lib/ethnl.c for the integration tests: it can only send GET requests,
+ * Read-only view of lib/netdev/ethnl.c for the integration tests: it can only send GET requests,
  * so the tests may point it at the host's real NIC.
  *
  *   ethnl_dump IFACE...                 one JSON array: per interface its rings, coalesce,
@@ -10,7 +10,7 @@
  *                                       field by field; exit 1 on any difference
  *   ethnl_dump --ioctl IFACE...         the same JSON as the first form, every group and
  *                                       the features read through the ioctl fallback
- *                                       (lib/ethtool_groups.c); no netlink socket at all.
+ *                                       (lib/netdev/ethtool_groups.c); no netlink socket at all.
  *                                       IFINDEX:NAME reads an ifindex, NAME for messages
  *   ethnl_dump --compare-groups IFACE... rings, coalesce, channels and pause by netlink vs
  *                                       the ioctl, value by value under the rules of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Writes through lib/ethnl.c, for tests in network namespaces. Refuses any device whose
+ * Writes through lib/netdev/ethnl.c, for tests in network namespaces. Refuses any device whose
  * driver is not veth or tun: this tool must never touch a host's real NIC.
  *
  *   ethnl_set IFACE GROUP NAME=VALUE...      e.g. channels rx=2 tx=2; prints the group
@@ -9,7 +9,7 @@
  *                                            ("NAME on|off [requested on|off|fixed]") and
  *                                            the kernel's diff ("changed NAME on|off")
  *   ethnl_set --ioctl IFACE GROUP NAME=VALUE... the first form through the SIOCETHTOOL
- *                                            fallback (lib/ethtool_groups.c), set and read
+ *                                            fallback (lib/netdev/ethtool_groups.c), set and read
  *                                            back by ioctl; no netlink socket
  * Exit: 0 done as asked, 1 the kernel kept a feature other than requested, 2 bad
  * arguments, 3 the kernel refused (its message on stderr).

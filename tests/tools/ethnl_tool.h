@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Shared by ethnl_dump and ethnl_set: a group read or written by the path the tools'
- * --ioctl option picks (e == NULL: the SIOCETHTOOL fallback of lib/ethtool_groups.c, which
+ * --ioctl option picks (e == NULL: the SIOCETHTOOL fallback of lib/netdev/ethtool_groups.c, which
  * names the device in its messages; else ethtool netlink), and one bit of a feature bitmap.
  *
  * Static functions in a header because every C file in tests/tools is its own program.

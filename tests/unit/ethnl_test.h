@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../lib/ethnl_priv.h"
+#include "../../lib/netdev/ethnl_priv.h"
 #include "tree.h"
 
 /* Capture-time facts (fixtures/ethnl/MANIFEST): ifindexes, NETDEV_FEATURE_COUNT of 6.18. */

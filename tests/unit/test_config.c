@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rtltuned.conf (lib/config.c), as the daemon and the CLI read it: a file's values over the
+ * rtltuned.conf (lib/control/config.c), as the daemon and the CLI read it: a file's values over the
  * defaults, errors naming FILE:LINE, config_read() ignoring the environment that
  * config_load() applies, and which links config_selects() gives the daemon.
  */

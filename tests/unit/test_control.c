@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The control protocol's framing (lib/control.c): bounded line buffers, replies. */
+/* The control protocol's framing (lib/control/control.c): bounded line buffers, replies. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Control bytes made visible (lib/escape.c), and the stream every byte of rtltune's stdout
+ * Control bytes made visible (lib/base/escape.c), and the stream every byte of rtltune's stdout
  * and stderr passes through (cli/term.c): ESC, BEL and CR from a profile or the kernel reach
  * a terminal as \x1b, \x07, \x0d; UTF-8 text and newlines pass unchanged; a C1 control split
  * over two writes is still caught; --json output stays valid JSON.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ethtool netlink parsers (lib/ethnl_parse.c) on replies captured from this kernel by
+ * ethtool netlink parsers (lib/netdev/ethnl_parse.c) on replies captured from this kernel by
  * tests/fuzz/capture_ethnl.py: each value against what ethtool(8) printed at capture time
  * (the NAME.ethtool files beside the fixtures; features line by line), and every fixture
  * cut short. Hand-built malformed messages: test_ethnl_malformed.c.

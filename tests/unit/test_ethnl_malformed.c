@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ethtool netlink parsers (lib/ethnl_parse.c) on messages the kernel never sends, built
+ * ethtool netlink parsers (lib/netdev/ethnl_parse.c) on messages the kernel never sends, built
  * here: every length wrong (short, long, past the end, stray bytes), repeats, bitsets
  * whose words disagree with their size, string sets and ACKs out of bounds. Each must be
  * refused, or (future attributes, long texts) accepted within bounds.

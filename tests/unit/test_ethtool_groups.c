@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The SIOCETHTOOL fallback's mapping (lib/ethtool_groups.c): each ioctl struct to the
+ * The SIOCETHTOOL fallback's mapping (lib/netdev/ethtool_groups.c): each ioctl struct to the
  * netlink path's values and back, field by field as this test spells them (not from the
  * library's table); the same values as the netlink replies captured from this kernel for
  * the same devices; LINK_UNSET for what the ioctl lacks; a set that writes only the

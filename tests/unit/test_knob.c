@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The knob table (lib/knob.c) and what is derived from its rows: every row consistent,
+ * The knob table (lib/base/knob.c) and what is derived from its rows: every row consistent,
  * the txqueuelen row as the proof of a one-row knob (parsing, the rtnetlink parse of a
  * captured RTM_NEWLINK, planning, "max" without a limit, the plan's JSON).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * PM QoS (lib/pmqos.c): the rtltuned.conf setting and the chip value parsed, which latency
+ * PM QoS (lib/host/pmqos.c): the rtltuned.conf setting and the chip value parsed, which latency
  * a shallow-idle NIC asks for, and the request's wire form (a 4-byte s32 per write) on a
  * regular file standing in for /dev/cpu_dma_latency.
  */

@@ -2,7 +2,7 @@
 /*
  * The probes' histogram sampling (bpf/rtltune_abi.h: the same step functions the BPF
  * programs run, here with a simulated clock and random source) and the estimator that
- * turns sampled weights into counts (lib/hist.c: hist_estimate()). What docs/probes.md
+ * turns sampled weights into counts (lib/probes/hist.c: hist_estimate()). What docs/probes.md
  * "Sampling" promises, as numbers: exact below the threshold (bursts and slow rates),
  * samples per second within the target range above it, and bucket estimates within the
  * stated standard error sqrt(4/3 * p * (1 - p) * N * max_gap).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The device stack (lib/stack.c) and the plans that carry a size through it (plan_stack()):
+ * The device stack (lib/netdev/stack.c) and the plans that carry a size through it (plan_stack()):
  * a veth port of a bridge as the kernel sent it (tests/fuzz/corpus/link_msg/dump-1), and
  * RTM_NEWLINK messages built the way the kernel builds them for the devices this machine
  * cannot make: hv_netvsc (no rtnl_link_ops: no IFLA_LINKINFO) with its MANA VF (IFLA_MASTER

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * TCP's namespace counters (lib/tcpstat.c): /proc/net/snmp and /proc/net/netstat as
+ * TCP's namespace counters (lib/sampler/tcpstat.c): /proc/net/snmp and /proc/net/netstat as
  * captured from a namespace on Linux 6.18 after one iperf3 second with the ends on two
  * CPUs (tests/unit/fixtures/tcpstat: 11746 segments retransmitted, 10577 of them
  * DSACKed), the same files cut and mangled, and the share of retransmits left as loss.

@@ -794,7 +794,7 @@ static void test_fault_appearing_waits(void **state)
 	sim_free(&s);
 }
 
-/* The tuner keeps backoff and counts for knobs below KNOB_FIRST_ETHNL only (lib/tuner_priv.h
+/* The tuner keeps backoff and counts for knobs below KNOB_FIRST_ETHNL only (lib/tuner/tuner_priv.h
  * TUNER_KNOBS): every rule's candidate and every change it carries stays there. */
 static void test_rule_knobs_in_range(void **state)
 {

@@ -2,7 +2,7 @@
 /*
  * Plans: a profile or explicit targets turned into per-knob changes for one interface,
  * checked against the knob table's limits and the chip database, without touching the
- * device. lib/actuate.c executes them.
+ * device. lib/actuate/actuate.c executes them.
  */
 #include <errno.h>
 #include <inttypes.h>

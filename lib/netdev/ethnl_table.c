@@ -2,8 +2,8 @@
 /*
  * The ethtool netlink knob table: one row per settable attribute of rings, coalescing,
  * channels and pause, with the attribute carrying the device's maximum where there is one.
- * A new attribute is one row here (and its number in ethnl_priv.h); the parsers, the
- * requests, the range check and the names all follow from the row.
+ * A new attribute is one row here (and its number in include/rtltune/knob_attrs.h); the parsers,
+ * the requests, the range check and the names all follow from the row.
  */
 #include <string.h>
 

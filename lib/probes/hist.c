@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rtltune/hist.h"
-#include "../bpf/rtltune_abi.h"
+#include "../../bpf/rtltune_abi.h"
 
 _Static_assert(HIST_BUCKETS == RTL_HIST_BUCKETS, "hist.h and bpf/rtltune_abi.h disagree");
 _Static_assert(HIST_LOG2_BUCKETS == RTL_HIST_LOG2_BUCKETS, "hist.h and rtltune_abi.h disagree");
@@ -64,11 +64,6 @@ void hist_add(struct rtl_hist *dst, const struct rtl_hist *src)
 	for (i = 0; i < HIST_BUCKETS; i++)
 		dst->buckets[i] += src->buckets[i];
 	dst->sum += src->sum;
-}
-
-static uint64_t counter_delta(uint64_t now, uint64_t before)
-{
-	return now >= before ? now - before : now;
 }
 
 void hist_delta(struct rtl_hist *dst, const struct rtl_hist *now, const struct rtl_hist *before)

@@ -306,7 +306,7 @@ static void features(struct hostcheck *hc, const struct link_info *lo, bool have
 		asked(&f[HC_F_GRO_MAX_SIZE], lo->knob[KNOB_GRO_MAX_SIZE] != LINK_UNSET,
 		      "lo's RTM_GETLINK carries IFLA_GRO_MAX_SIZE or not");
 		/* The kernel reports tso_max_size from the release that allows sizes above 64K
-		 * on (lib/chipdb.c reads it the same way). */
+		 * on (lib/plan/chipdb.c reads it the same way). */
 		asked(&f[HC_F_BIG_TCP_IPV6], lo->tso_max_size != LINK_UNSET,
 		      "lo's RTM_GETLINK carries IFLA_TSO_MAX_SIZE or not");
 		asked(&f[HC_F_BIG_TCP_IPV4], lo->knob[KNOB_GSO_IPV4_MAX_SIZE] != LINK_UNSET,

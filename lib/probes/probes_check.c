@@ -3,7 +3,7 @@
  * What the kernel offers the probes, asked without loading them: each tracepoint in kernel
  * BTF (tp_btf can attach) and in tracefs (raw_tp can), the optional arguments the programs
  * read, and a two-instruction program of each hook type loaded and attached for real, then
- * removed (include/rtltune/probes.h probes_support(), probes_try_hook()). lib/probes.c plans
+ * removed (include/rtltune/probes.h probes_support(), probes_try_hook()). lib/probes/probes.c plans
  * its loading from the same lookups.
  */
 #include <bpf/bpf.h>

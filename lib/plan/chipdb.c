@@ -1035,15 +1035,6 @@ const struct chip_entry *chipdb_match_nic(const struct chipdb *db, const struct 
 
 /* ---- effective limits ------------------------------------------------------------- */
 
-static int64_t min_known(int64_t a, int64_t b)
-{
-	if (a == LINK_UNSET)
-		return b;
-	if (b == LINK_UNSET)
-		return a;
-	return a < b ? a : b;
-}
-
 void chip_effective_limits(const struct chip_entry *e, const struct nic *nic,
 			   struct chip_limit_eff out[CHIP_LIMIT__COUNT])
 {
@@ -1069,11 +1060,11 @@ void chip_effective_limits(const struct chip_entry *e, const struct nic *nic,
 			out[CHIP_LIMIT_GRO_MAX_SIZE].kernel = GSO_LEGACY_MAX_SIZE;
 	}
 	if (e) {
-		int64_t gso = min_known(e->limits[CHIP_LIMIT_GSO_MAX_SIZE],
-					e->limits[CHIP_LIMIT_TSO_MAX_SIZE]);
+		int64_t gso = knob_min_known(e->limits[CHIP_LIMIT_GSO_MAX_SIZE],
+					     e->limits[CHIP_LIMIT_TSO_MAX_SIZE]);
 
 		if (e->big_tcp == 0)
-			gso = min_known(gso, GSO_LEGACY_MAX_SIZE);
+			gso = knob_min_known(gso, GSO_LEGACY_MAX_SIZE);
 		out[CHIP_LIMIT_GSO_MAX_SIZE].table = gso;
 	}
 	for (i = 0; i < CHIP_LIMIT__COUNT; i++) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The parsers of every ethtool netlink reply shape, over a buffer (lib/ethnl_table.c has
- * the rows they fill, lib/ethnl.c the requests that use them).
+ * The parsers of every ethtool netlink reply shape, over a buffer (lib/netdev/ethnl_table.c has
+ * the rows they fill, lib/netdev/ethnl.c the requests that use them).
  *
  * Nothing here trusts a length: the buffer may come from a capture or a fuzzer as well as
- * the kernel, and libnl's nla_parse() without a policy checks none (lib/link.c). So the
+ * the kernel, and libnl's nla_parse() without a policy checks none (lib/netdev/link.c). So the
  * attributes are walked here: each header must fit what is left of its container, each
  * scalar must have exactly its type's size, each string its NUL, each bitset exactly the
  * words its size says. Scalars are read with memcpy: a buffer need not be aligned.

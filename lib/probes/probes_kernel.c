@@ -36,11 +36,6 @@
  * with many VFs sends more, and a truncated reply just leaves the counters unread. */
 #define REPLY_BYTES 32768
 
-static __u64 counter_delta(__u64 now, __u64 before)
-{
-	return now >= before ? now - before : now; /* a new qdisc counts from zero */
-}
-
 static int netns_sock_get(struct probes *p, __u32 inum)
 {
 	static const struct timeval timeout = {.tv_sec = 1};
@@ -208,6 +203,7 @@ static void refusals_update(struct probes *p, struct probe_slot *s)
 	if (read_tx_dropped(fd, (int)s->key.ifindex, buf, &dropped) == 0 &&
 	    read_requeues(fd, (int)s->key.ifindex, buf, &requeues) == 0) {
 		if (r->have)
+			/* A new qdisc counts from zero (counter_delta()). */
 			r->busy += counter_delta(requeues, r->requeues) +
 				   counter_delta(dropped, r->tx_dropped);
 		r->requeues = requeues;

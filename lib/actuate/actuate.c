@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The actuator (actuate.h): every NIC change rtltune makes runs through actuate(), the
- * only caller of the knob setters. Plans come from lib/plan.c.
+ * only caller of the knob setters. Plans come from lib/plan/plan.c.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SVG building blocks: the document buffer, locale-independent numbers, XML escaping,
- * 1/2/5 x 10^n ticks, SI prefixes, atomic file writes. The two charts are lib/svg_chart.c.
+ * 1/2/5 x 10^n ticks, SI prefixes, atomic file writes. The two charts are lib/svg/svg_chart.c.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef RTLTUNE_ETHTOOL_PRIV_H
 #define RTLTUNE_ETHTOOL_PRIV_H
-/* Shared by lib/ethtool.c (identity, features) and lib/ethtool_groups.c (rings, ...). */
+/* Shared by lib/netdev/ethtool.c (identity, features) and lib/netdev/ethtool_groups.c (rings, ...).
+ */
 #include <stdbool.h>
 
 #include "rtltune/ethtool.h"

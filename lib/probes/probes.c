@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Loader and filter of the BPF probes (include/rtltune/probes.h, bpf/rtltune.bpf.c);
- * lib/probes_read.c reads them, lib/probes_kernel.c adds the kernel's refusal counters.
+ * lib/probes/probes_read.c reads them, lib/probes/probes_kernel.c adds the kernel's refusal
+ * counters.
  *
  * Each hook has a tp_btf and a raw_tp program in the object; per hook we pick one from
  * what the kernel offers (btf_trace_<tp> in kernel BTF, the event in tracefs), load, and

@@ -102,24 +102,15 @@ void stack_build(const struct link_info *links, int n, int ifindex, struct nic_s
 		add(out->lowers, &out->n_lowers, &out->truncated, m, STACK_OVER, ifindex);
 }
 
-static int64_t min_known(int64_t a, int64_t b)
-{
-	if (a == LINK_UNSET)
-		return b;
-	if (b == LINK_UNSET)
-		return a;
-	return a < b ? a : b;
-}
-
 int64_t stack_effective(const struct link_info *self, const struct nic_stack *st, enum knob_id k)
 {
 	int64_t v = link_knob(self, k);
 	unsigned int i;
 
 	for (i = 0; i < st->n_uppers; i++)
-		v = min_known(v, link_knob(&st->uppers[i].li, k));
+		v = knob_min_known(v, link_knob(&st->uppers[i].li, k));
 	for (i = 0; i < st->n_lowers; i++)
-		v = min_known(v, link_knob(&st->lowers[i].li, k));
+		v = knob_min_known(v, link_knob(&st->lowers[i].li, k));
 	return v;
 }
 
@@ -129,7 +120,7 @@ int64_t stack_effective_gro(const struct link_info *self, const struct nic_stack
 	unsigned int i;
 
 	for (i = 0; i < st->n_lowers; i++)
-		v = min_known(v, st->lowers[i].li.knob[KNOB_GRO_MAX_SIZE]);
+		v = knob_min_known(v, st->lowers[i].li.knob[KNOB_GRO_MAX_SIZE]);
 	return v == LINK_UNSET ? self->knob[KNOB_GRO_MAX_SIZE] : v;
 }
 

@@ -3,7 +3,7 @@
  * Rings, coalescing, channels and pause over SIOCETHTOOL, in the ethtool netlink path's
  * value layout (rtltune/ethtool_groups.h says where the two differ). One table row per
  * ioctl field names the attribute its value goes under; the types, names and ranges are
- * the netlink rows' (lib/ethnl_table.c), so the two paths cannot drift apart on those.
+ * the netlink rows' (lib/netdev/ethnl_table.c), so the two paths cannot drift apart on those.
  *
  * Read against net/ethtool/ioctl.c and net/ethtool/{rings,channels,coalesce,pause}.c.
  */

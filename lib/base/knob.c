@@ -12,11 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ethnl_priv.h"
-#include "rtltune/chipdb.h"
 #include "rtltune/knob.h"
-#include "rtltune/link.h"
-#include "rtltune/route.h"
+#include "rtltune/knob_attrs.h"
 
 /* Attribute numbers newer than Debian 12's 6.1 uapi headers (include/uapi/linux/if_link.h). */
 #define RT_IFLA_GRO_MAX_SIZE	  58

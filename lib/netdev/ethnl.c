@@ -4,7 +4,7 @@
  *
  * libnl-genl resolves the family and builds the requests; the answers are read straight
  * off the socket into one buffer per handle and handed to the parsers of
- * lib/ethnl_parse.c, the same ones the unit tests and the fuzzer exercise. Reading
+ * lib/netdev/ethnl_parse.c, the same ones the unit tests and the fuzzer exercise. Reading
  * ourselves also keeps the kernel's own errno (libnl folds errnos together) and its
  * extended ACK: NETLINK_EXT_ACK for the text and offset, NETLINK_CAP_ACK so an error does
  * not echo the whole request back.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What lib/probes.c (loader, filter), lib/probes_read.c (readout) and lib/probes_kernel.c
- * (the kernel's own refusal counters) share. Not an interface: include/rtltune/probes.h is.
+ * What lib/probes/probes.c (loader, filter), lib/probes/probes_read.c (readout) and
+ * lib/probes/probes_kernel.c (the kernel's own refusal counters) share. Not an interface:
+ * include/rtltune/probes.h is.
  */
 #ifndef RTLTUNE_PROBES_PRIV_H
 #define RTLTUNE_PROBES_PRIV_H
@@ -12,7 +13,7 @@
 
 #include "rtltune/hist.h"
 #include "rtltune/probes.h"
-#include "../bpf/rtltune_abi.h"
+#include "../../bpf/rtltune_abi.h"
 
 struct btf;
 
@@ -36,7 +37,7 @@ struct drop_entry {
 	__u64 count;
 };
 
-/* The kernel's counters of refused transmissions of one device (lib/probes_kernel.c). */
+/* The kernel's counters of refused transmissions of one device (lib/probes/probes_kernel.c). */
 struct kernel_refusals {
 	int sock;	/* index in probes.netns_socks, -1 for none (the host slot) */
 	bool have;	/* a first reading was made */
@@ -96,7 +97,7 @@ struct probes {
 	unsigned int n_netns_socks;
 };
 
-/* lib/probes_check.c: what the kernel offers each tracepoint. */
+/* lib/probes/probes_check.c: what the kernel offers each tracepoint. */
 enum tracefs_answer { TRACEFS_UNKNOWN, TRACEFS_ABSENT, TRACEFS_PRESENT };
 /* Is the tracepoint an event in tracefs (when tracefs is mounted at all)? format, when not
  * NULL, gets the path of its format file. */
@@ -107,10 +108,10 @@ int btf_tp_args(const struct btf *btf, const char *tp);
  * NULL), then the tracefs format's field; false when neither tells. */
 bool tp_has_third_arg(const struct btf *btf, const char *tp, const char *field);
 
-/* lib/probes_read.c */
+/* lib/probes/probes_read.c */
 void probes_read_slot_reset(struct probes *p, unsigned int slot);
 
-/* lib/probes_kernel.c: a slot's refusal counters, from its selection on. */
+/* lib/probes/probes_kernel.c: a slot's refusal counters, from its selection on. */
 int kernel_refusals_select(struct probes *p, struct probe_slot *s, int ifindex, __u32 netns,
 			   struct rterr *err);
 void kernel_refusals_unselect(struct probes *p, struct probe_slot *s);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Shared by lib/svg.c (text, numbers, ticks, the document buffer) and lib/svg_chart.c. */
+/* Shared by lib/svg/svg.c (text, numbers, ticks, the document buffer) and lib/svg/svg_chart.c. */
 #ifndef RTLTUNE_SVG_PRIV_H
 #define RTLTUNE_SVG_PRIV_H
 

@@ -2,8 +2,8 @@
 /*
  * The SIOCETHTOOL ioctl: driver identity and link speed (read-only, and what ethtool's
  * netlink family has no single request for), and the netdev feature bits by name as the
- * fallback where the kernel has no ethtool netlink family (lib/ethnl.c is the primary path
- * and addresses devices by ifindex; lib/nic.c picks). It returns ETHTOOL_F_WISH when the
+ * fallback where the kernel has no ethtool netlink family (lib/netdev/ethnl.c is the primary path
+ * and addresses devices by ifindex; lib/netdev/nic.c picks). It returns ETHTOOL_F_WISH when the
  * driver keeps a feature other than requested, like the family's FEATURES_SET reply.
  */
 #include <linux/ethtool.h>
