@@ -30,9 +30,11 @@ echo "$out" | grep -q 'undone: mtu back to 1500, tso back to on' || t_fail "mess
 t_eq "$(t_link_state "$ns" v0)" "$before" "state after the failed apply"
 
 t_log "SIGKILL in the middle of an apply, then restore"
-RTLTUNE_TEST_DELAY=apply_knob=400 ip netns exec "$ns" "$RTLTUNE" apply five v0 >/dev/null 2>&1 &
+RTLTUNE_TEST_DELAY=apply_knob_2=30000 ip netns exec "$ns" "$RTLTUNE" apply five v0 >/dev/null 2>&1 &
 pid=$!
-# Wait (bounded) until the apply has changed something, then kill it mid-run.
+# The first knob (mtu) goes at once, then the apply waits 30 s before the second: a kill
+# after the mtu is seen lands mid-apply however slow this machine is (a fixed 400 ms per
+# knob lost that race under load: the apply had ended).
 for _ in $(seq 1 100); do
 	[ "$(t_ip_attr "$ns" v0 mtu)" = 4000 ] && break
 	sleep 0.05

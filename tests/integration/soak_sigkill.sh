@@ -78,9 +78,10 @@ t_eq "$(t_link_state "$ns" v0)" "$before" "full link state after $KILLS kill/res
 t_ge "$midway" 1 "rounds where the kill left the link half-changed"
 t_eq "$(grep -c '^inflight' "$RTLTUNE_STATE_DIR/journal" 2>/dev/null || true)" 0 "operations left in flight"
 
-# rtltuned killed while it applies its profile to a new interface (hotplug, 400 ms per
-# knob), then restarted without a profile: the restart alone must put back what the
-# killed apply changed (its operation was in flight), and restore finds nothing left.
+# rtltuned killed while it applies its profile to a new interface (hotplug; the second knob
+# waits 30 s, so a kill after the first lands mid-apply however loaded the machine), then
+# restarted without a profile: the restart alone must put back what the killed apply changed
+# (its operation was in flight), and restore finds nothing left.
 if [ -x "$RTLTUNED" ]; then
 	. "$TOP/tests/daemon-lib.sh"
 	D_STATE=$RTLTUNE_STATE_DIR
@@ -88,7 +89,7 @@ if [ -x "$RTLTUNED" ]; then
 	printf '[daemon]\nsample_interval = 200ms\n' >"$T_TMP/observe.conf"
 	self_rolled=0 in_flight=0
 	for ((i = 1; i <= 5; i++)); do
-		D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH" RTLTUNE_TEST_DELAY=apply_knob=400)
+		D_ENV=(RTLTUNE_PROFILE_PATH="$RTLTUNE_PROFILE_PATH" RTLTUNE_TEST_DELAY=apply_knob_2=30000)
 		d_start "$ns" --config "$T_TMP/with-profile.conf" --interfaces 'hp*' --no-autotune
 		ip -n "$ns" link add "hp$i" type veth peer name "hq$i"
 		ip -n "$ns" link set "hp$i" up
