@@ -104,7 +104,8 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 			json_object_array_add(fixed, json_object_new_string(d->name));
 	}
 	json_object_object_add(o, "fixed_features", fixed);
-	json_object_object_add(o, "napi_count", nic->n_napi >= 0 ? json_object_new_int(nic->n_napi) : NULL);
+	json_object_object_add(o, "napi_count",
+			       nic->n_napi >= 0 ? json_object_new_int(nic->n_napi) : NULL);
 	json_object_object_add(o, "napi_path", json_object_new_string(around_napi_path(nic)));
 	return o;
 }

@@ -37,8 +37,7 @@ static int sysfs_path(const char *root, const char *ifname, const char *file, ch
 }
 
 /* A per-device NAPI file (/sys/class/net/DEV/threaded, ...): one decimal number. */
-static int napi_sysfs_read(const char *root, const char *ifname, enum napi_setting s,
-			   int64_t *v)
+static int napi_sysfs_read(const char *root, const char *ifname, enum napi_setting s, int64_t *v)
 {
 	char path[512], buf[64], *end;
 	ssize_t n;
@@ -61,8 +60,8 @@ static int napi_sysfs_read(const char *root, const char *ifname, enum napi_setti
 	return errno || end == buf ? -EINVAL : 0;
 }
 
-static int napi_sysfs_write(const char *root, const char *ifname, enum napi_setting s,
-			    int64_t v, struct rterr *err)
+static int napi_sysfs_write(const char *root, const char *ifname, enum napi_setting s, int64_t v,
+			    struct rterr *err)
 {
 	char path[512], text[32];
 	ssize_t w;
@@ -83,8 +82,8 @@ static int napi_sysfs_write(const char *root, const char *ifname, enum napi_sett
 
 		close(fd);
 		/* A device without NAPI refuses "threaded" (net-sysfs.c modify_napi_threaded). */
-		return rterr_sys(err, e, "%s: set %s %" PRId64 ": %s", ifname,
-				 napi_setting_name(s), v, path);
+		return rterr_sys(err, e, "%s: set %s %" PRId64 ": %s", ifname, napi_setting_name(s),
+				 v, path);
 	}
 	close(fd);
 	return 0;
@@ -124,8 +123,7 @@ static void read_napi(struct nic_io *io, struct nic *nic)
 	nic->napi_path = NAPI_PATH_NONE;
 	if (napi_nl_has_get(nl)) {
 		list = calloc(NAPI_MAX_PER_DEV, sizeof(*list));
-		r = list ? napi_nl_list(nl, nic->link.ifindex, list, NAPI_MAX_PER_DEV, &n,
-					&ignored)
+		r = list ? napi_nl_list(nl, nic->link.ifindex, list, NAPI_MAX_PER_DEV, &n, &ignored)
 			 : -ENOMEM;
 		if (r == 0)
 			nic->n_napi = (int16_t)n;
@@ -170,8 +168,7 @@ static void read_queues(struct nic_io *io, struct nic *nic)
 
 	for (f = 0; f < QUEUE_FILE_COUNT; f++) {
 		int64_t v = LINK_UNSET;
-		int e = queue_read(nic_io_sysfs_root(io), nic->link.ifname, (enum queue_file)f,
-				   &v);
+		int e = queue_read(nic_io_sysfs_root(io), nic->link.ifname, (enum queue_file)f, &v);
 
 		*err_of(nic, rows[f]) = (int16_t)e;
 		nic->val[rows[f]] = e == 0 ? v : LINK_UNSET;
@@ -199,8 +196,7 @@ int around_set(struct nic_io *io, int ifindex, const char *ifname, enum knob_id 
 	if (if_indextoname((unsigned int)ifindex, now))
 		ifname = now;
 	if (d->backend == KNOB_B_QUEUE)
-		return queue_write(nic_io_sysfs_root(io), ifname, (enum queue_file)d->sub, v,
-				   err);
+		return queue_write(nic_io_sysfs_root(io), ifname, (enum queue_file)d->sub, v, err);
 	if (d->backend != KNOB_B_NAPI)
 		return rterr_sys(err, EINVAL, "%s: %s is not a NAPI or queue knob", ifname,
 				 d->name);

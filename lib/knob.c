@@ -64,8 +64,10 @@ static const char *power_of_two(int64_t v)
 	return v & (v - 1) ? "a power of two (the kernel rounds others up), or 0" : NULL;
 }
 
-#define NAPI_SET(s)   .backend = KNOB_B_NAPI, .sub = s, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
-#define QUEUE_FILE(f) .backend = KNOB_B_QUEUE, .sub = f, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
+#define NAPI_SET(s)                                                                                \
+	.backend = KNOB_B_NAPI, .sub = s, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
+#define QUEUE_FILE(f)                                                                              \
+	.backend = KNOB_B_QUEUE, .sub = f, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
 
 /* One row per knob: read as a table, so laid out by hand. */
 // clang-format off
@@ -333,8 +335,8 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 	if (*end != '\0' || v > (unsigned long long)d->max / mult)
 		goto bad;
 	if (d->check && d->check((int64_t)(v * mult))) {
-		snprintf(why, whylen, "%s expects %s, got '%s'", d->name, d->check((int64_t)(v * mult)),
-			 text);
+		snprintf(why, whylen, "%s expects %s, got '%s'", d->name,
+			 d->check((int64_t)(v * mult)), text);
 		return -EINVAL;
 	}
 	*out = (struct knob_value){KV_NUMBER, (int64_t)(v * mult)};

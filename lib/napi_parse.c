@@ -24,8 +24,7 @@ static const struct {
 				  "napi_defer_hard_irqs", INT32_MAX},
 	[NAPI_GRO_FLUSH_TIMEOUT] = {RT_NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, "gro-flush-timeout",
 				    "gro_flush_timeout", INT64_MAX},
-	[NAPI_IRQ_SUSPEND] = {RT_NETDEV_A_NAPI_IRQ_SUSPEND, "irq-suspend-timeout", NULL,
-			      INT64_MAX},
+	[NAPI_IRQ_SUSPEND] = {RT_NETDEV_A_NAPI_IRQ_SUSPEND, "irq-suspend-timeout", NULL, INT64_MAX},
 };
 
 uint16_t napi_setting_attr(enum napi_setting s)
@@ -120,7 +119,8 @@ int napi_parse_reply(const void *msg, size_t len, struct napi_info *out)
 				dst = &out->set[s], max = settings[s].max;
 		}
 		if (dst) {
-			r = read_uint(p + off + NLA_HDRLEN, (uint16_t)(alen - NLA_HDRLEN), max, dst);
+			r = read_uint(p + off + NLA_HDRLEN, (uint16_t)(alen - NLA_HDRLEN), max,
+				      dst);
 			if (r < 0)
 				return r;
 		}

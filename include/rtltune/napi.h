@@ -18,25 +18,25 @@
 #include "rtltune/err.h"
 
 /* include/uapi/linux/netdev.h (6.18); Debian 12's headers predate the family. */
-#define NETDEV_GENL_NAME		  "netdev"
-#define NETDEV_GENL_VER			  1
-#define RT_NETDEV_CMD_NAPI_GET		  11
-#define RT_NETDEV_CMD_NAPI_SET		  14
-#define RT_NETDEV_A_NAPI_IFINDEX	  1
-#define RT_NETDEV_A_NAPI_ID		  2
-#define RT_NETDEV_A_NAPI_IRQ		  3
-#define RT_NETDEV_A_NAPI_PID		  4
-#define RT_NETDEV_A_NAPI_DEFER_HARD_IRQS  5
+#define NETDEV_GENL_NAME		   "netdev"
+#define NETDEV_GENL_VER			   1
+#define RT_NETDEV_CMD_NAPI_GET		   11
+#define RT_NETDEV_CMD_NAPI_SET		   14
+#define RT_NETDEV_A_NAPI_IFINDEX	   1
+#define RT_NETDEV_A_NAPI_ID		   2
+#define RT_NETDEV_A_NAPI_IRQ		   3
+#define RT_NETDEV_A_NAPI_PID		   4
+#define RT_NETDEV_A_NAPI_DEFER_HARD_IRQS   5
 #define RT_NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT 6
-#define RT_NETDEV_A_NAPI_IRQ_SUSPEND	  7
-#define RT_NETDEV_A_NAPI_THREADED	  8
+#define RT_NETDEV_A_NAPI_IRQ_SUSPEND	   7
+#define RT_NETDEV_A_NAPI_THREADED	   8
 
 /* The settings of one NAPI, in the order of enum napi_setting. */
 enum napi_setting {
-	NAPI_THREADED,	       /* 0 off, 1 on (2: busy-poll thread, 6.18; left alone) */
-	NAPI_DEFER_HARD_IRQS,  /* polls that end with no work before IRQs are re-armed */
+	NAPI_THREADED,		/* 0 off, 1 on (2: busy-poll thread, 6.18; left alone) */
+	NAPI_DEFER_HARD_IRQS,	/* polls that end with no work before IRQs are re-armed */
 	NAPI_GRO_FLUSH_TIMEOUT, /* ns */
-	NAPI_IRQ_SUSPEND,      /* ns; netlink only */
+	NAPI_IRQ_SUSPEND,	/* ns; netlink only */
 	NAPI_SETTING_COUNT
 };
 

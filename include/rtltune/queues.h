@@ -10,12 +10,7 @@
 
 #include "rtltune/err.h"
 
-enum queue_file {
-	QUEUE_RPS_CPUS,
-	QUEUE_RPS_FLOW_CNT,
-	QUEUE_XPS_CPUS,
-	QUEUE_FILE_COUNT
-};
+enum queue_file { QUEUE_RPS_CPUS, QUEUE_RPS_FLOW_CNT, QUEUE_XPS_CPUS, QUEUE_FILE_COUNT };
 
 /* "rps_cpus", ... */
 const char *queue_file_name(enum queue_file f);

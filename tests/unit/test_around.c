@@ -187,12 +187,13 @@ static void test_cpus_parse(void **state)
 		const char *text;
 		int64_t mask;
 	} ok[] = {
-		{"0-3,8", 0x10f}, {"0", 1},	  {"1", 2},	    {"0x3", 3},
-		{"0XfF", 0xff},	  {"none", 0},	  {"", 0},	    {"62", 1ll << 62},
-		{"2,0", 5},	  {"0-62", INT64_MAX}, {"0x0", 0},
+		{"0-3,8", 0x10f}, {"0", 1}, {"1", 2},	       {"0x3", 3}, {"0XfF", 0xff},
+		{"none", 0},	  {"", 0},  {"62", 1ll << 62}, {"2,0", 5}, {"0-62", INT64_MAX},
+		{"0x0", 0},
 	};
-	static const char *const bad[] = {"63", "0-63", "3-1", "x", "0,", ",1", "1-", "0x",
-					  "0xg", "0x8000000000000000", "-1", "1 2"};
+	static const char *const bad[] = {"63", "0-63", "3-1", "x",   "0,",
+					  ",1", "1-",	"0x",  "0xg", "0x8000000000000000",
+					  "-1", "1 2"};
 	char why[200], buf[64];
 	int64_t m;
 	size_t i;
@@ -234,10 +235,9 @@ static void test_cpus_kernel(void **state)
 
 static void test_rows(void **state)
 {
-	static const char *const names[] = {"napi_threaded", "napi_defer_hard_irqs",
-					    "gro_flush_timeout", "irq_suspend_timeout",
-					    "rps_cpus",	     "rps_flow_cnt",
-					    "xps_cpus"};
+	static const char *const names[] = {
+		"napi_threaded", "napi_defer_hard_irqs", "gro_flush_timeout", "irq_suspend_timeout",
+		"rps_cpus",	 "rps_flow_cnt",	 "xps_cpus"};
 	struct knob_value v;
 	char why[256];
 	size_t i;
@@ -263,14 +263,13 @@ static void test_rows(void **state)
 	assert_non_null(strstr(why, "rps_cpus"));
 	assert_int_equal(knob_value_parse(KNOB_RPS_FLOW_CNT, "4K", &v, why, sizeof(why)), 0);
 	assert_int_equal(v.num, 4096);
-	assert_int_equal(knob_value_parse(KNOB_RPS_FLOW_CNT, "100", &v, why, sizeof(why)),
-			 -EINVAL);
+	assert_int_equal(knob_value_parse(KNOB_RPS_FLOW_CNT, "100", &v, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "power of two"));
 	assert_false(knob_value_valid(KNOB_RPS_FLOW_CNT, 100));
 	assert_true(knob_value_valid(KNOB_RPS_FLOW_CNT, 128));
-	assert_int_equal(knob_value_parse(KNOB_NAPI_DEFER_HARD_IRQS, "2147483648", &v, why,
-					  sizeof(why)),
-			 -EINVAL);
+	assert_int_equal(
+		knob_value_parse(KNOB_NAPI_DEFER_HARD_IRQS, "2147483648", &v, why, sizeof(why)),
+		-EINVAL);
 	assert_int_equal(knob_value_parse(KNOB_NAPI_THREADED, "on", &v, why, sizeof(why)), 0);
 	assert_int_equal(v.num, 1);
 	assert_string_equal(knob_value_str(KNOB_RPS_CPUS, 5, why, sizeof(why)), "0,2");
