@@ -257,7 +257,7 @@ static json_object *knobs_json(const struct nic *nic)
 		json_object_object_add(groups, ethnl_group_name((enum ethnl_group)g), grp);
 	}
 	json_object_object_add(o, "ethtool", groups);
-	for (k = KNOB_FIRST_FEATURE; k < KNOB__COUNT; k++) {
+	for (k = KNOB_FIRST_FEATURE; k < KNOB_FIRST_AROUND; k++) {
 		if (nic->val[k] == LINK_UNSET) {
 			n_absent++;
 		} else if (nic->fixed[k]) {
@@ -271,6 +271,12 @@ static json_object *knobs_json(const struct nic *nic)
 	json_object_object_add(o, "features_settable", json_object_new_int((int)n_feat));
 	json_object_object_add(o, "features_fixed", feat_fixed);
 	json_object_object_add(o, "features_absent", json_object_new_int((int)n_absent));
+	link_yes = json_object_new_array();
+	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++)
+		if (nic->val[k] != LINK_UNSET)
+			json_object_array_add(link_yes,
+					      json_object_new_string(knob_name((enum knob_id)k)));
+	json_object_object_add(o, "stack", link_yes);
 	return o;
 }
 

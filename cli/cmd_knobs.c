@@ -21,7 +21,9 @@ static json_object *row_json(enum knob_id k)
 
 	json_object_object_add(o, "name", json_object_new_string(d->name));
 	json_object_object_add(o, "type",
-			       json_object_new_string(d->type == KNOB_T_BOOL ? "bool" : "number"));
+			       json_object_new_string(d->type == KNOB_T_BOOL   ? "bool"
+						      : d->type == KNOB_T_CPUS ? "cpus"
+									       : "number"));
 	json_object_object_add(o, "unit", cli_json_str(d->unit));
 	json_object_object_add(o, "direction", json_object_new_string(dir_name(d->dir)));
 	json_object_object_add(o, "min", json_object_new_int64(d->min));
@@ -36,6 +38,10 @@ static json_object *row_json(enum knob_id k)
 							   (enum ethnl_group)d->ethnl_group)));
 		json_object_object_add(o, "attribute", json_object_new_int(d->ethnl_attr));
 		json_object_object_add(o, "device_max", json_object_new_boolean(d->ethnl_max_attr));
+	} else if (d->backend == KNOB_B_NAPI) {
+		json_object_object_add(o, "set_by", json_object_new_string("netdev napi-set"));
+	} else if (d->backend == KNOB_B_QUEUE) {
+		json_object_object_add(o, "set_by", json_object_new_string("sysfs queues"));
 	} else {
 		json_object_object_add(o, "set_by", json_object_new_string("ethtool features"));
 		f = json_object_new_array();

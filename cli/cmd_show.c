@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rtltune/around.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/nic.h"
 #include "rtltune/stack.h"
@@ -103,6 +104,9 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 			json_object_array_add(fixed, json_object_new_string(d->name));
 	}
 	json_object_object_add(o, "fixed_features", fixed);
+	json_object_object_add(o, "napi_count",
+			       nic->n_napi >= 0 ? json_object_new_int(nic->n_napi) : NULL);
+	json_object_object_add(o, "napi_path", json_object_new_string(around_napi_path(nic)));
 	return o;
 }
 
@@ -214,7 +218,7 @@ static void render_ethtool(json_object *o)
 				render_knob(o, d);
 		}
 	}
-	for (k = KNOB_FIRST_FEATURE; k < KNOB__COUNT; k++) {
+	for (k = KNOB_FIRST_FEATURE; k < KNOB_FIRST_AROUND; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
 		char key[80];
 		int len;
@@ -244,6 +248,18 @@ static void render_ethtool(json_object *o)
 		       json_object_array_length(fixed));
 }
 
+/* The stack around the NIC: the NAPI settings (and how they are read), RPS/XPS. */
+static void render_around(json_object *o)
+{
+	char a[32], b[32];
+	int k;
+
+	printf("    %-20s %s NAPI, via %s\n", "napi", val(o, "napi_count", a, sizeof(a)),
+	       val(o, "napi_path", b, sizeof(b)));
+	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++)
+		render_knob(o, knob_desc((enum knob_id)k));
+}
+
 static void render_nic(json_object *o)
 {
 	char a[64], b[64], c[64];
@@ -268,6 +284,7 @@ static void render_nic(json_object *o)
 	for (k = 0; k < KNOB_FIRST_ETHNL; k++)
 		render_knob(o, knob_desc((enum knob_id)k));
 	render_ethtool(o);
+	render_around(o);
 	render_stack(o);
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "rtltune/err.h"
+#include "rtltune/genl_family.h"
 #include "rtltune/probes.h"
 
 /*
@@ -47,23 +48,6 @@ struct hc_caps {
 int hostcheck_caps(struct hc_caps *out, struct rterr *err);
 /* Whether the process lacks cap and the one that would serve instead. */
 bool hc_cap_missing(const struct hc_caps *caps, enum hc_cap cap);
-
-/* ---- generic netlink families ------------------------------------------------------- */
-
-#define GENL_MAX_OPS 256
-
-struct genl_family_info {
-	bool present;
-	uint16_t id;
-	uint32_t version;
-	uint32_t ops[GENL_MAX_OPS / 32]; /* bit per command the family has */
-};
-/*
- * Resolve family name (CTRL_CMD_GETFAMILY) and list its commands. 0 with present false
- * when the kernel has no such family; -errno when the controller could not be asked.
- */
-int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err);
-bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd);
 
 /* netdev family commands rtltune asks about (include/uapi/linux/netdev.h; Debian 12's
  * headers predate the family). */

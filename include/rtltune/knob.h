@@ -80,20 +80,39 @@ enum knob_id {
 #define FEATURE_KNOB(id, ...) KNOB_FEAT_##id,
 #include "rtltune/knob_features.def"
 #undef FEATURE_KNOB
+/* The stack around the NIC (lib/netdev/around.c): per NAPI, then per queue set. */
+	KNOB_NAPI_THREADED,
+	KNOB_NAPI_DEFER_HARD_IRQS,
+	KNOB_GRO_FLUSH_TIMEOUT,
+	KNOB_IRQ_SUSPEND_TIMEOUT,
+	KNOB_RPS_CPUS,
+	KNOB_RPS_FLOW_CNT,
+	KNOB_XPS_CPUS,
 	KNOB__COUNT
 };
 
 /* The first knob of the ethtool groups and the first feature.NAME knob. */
 #define KNOB_FIRST_ETHNL   KNOB_RING_RX
 #define KNOB_FIRST_FEATURE KNOB_FEAT_TX_SCATTER_GATHER
+/* The first knob of the stack around the NIC (NAPI, RPS/XPS): the features end there. */
+#define KNOB_FIRST_AROUND  KNOB_NAPI_THREADED
+#define KNOB_AROUND_COUNT  (KNOB__COUNT - KNOB_FIRST_AROUND)
 
-enum knob_type { KNOB_T_NUMBER, KNOB_T_BOOL };
+enum knob_type {
+	KNOB_T_NUMBER,
+	KNOB_T_BOOL,
+	/* A set of CPUs held as a bit mask (CPUs 0..62): written "0-3,8", "0xf" or "none",
+	 * shown as a list (lib/base/cpus.c). */
+	KNOB_T_CPUS,
+};
 
 /* How the kernel is told. */
 enum knob_backend {
 	KNOB_B_LINK,	 /* one u32 rtnetlink attribute (RTM_NEWLINK IFLA_*) */
 	KNOB_B_FEATURES, /* netdev feature bits, all of .features switched together */
 	KNOB_B_ETHNL,	 /* one attribute of an ethtool netlink group (ethnl.h) */
+	KNOB_B_NAPI,	 /* one setting of every NAPI of the device (napi.h, .sub) */
+	KNOB_B_QUEUE,	 /* one sysfs file of every rx or tx queue (queues.h, .sub) */
 };
 
 /* Which traffic a knob moves: what the tuner judges a change of it by. */
@@ -126,7 +145,12 @@ struct knob_desc {
 	 * in the table and change in one request. */
 	int ethnl_group;
 	uint16_t ethnl_attr, ethnl_max_attr;
+	/* KNOB_B_NAPI: enum napi_setting; KNOB_B_QUEUE: enum queue_file. */
+	int sub;
 	int64_t min, max; /* what the attribute may carry (booleans 0..1) */
+	/* A rule of the value beyond its range (rps_flow_cnt: a power of two), or NULL:
+	 * returns NULL when v is fine, else what is expected. */
+	const char *(*check)(int64_t v);
 	int limit;	  /* enum chip_limit bounding it (kernel cut by chip database), or -1 */
 	const char *limit_name; /* how a refusal names that limit ("tso_max_size") */
 	/* Ceiling for "max" when the kernel reports no limit (older kernels); LINK_UNSET:
@@ -156,7 +180,7 @@ const char *knob_names_list(void);
 /* A feature.NAME knob (one netdev feature by its kernel name). */
 static inline bool knob_is_feature(enum knob_id id)
 {
-	return id >= KNOB_FIRST_FEATURE && id < KNOB__COUNT;
+	return id >= KNOB_FIRST_FEATURE && id < KNOB_FIRST_AROUND;
 }
 /* The kernel name of a feature.NAME knob ("rx-gro-hw"), NULL for other knobs. */
 const char *knob_feature_name(enum knob_id id);
@@ -194,5 +218,18 @@ json_object *knob_value_json(enum knob_id id, int64_t value);
 
 /* A profile's value as JSON: the value as knob_value_json(), or "max" / "keep". */
 json_object *knob_setting_json(enum knob_id id, const struct knob_value *v);
+
+/* The settings of one NAPI (netdev napi-set; rtltune/napi.h), in the order the knob rows
+ * and napi_info use. */
+enum napi_setting {
+	NAPI_THREADED,		/* 0 off, 1 on (2: busy-poll thread, 6.18; left alone) */
+	NAPI_DEFER_HARD_IRQS,	/* polls that end with no work before IRQs are re-armed */
+	NAPI_GRO_FLUSH_TIMEOUT, /* ns */
+	NAPI_IRQ_SUSPEND,	/* ns; netlink only */
+	NAPI_SETTING_COUNT
+};
+
+/* The per-queue sysfs files (rtltune/queues.h). */
+enum queue_file { QUEUE_RPS_CPUS, QUEUE_RPS_FLOW_CNT, QUEUE_XPS_CPUS, QUEUE_FILE_COUNT };
 
 #endif

@@ -25,6 +25,8 @@ void nic_io_close(struct nic_io *io); /* NULL is fine */
 struct link_sock *nic_io_links(struct nic_io *io);
 struct ethnl *nic_io_ethnl(struct nic_io *io); /* NULL: the ioctl path */
 const char *nic_io_sysfs_root(const struct nic_io *io);
+/* The netdev family's handle (napi.h), NULL where the kernel lacks the family. */
+struct napi_nl *nic_io_napi(struct nic_io *io);
 /* Whether rings, coalescing, channels and pause go through SIOCETHTOOL (no family, or one
  * without the group commands). */
 bool nic_io_groups_by_ioctl(const struct nic_io *io);
@@ -51,6 +53,12 @@ struct nic {
 	const char *ethtool_path; /* "netlink" or "ioctl": how groups and features were read */
 	bool have_drvinfo;
 	struct eth_drvinfo drv;
+	/* The stack around the NIC (around.h): per such knob 0 or the negative errno that
+	 * left it unknown; how many NAPIs the device has (-1: not known); how the NAPI
+	 * settings were read (enum around_napi_path). */
+	int16_t around_err[KNOB_AROUND_COUNT];
+	int16_t n_napi;
+	uint8_t napi_path;
 	int64_t speed_mbps; /* -1 unknown */
 	struct pci_ident pci;
 };

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rtltune/actuate.h"
+#include "rtltune/around.h"
 #include "rtltune/ethtool_groups.h"
 #include "rtltune/route.h"
 #include "rtltune/testhook.h"
@@ -144,6 +145,10 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 			    ? ethtool_group_set(ifindex, ifname, d->ethnl_group, &want, err)
 			    : ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
 		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
+	case KNOB_B_NAPI:
+	case KNOB_B_QUEUE:
+		r = around_set(a->io, ifindex, ifname, (enum knob_id)k, values[k], err);
+		return gone_or(r, ifname, ifindex, d->name, err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "rtltune/cpus.h"
 #include "rtltune/knob.h"
 #include "rtltune/knob_attrs.h"
 
@@ -50,6 +51,18 @@ static const char *const gro_features[] = {"rx-gro"};
 #define KMAX_U32    UINT32_MAX
 #define KMAX_U8	    UINT8_MAX
 #define KMAX_BOOL   1
+
+/* The kernel rounds a flow count up to a power of two (net-sysfs.c
+ * store_rps_dev_flow_table_cnt): any other value would read back different. */
+static const char *power_of_two(int64_t v)
+{
+	return v & (v - 1) ? "a power of two (the kernel rounds others up), or 0" : NULL;
+}
+
+#define NAPI_SET(s)                                                                                \
+	.backend = KNOB_B_NAPI, .sub = s, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
+#define QUEUE_FILE(f)                                                                              \
+	.backend = KNOB_B_QUEUE, .sub = f, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
 
 /* One row per knob: read as a table, so laid out by hand. */
 // clang-format off
@@ -146,6 +159,51 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 	},
 #include "rtltune/knob_features.def"
 #undef FEATURE_KNOB
+
+	/* The stack around the NIC (lib/netdev/around.c, docs/knobs-stack.md): every NAPI of the
+	 * device through netdev napi-set, or the per-device sysfs file; every queue's file. */
+	[KNOB_NAPI_THREADED] = {
+		.name = "napi_threaded", .type = KNOB_T_BOOL, NAPI_SET(NAPI_THREADED), .max = 1,
+		.dir = KNOB_DIR_RX, .unit = "",
+		.help = "NAPI polling in a kernel thread per NAPI instead of softirq context",
+	},
+	[KNOB_NAPI_DEFER_HARD_IRQS] = {
+		/* The napi-set policy's bound (net/core/netdev-genl-gen.c). */
+		.name = "napi_defer_hard_irqs", .type = KNOB_T_NUMBER,
+		NAPI_SET(NAPI_DEFER_HARD_IRQS), .max = INT32_MAX, .dir = KNOB_DIR_RX,
+		.unit = "polls",
+		.help = "empty polls before the device's interrupts are re-armed (with "
+			"gro_flush_timeout)",
+	},
+	[KNOB_GRO_FLUSH_TIMEOUT] = {
+		.name = "gro_flush_timeout", .type = KNOB_T_NUMBER,
+		NAPI_SET(NAPI_GRO_FLUSH_TIMEOUT), .max = INT64_MAX, .dir = KNOB_DIR_RX,
+		.unit = "nanoseconds",
+		.help = "how long GRO holds packets and a timer replaces the interrupt (0: off)",
+	},
+	[KNOB_IRQ_SUSPEND_TIMEOUT] = {
+		.name = "irq_suspend_timeout", .type = KNOB_T_NUMBER,
+		NAPI_SET(NAPI_IRQ_SUSPEND), .max = INT64_MAX, .dir = KNOB_DIR_RX,
+		.unit = "nanoseconds",
+		.help = "how long busy polling by the application suspends the device's "
+			"interrupts (netlink only)",
+	},
+	[KNOB_RPS_CPUS] = {
+		.name = "rps_cpus", .type = KNOB_T_CPUS, QUEUE_FILE(QUEUE_RPS_CPUS),
+		.max = INT64_MAX, .dir = KNOB_DIR_RX, .unit = "",
+		.help = "CPUs receive packet steering hands each rx queue's packets to (none: off)",
+	},
+	[KNOB_RPS_FLOW_CNT] = {
+		/* The kernel refuses a table above 2^30 entries on 32-bit hosts; one bound. */
+		.name = "rps_flow_cnt", .type = KNOB_T_NUMBER, QUEUE_FILE(QUEUE_RPS_FLOW_CNT),
+		.max = 1 << 30, .check = power_of_two, .dir = KNOB_DIR_RX, .unit = "flows",
+		.help = "flows per rx queue that receive flow steering follows to their CPU",
+	},
+	[KNOB_XPS_CPUS] = {
+		.name = "xps_cpus", .type = KNOB_T_CPUS, QUEUE_FILE(QUEUE_XPS_CPUS),
+		.max = INT64_MAX, .dir = KNOB_DIR_TX, .unit = "",
+		.help = "CPUs whose packets each tx queue takes (transmit packet steering)",
+	},
 };
 // clang-format on
 
@@ -176,7 +234,7 @@ enum knob_type knob_type(enum knob_id id)
 
 const char *knob_names_list(void)
 {
-	static char list[KNOB_FIRST_ETHNL * 24 + 160];
+	static char list[(KNOB_FIRST_ETHNL + KNOB_AROUND_COUNT) * 24 + 160];
 	size_t len = 0;
 	int i;
 
@@ -185,9 +243,11 @@ const char *knob_names_list(void)
 	for (i = 0; i < KNOB_FIRST_ETHNL; i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
 					knobs[i].name);
-	snprintf(list + len, sizeof(list) - len,
-		 ", ring_*, coalesce_*, channels_*, pause_*, feature.NAME (`rtltune knobs` lists "
-		 "them all)");
+	len += (size_t)snprintf(list + len, sizeof(list) - len,
+				", ring_*, coalesce_*, channels_*, pause_*, feature.NAME");
+	for (i = KNOB_FIRST_AROUND; i < KNOB__COUNT; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, ", %s", knobs[i].name);
+	snprintf(list + len, sizeof(list) - len, " (`rtltune knobs` lists them all)");
 	return list;
 }
 
@@ -208,7 +268,7 @@ int knob_of_ethnl(int group, unsigned int attr)
 
 bool knob_value_valid(enum knob_id id, int64_t v)
 {
-	return v >= 0 && v <= knobs[id].max;
+	return v >= 0 && v <= knobs[id].max && (!knobs[id].check || !knobs[id].check(v));
 }
 
 int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, char *why,
@@ -225,6 +285,17 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 	}
 	if (strcasecmp(text, "max") == 0) {
 		out->kind = KV_MAX;
+		return 0;
+	}
+	if (d->type == KNOB_T_CPUS) {
+		int64_t mask;
+		char cwhy[160];
+
+		if (cpus_parse(text, &mask, cwhy, sizeof(cwhy)) < 0) {
+			snprintf(why, whylen, "%s %s", d->name, cwhy);
+			return -EINVAL;
+		}
+		*out = (struct knob_value){KV_NUMBER, mask};
 		return 0;
 	}
 	if (d->type == KNOB_T_BOOL) {
@@ -258,6 +329,11 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 		mult = 1024 * 1024, end++;
 	if (*end != '\0' || v > (unsigned long long)d->max / mult)
 		goto bad;
+	if (d->check && d->check((int64_t)(v * mult))) {
+		snprintf(why, whylen, "%s expects %s, got '%s'", d->name,
+			 d->check((int64_t)(v * mult)), text);
+		return -EINVAL;
+	}
 	*out = (struct knob_value){KV_NUMBER, (int64_t)(v * mult)};
 	return 0;
 bad:
@@ -271,6 +347,8 @@ const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned i
 {
 	if (value < 0)
 		return "-";
+	if (knobs[id].type == KNOB_T_CPUS)
+		return cpus_format(value, buf, len);
 	if (knobs[id].type == KNOB_T_BOOL)
 		return value ? "on" : "off";
 	snprintf(buf, len, "%lld", (long long)value);
@@ -279,8 +357,12 @@ const char *knob_value_str(enum knob_id id, int64_t value, char *buf, unsigned i
 
 json_object *knob_value_json(enum knob_id id, int64_t value)
 {
+	char cpus[200];
+
 	if (value == LINK_UNSET)
 		return NULL;
+	if (knobs[id].type == KNOB_T_CPUS)
+		return json_object_new_string(cpus_format(value, cpus, sizeof(cpus)));
 	return knobs[id].type == KNOB_T_BOOL ? json_object_new_boolean(value != 0)
 					     : json_object_new_int64(value);
 }

@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "rtltune/genl_family.h"
 #include "rtltune/hostcheck.h"
 #include "rtltune/link.h"
 #include "rtltune/route.h"
@@ -66,92 +67,6 @@ bool hc_cap_missing(const struct hc_caps *caps, enum hc_cap cap)
 	enum hc_cap alt = cap_needs[cap].instead;
 
 	return !caps->have[cap] && (alt == HC_CAP__COUNT || !caps->have[alt]);
-}
-
-/* ---- generic netlink ---------------------------------------------------------------- */
-
-struct family_reply {
-	struct genl_family_info *out;
-	int error;
-};
-
-static int family_cb(struct nl_msg *msg, void *arg)
-{
-	struct family_reply *fr = arg;
-	struct nlattr *tb[CTRL_ATTR_MAX + 1], *op, *ob[CTRL_ATTR_OP_MAX + 1];
-	int rem;
-
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
-	    !tb[CTRL_ATTR_FAMILY_ID])
-		return NL_SKIP;
-	fr->out->present = true;
-	fr->out->id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	if (tb[CTRL_ATTR_VERSION])
-		fr->out->version = nla_get_u32(tb[CTRL_ATTR_VERSION]);
-	if (!tb[CTRL_ATTR_OPS])
-		return NL_OK;
-	nla_for_each_nested(op, tb[CTRL_ATTR_OPS], rem)
-	{
-		uint32_t id;
-
-		if (nla_parse_nested(ob, CTRL_ATTR_OP_MAX, op, NULL) < 0 || !ob[CTRL_ATTR_OP_ID])
-			continue;
-		id = nla_get_u32(ob[CTRL_ATTR_OP_ID]);
-		if (id < GENL_MAX_OPS)
-			fr->out->ops[id / 32] |= 1u << (id % 32);
-	}
-	return NL_OK;
-}
-
-static int family_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	((struct family_reply *)arg)->error = e->error;
-	return NL_STOP;
-}
-
-int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err)
-{
-	struct family_reply fr = {.out = out};
-	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_msg *msg = NULL;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if (!sk)
-		return rterr_sys(err, ENOMEM, "generic netlink socket");
-	r = genl_connect(sk);
-	if (r < 0) {
-		nl_socket_free(sk);
-		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
-				 nl_geterror(r));
-	}
-	msg = nlmsg_alloc();
-	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0, CTRL_CMD_GETFAMILY,
-			 1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, name) < 0) {
-		nlmsg_free(msg);
-		nl_socket_free(sk);
-		return rterr_sys(err, ENOMEM, "genl family %s", name);
-	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, family_cb, &fr);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, family_err_cb, &fr);
-	r = nl_send_auto(sk, msg);
-	if (r >= 0)
-		r = nl_recvmsgs_default(sk);
-	nlmsg_free(msg);
-	nl_socket_free(sk);
-	/* The controller answers ENOENT for a family this kernel does not have. */
-	if (fr.error == -ENOENT || out->present)
-		return 0;
-	if (fr.error)
-		return rterr_sys(err, -fr.error, "genl family %s", name);
-	return r < 0 ? rterr_sys(err, EIO, "genl family %s (%s)", name, nl_geterror(r)) : 0;
-}
-
-bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd)
-{
-	return f->present && cmd < GENL_MAX_OPS && (f->ops[cmd / 32] & (1u << (cmd % 32)));
 }
 
 /* ---- kernel features ---------------------------------------------------------------- */

@@ -6,13 +6,16 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "rtltune/around.h"
 #include "rtltune/ethtool_groups.h"
+#include "rtltune/napi.h"
 #include "rtltune/nic.h"
 #include "rtltune/testhook.h"
 
 struct nic_io {
 	struct link_sock *ls;
 	struct ethnl *en;
+	struct napi_nl *napi; /* NULL: no netdev family (the NAPI knobs through sysfs) */
 	/* The family of 5.6 lacks the group commands (5.7 added them), answering every GET
 	 * with EOPNOTSUPP like a driver without the operation: there the ioctl serves them. */
 	bool groups_ioctl;
@@ -64,6 +67,8 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 			"the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
 			"channel or pause commands");
 	}
+	if (napi_nl_open(&io->napi, &e) < 0)
+		io->napi = NULL;
 	*out = io;
 	return 0;
 }
@@ -73,6 +78,7 @@ void nic_io_close(struct nic_io *io)
 	if (!io)
 		return;
 	ethnl_close(io->en);
+	napi_nl_close(io->napi);
 	link_sock_close(io->ls);
 	free(io);
 }
@@ -90,6 +96,11 @@ struct ethnl *nic_io_ethnl(struct nic_io *io)
 const char *nic_io_sysfs_root(const struct nic_io *io)
 {
 	return io->sysfs_root;
+}
+
+struct napi_nl *nic_io_napi(struct nic_io *io)
+{
+	return io->napi;
 }
 
 const char *nic_io_path(const struct nic_io *io)
@@ -204,6 +215,7 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
 	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
 	read_ethtool(io, nic, false);
+	around_read(io, nic);
 }
 
 int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
@@ -216,6 +228,7 @@ int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
 	nic->link = li;
 	link_knob_values(&li, nic->val);
 	read_ethtool(io, nic, true);
+	around_read(io, nic);
 	return 0;
 }
 

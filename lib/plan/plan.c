@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rtltune/around.h"
+#include "rtltune/cpus.h"
 #include "rtltune/plan.h"
 
 const char *plan_action_name(enum plan_action a)
@@ -125,6 +128,8 @@ static void unsupported_note(const struct nic *nic, enum knob_id k, struct plan 
 	else if (knob_is_feature(k))
 		snprintf(note, len, "%s unsupported: the kernel has no feature %s", d->name,
 			 knob_feature_name(k));
+	else if (d->backend == KNOB_B_NAPI || d->backend == KNOB_B_QUEUE)
+		around_why(nic, k, note, len);
 	else
 		snprintf(note, len, "%s not reported by this kernel/driver", d->name);
 	plan_set_note(plan, k, "%s", note);
@@ -168,7 +173,15 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 		unsupported_note(nic, k, plan);
 		return 0;
 	}
-	if (d->type == KNOB_T_BOOL) {
+	if (d->type == KNOB_T_CPUS) {
+		long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+		/* The kernel drops CPUs it does not have from the mask (the read-back would
+		 * differ): refused here, before anything changes. */
+		if (ncpu > 0 && ncpu < CPUS_MAX && (target >> ncpu) != 0)
+			return rterr_input(err, "%s: %s: %s names CPUs beyond this host's 0-%ld",
+					   src, plan->ifname, d->name, ncpu - 1);
+	} else if (d->type == KNOB_T_BOOL) {
 		if (nic->fixed[k] && target != it->cur) {
 			it->action = PLAN_SKIP;
 			plan_set_note(plan, k, "%s is fixed by the driver", d->name);
@@ -337,7 +350,7 @@ static int plan_overlap(const struct plan *plan, struct rterr *err)
 
 		if (d->backend != KNOB_B_FEATURES || !sets(&plan->items[k]))
 			continue;
-		for (f = KNOB_FIRST_FEATURE; f < KNOB__COUNT; f++)
+		for (f = KNOB_FIRST_FEATURE; f < KNOB_FIRST_AROUND; f++)
 			for (i = 0; i < d->n_features; i++)
 				if (sets(&plan->items[f]) &&
 				    strcmp(d->features[i], knob_feature_name((enum knob_id)f)) == 0)

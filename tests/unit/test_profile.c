@@ -335,8 +335,9 @@ static void test_errors(void **state)
 	snprintf(want, sizeof(want),
 		 "%s:3: unknown knob 'gso_max_sz' in [knobs]; expected one of mtu, tso, gso, gro, "
 		 "gso_max_size, gso_ipv4_max_size, gro_max_size, gro_ipv4_max_size, gso_max_segs, "
-		 "txqueuelen, ring_*, coalesce_*, channels_*, pause_*, feature.NAME (`rtltune knobs` "
-		 "lists them all)",
+		 "txqueuelen, ring_*, coalesce_*, channels_*, pause_*, feature.NAME, napi_threaded, "
+		 "napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, rps_cpus, "
+		 "rps_flow_cnt, xps_cpus (`rtltune knobs` lists them all)",
 		 BAD("unknown_knob.conf"));
 	expect_error("unknown_knob", bad, want);
 	snprintf(want, sizeof(want),

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Requests to the netdev generic netlink family for the NAPI settings (napi.h). libnl-genl
+ * resolves the family and builds the requests; the answers are read off the socket into
+ * one buffer and handed to napi_parse_reply() (lib/napi_parse.c) and ethnl_parse_ack(),
+ * the parsers the unit tests and the fuzzers exercise: reading ourselves keeps the
+ * kernel's own errno and its extended ACK text (libnl folds errnos together).
+ */
+#include <errno.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "rtltune/ethnl.h"
+#include "rtltune/genl_family.h"
+#include "rtltune/napi.h"
+
+/* A NAPI reply is under 100 bytes; a dump datagram holds many. */
+#define NAPI_BUF_SIZE (32 * 1024)
+
+struct napi_nl {
+	struct nl_sock *sk;
+	uint16_t family;
+	bool has_get, has_set;
+	uint8_t *buf;
+};
+
+void napi_nl_close(struct napi_nl *nl)
+{
+	if (!nl)
+		return;
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	free(nl->buf);
+	free(nl);
+}
+
+int napi_nl_open(struct napi_nl **out, struct rterr *err)
+{
+	struct timeval tv = {.tv_sec = 5};
+	struct genl_family_info fi;
+	struct napi_nl *nl;
+	int one = 1, fd, r;
+
+	*out = NULL;
+	r = genl_family_probe(NETDEV_GENL_NAME, &fi, err);
+	if (r < 0)
+		return r;
+	if (!fi.present)
+		return rterr_sys(err, EOPNOTSUPP,
+				 "no netdev generic netlink family (kernel before 6.3)");
+	nl = calloc(1, sizeof(*nl));
+	if (nl) {
+		nl->buf = malloc(NAPI_BUF_SIZE);
+		nl->sk = nl_socket_alloc();
+	}
+	if (!nl || !nl->buf || !nl->sk) {
+		napi_nl_close(nl);
+		return rterr_sys(err, ENOMEM, "netdev netlink socket");
+	}
+	r = genl_connect(nl->sk);
+	if (r < 0) {
+		napi_nl_close(nl);
+		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
+				 nl_geterror(r));
+	}
+	fd = nl_socket_get_fd(nl->sk);
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* The kernel answers within sendmsg(); a wait this long means the reply was lost. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	nl->family = fi.id;
+	nl->has_get = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_GET);
+	nl->has_set = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_SET);
+	*out = nl;
+	return 0;
+}
+
+bool napi_nl_has_get(const struct napi_nl *nl)
+{
+	return nl && nl->has_get;
+}
+
+bool napi_nl_has_set(const struct napi_nl *nl)
+{
+	return nl && nl->has_set;
+}
+
+static struct nl_msg *request(const struct napi_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags, cmd,
+				NETDEV_GENL_VER)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct list_arg {
+	struct napi_info *out;
+	unsigned int max, n;
+	int ifindex;
+};
+
+/*
+ * Send req and read its answer up to NLMSG_DONE (a dump) or the NLMSG_ERROR (an ACK or
+ * the kernel's refusal, in *ack); each reply of the family goes to la (NULL: none
+ * expected). Messages of another sequence (an abandoned exchange) are dropped.
+ */
+static int transact(struct napi_nl *nl, struct nl_msg *req, struct list_arg *la,
+		    struct ethnl_ack *ack)
+{
+	int fd = nl_socket_get_fd(nl->sk);
+	struct nlmsghdr *nlh = nlmsg_hdr(req);
+	uint32_t port;
+
+	memset(ack, 0, sizeof(*ack));
+	ack->offset = ack->miss_type = ack->miss_nest = -1;
+	nl_complete_msg(nl->sk, req);
+	port = nl_socket_get_local_port(nl->sk);
+	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, nl->buf, NAPI_BUF_SIZE, MSG_TRUNC);
+		size_t off, mlen;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n > NAPI_BUF_SIZE)
+			return -EMSGSIZE;
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(mlen)) {
+			struct nlmsghdr h;
+			struct napi_info info;
+
+			memcpy(&h, nl->buf + off, sizeof(h));
+			mlen = h.nlmsg_len;
+			if (mlen < NLMSG_HDRLEN || mlen > (size_t)n - off)
+				return -EPROTO;
+			if (h.nlmsg_seq != nlh->nlmsg_seq || h.nlmsg_pid != port)
+				continue;
+			if (h.nlmsg_type == NLMSG_ERROR)
+				return ethnl_parse_ack(nl->buf + off, mlen, ack) < 0 ? -EPROTO : 0;
+			if (h.nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h.nlmsg_type != nl->family || !la)
+				continue;
+			if (napi_parse_reply(nl->buf + off, mlen, &info) < 0)
+				return -EPROTO;
+			/* A kernel that ignores the filter (before it had one) lists them all. */
+			if (info.ifindex != la->ifindex)
+				continue;
+			if (la->n >= la->max)
+				return -E2BIG;
+			la->out[la->n++] = info;
+		}
+	}
+}
+
+static int request_err(int r, const struct ethnl_ack *ack, const char *what, struct rterr *err)
+{
+	if (r == -EPROTO)
+		return rterr_sys(err, EPROTO, "%s: malformed reply from the kernel", what);
+	if (r < 0)
+		return rterr_sys(err, -r, "%s", what);
+	if (ack->msg[0])
+		return rterr_sys(err, -ack->error, "%s (kernel: %s)", what, ack->msg);
+	return rterr_sys(err, -ack->error, "%s", what);
+}
+
+int napi_nl_list(struct napi_nl *nl, int ifindex, struct napi_info *out, unsigned int max,
+		 unsigned int *n, struct rterr *err)
+{
+	struct list_arg la = {.out = out, .max = max, .ifindex = ifindex};
+	struct ethnl_ack ack;
+	struct nl_msg *req;
+	char what[64];
+	int r;
+
+	*n = 0;
+	snprintf(what, sizeof(what), "napi-get of ifindex %d", ifindex);
+	if (!nl->has_get)
+		return rterr_sys(err, EOPNOTSUPP, "%s: the kernel has no napi-get (before 6.9)",
+				 what);
+	req = request(nl, RT_NETDEV_CMD_NAPI_GET, NLM_F_DUMP);
+	if (!req || nla_put_u32(req, RT_NETDEV_A_NAPI_IFINDEX, (uint32_t)ifindex) < 0) {
+		nlmsg_free(req);
+		return rterr_sys(err, ENOMEM, "%s", what);
+	}
+	r = transact(nl, req, &la, &ack);
+	nlmsg_free(req);
+	if (r < 0 || ack.error < 0)
+		return request_err(r, &ack, what, err);
+	*n = la.n;
+	return 0;
+}
+
+int napi_nl_set(struct napi_nl *nl, uint32_t napi_id, enum napi_setting s, uint64_t value,
+		struct rterr *err)
+{
+	struct ethnl_ack ack;
+	struct nl_msg *req;
+	char what[96];
+	int r;
+
+	snprintf(what, sizeof(what), "napi-set %s %llu on NAPI %u", napi_setting_name(s),
+		 (unsigned long long)value, napi_id);
+	if (!nl->has_set)
+		return rterr_sys(err, EOPNOTSUPP, "%s: the kernel has no napi-set (before 6.13)",
+				 what);
+	req = request(nl, RT_NETDEV_CMD_NAPI_SET, NLM_F_ACK);
+	/* Threaded and defer-hard-irqs are u32, the timeouts the variable uint (u64 here). */
+	if (!req || nla_put_u32(req, RT_NETDEV_A_NAPI_ID, napi_id) < 0 ||
+	    (s == NAPI_THREADED || s == NAPI_DEFER_HARD_IRQS
+		     ? nla_put_u32(req, napi_setting_attr(s), (uint32_t)value)
+		     : nla_put_u64(req, napi_setting_attr(s), value)) < 0) {
+		nlmsg_free(req);
+		return rterr_sys(err, ENOMEM, "%s", what);
+	}
+	r = transact(nl, req, NULL, &ack);
+	nlmsg_free(req);
+	if (r < 0 || ack.error < 0)
+		return request_err(r, &ack, what, err);
+	return 0;
+}
