@@ -95,4 +95,3 @@ bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd)
 {
 	return f->present && cmd < GENL_MAX_OPS && (f->ops[cmd / 32] & (1u << (cmd % 32)));
 }
-
