@@ -146,7 +146,6 @@ static unsigned int profile_groups(const struct profile *prof)
 static int run_plan(struct run *run, const struct profile *prof, char **names, int n_names,
 		    bool allow_none, struct rterr *err)
 {
-	struct plan base;
 	int i, rc;
 
 	rc = chipdb_load_default(&run->db, err);
@@ -167,11 +166,12 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 		const struct chip_entry *chip = chipdb_match_nic(run->db, &run->nics[i], NULL);
 		struct nic_stack st;
 
-		rc = plan_profile(prof, &run->nics[i], chip, &base, err);
+		/* Planned in place: a plan is some 15 KiB, and there are N of them. */
+		rc = plan_profile(prof, &run->nics[i], chip, &run->sets[i][0], err);
 		if (rc < 0)
 			break;
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
-		rc = plan_stack(&base, NULL, &st, run->links, run->n_links,
+		rc = plan_stack(&run->sets[i][0], NULL, &st, run->links, run->n_links,
 				chip_has_quirk(chip, CHIP_Q_TUNE_WITH_MASTER), run->sets[i],
 				&run->n_set[i], err);
 	}
