@@ -136,6 +136,13 @@ void outside_sample(struct iface *ifc)
 
 	if (!ifc->m)
 		return;
+	/* What the monitor holds first: the tuner acts on this sample right after, and its
+	 * read-back becomes the known state. A change made outside before now whose
+	 * notification still waited in the socket would be taken as rtltuned's own (and never
+	 * seen as outside) if the socket were read only after that (report_svg's `ethtool -K`
+	 * was, now and then). */
+	if (mon)
+		mon_readable(&mon_io, EPOLLIN);
 	/* The sizes no notification announces: one RTM_GETLINK by ifindex. */
 	if (!ifc->knob_dirty &&
 	    link_get_index(actuator_link_sock(rtd.act), ifc->ifindex, &li, &err) == 0)

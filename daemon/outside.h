@@ -33,8 +33,9 @@
 int outside_start(struct rterr *err);
 void outside_stop(void);
 
-/* Per sample for a managed interface: compare its link with the last known values, and
- * re-read and compare everything when that or a notification says so. */
+/* Per sample for a managed interface, before the tuner acts on the sample: take in the
+ * notifications waiting, compare its link with the last known values, and re-read and
+ * compare everything when that or a notification says so. */
 void outside_sample(struct iface *ifc);
 
 /* Read ifc now and take what it has as rtltuned's own last known values, nothing marked

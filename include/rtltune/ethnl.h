@@ -132,6 +132,19 @@ void ethnl_features_diff_free(struct ethnl_features_diff *d); /* NULL is fine */
 int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
 		       const char *const *names, unsigned int n_names, bool on,
 		       struct ethnl_features_diff *diff, struct rterr *err);
+/*
+ * Several such changes (each its names, on or off) in one FEATURES_SET: one request and one
+ * round of feature notifications for the lot. Returns as ethnl_features_set(); on an error
+ * the message names no single change. Only the actuator calls this.
+ */
+struct ethnl_features_change {
+	const char *const *names;
+	unsigned int n_names;
+	bool on;
+};
+int ethnl_features_set_many(struct ethnl *e, int ifindex, const struct eth_features *cur,
+			    const struct ethnl_features_change *changes, unsigned int n,
+			    struct rterr *err);
 
 /* ---- monitor ------------------------------------------------------------------------ */
 

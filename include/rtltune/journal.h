@@ -266,8 +266,14 @@ struct journal_event {
 	pid_t pid;	     /* filled on append */
 };
 
-/* Append one record (one write(2); not fsynced: the journal, not the log, is durable). */
+/*
+ * Append one record (one write(2); not fsynced: the journal, not the log, is durable).
+ * Within a batch the records wait in memory for journal_log_flush() (at the latest the
+ * batch's last flush, or journal_close()), which writes them with one write(2): the
+ * actuator flushes after each operation's records, where it used to write them one by one.
+ */
 int journal_log_append(struct journal *j, const struct journal_event *ev, struct rterr *err);
+int journal_log_flush(struct journal *j, struct rterr *err);
 
 /*
  * Where a reader stands in the log; zero it to start at the beginning. Reading needs no

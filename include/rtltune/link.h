@@ -87,6 +87,19 @@ int link_info_from_msg(const void *buf, size_t len, struct link_info *out);
  */
 int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
 		 struct rterr *err);
+/*
+ * Several u32 link attributes in one RTM_NEWLINK: one request and one change notification
+ * for the lot. The kernel takes them in its own order and stops at the first it refuses,
+ * keeping those it had set: on an error, any of them may have changed. Only the actuator
+ * calls this (as link_set_u32()).
+ */
+struct link_u32 {
+	int ifla;
+	const char *what;
+	uint32_t value;
+};
+int link_set_u32s(struct link_sock *ls, int ifindex, const struct link_u32 *attrs, unsigned int n,
+		  struct rterr *err);
 
 /* Whether no device in this netns has ifindex now (SIOCGIFNAME says ENODEV). */
 bool link_index_gone(int ifindex);

@@ -98,7 +98,8 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
  * should get of each knob, for a change asked of the effective size (the tuner's): no upper
  * gets more. with_lowers (a pair tuned together, chip quirk tune-with-master: hv_netvsc and
  * its VF) also raises the device's lowers to what it gets, so that none is below it (a
- * decrease leaves them: a lower above its upper costs nothing). set[0] gets base, then the
+ * decrease leaves them: a lower above its upper costs nothing). set[0] gets base (which may
+ * be set[0] itself, planned in place), then the
  * uppers in st's order (nearest
  * first), *n_set how many plans there are; an upper that needs no change has none.
  */

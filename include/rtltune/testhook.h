@@ -2,6 +2,8 @@
 #ifndef RTLTUNE_TESTHOOK_H
 #define RTLTUNE_TESTHOOK_H
 
+#include <stdbool.h>
+
 /*
  * Test-only fault and delay injection (docs/journal.md "Test hooks"); unset in normal runs.
  * RTLTUNE_TEST_FAULT="point[=ERRNO][,...]" makes point fail (EIO by default);
@@ -12,5 +14,8 @@
  * route_xfrm (route.c: as if the kernel had no XFRM_MSG_SETDEFAULT).
  */
 int test_hook(const char *point);
+/* Whether a test set a fault or a delay at point (the actuator sends what it has batched
+ * before such a point, so that "before the Nth change" keeps its meaning). */
+bool test_hook_armed(const char *point);
 
 #endif

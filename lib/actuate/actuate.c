@@ -103,10 +103,9 @@ static int features_set(struct actuator *a, const char *ifname, int ifindex,
 			return gone_or(r, ifname, ifindex, d->name, err);
 		fc->have = true;
 	}
-	r = en ? ethnl_features_set(en, ifindex, &fc->f, d->features, d->n_features, on, NULL,
-				    err)
-	       : ethtool_features_set_index(ifindex, ifname, &fc->f, d->features, d->n_features,
-					    on, err);
+	r = en ? ethnl_features_set(en, ifindex, &fc->f, d->features, d->n_features, on, NULL, err)
+	       : ethtool_features_set_index(ifindex, ifname, &fc->f, d->features, d->n_features, on,
+					    err);
 	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
 	return r < 0 ? gone_or(r, ifname, ifindex, d->name, err) : 0;
 }
@@ -231,10 +230,91 @@ static void note_rename(struct plan *plan)
 		 "%srenamed to %s during this run", len ? "; " : "", now);
 }
 
-/* The knobs in order, a group's in one request; the first failure's message in failure. */
-static int change_all(struct actuator *a, struct plan *plan, char *failure, size_t len)
+/*
+ * Knobs of one backend waiting to go to the kernel in one request: a device's link
+ * attributes in one RTM_NEWLINK, its feature knobs in one FEATURES_SET. Each request makes
+ * the kernel tell every listener of the netns (rtnetlink, ethtool monitor) that the device
+ * changed: one per device and backend, as `ip link set` and `ethtool -K` with several
+ * settings do, not one per knob.
+ */
+struct batch {
+	enum knob_backend backend;
+	unsigned int n;
+	int k[KNOB__COUNT];
+};
+
+static int batch_request(struct actuator *a, struct plan *plan, const int64_t *target,
+			 const struct batch *b, struct feat_cache *fc, struct rterr *err)
+{
+	struct ethnl_features_change ch[KNOB__COUNT];
+	struct link_u32 attrs[KNOB__COUNT];
+	struct ethnl *en = nic_io_ethnl(a->io);
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < b->n; i++) {
+		const struct knob_desc *d = knob_desc((enum knob_id)b->k[i]);
+
+		attrs[i] = (struct link_u32){d->ifla, d->name, (uint32_t)target[b->k[i]]};
+		ch[i] = (struct ethnl_features_change){d->features, d->n_features,
+						       target[b->k[i]] != 0};
+	}
+	if (b->backend == KNOB_B_LINK) {
+		r = link_set_u32s(nic_io_links(a->io), plan->ifindex, attrs, b->n, err);
+		return gone_or(r, plan->ifname, plan->ifindex, "its link attributes", err);
+	}
+	if (!fc->have) {
+		r = ethnl_features_get(en, plan->ifindex, &fc->f, err);
+		if (r < 0)
+			return gone_or(r, plan->ifname, plan->ifindex, "its features", err);
+		fc->have = true;
+	}
+	r = ethnl_features_set_many(en, plan->ifindex, &fc->f, ch, b->n, err);
+	/* A positive ETHTOOL_F_* mask is not an error here: the read-back judges it. */
+	return r < 0 ? gone_or(r, plan->ifname, plan->ifindex, "its features", err) : 0;
+}
+
+/*
+ * Send what waits in b. A refused batch goes again knob by knob, in the table's order, so
+ * that the failure is the one a lone request of that knob gets and the knobs before it are
+ * changed, as without batching. The kernel takes a batch's attributes in its own order, so
+ * it may have kept some of a refused one: sent[] marks them all for the undo.
+ */
+static int batch_send(struct actuator *a, struct plan *plan, const int64_t *target,
+		      const bool *mask, struct batch *b, struct feat_cache *fc, bool *sent,
+		      struct rterr *e)
+{
+	unsigned int i, n = b->n;
+	int next, r = 0;
+
+	if (n > 1) {
+		r = batch_request(a, plan, target, b, fc, e);
+		b->n = 0;
+		if (r == 0) {
+			for (i = 0; i < n; i++)
+				plan->items[b->k[i]].changed = true;
+			return 0;
+		}
+		for (i = 0; i < n; i++)
+			sent[b->k[i]] = true;
+		memset(e, 0, sizeof(*e));
+	}
+	b->n = 0;
+	for (i = 0; i < n; i++) {
+		r = knob_set(a, plan->ifname, plan->ifindex, target, mask, b->k[i], &next, fc, e);
+		if (r < 0)
+			return r;
+		plan->items[b->k[i]].changed = true;
+	}
+	return 0;
+}
+
+/* The knobs in order, a group's in one request (and the link attributes and feature knobs
+ * that follow one another in one each); the first failure's message in failure. */
+static int change_all(struct actuator *a, struct plan *plan, bool *sent, char *failure, size_t len)
 {
 	struct feat_cache fc = {.have = false};
+	struct batch b = {.n = 0};
 	int64_t target[KNOB__COUNT];
 	bool mask[KNOB__COUNT];
 	int k, j, next, r, nth = 0;
@@ -243,21 +323,38 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 		mask[k] = plan->items[k].action == PLAN_CHANGE;
 		target[k] = plan->items[k].target;
 	}
-	for (k = 0; k < KNOB__COUNT; k = next) {
+	for (k = 0; k <= KNOB__COUNT; k = next) {
+		const struct knob_desc *d = k < KNOB__COUNT ? knob_desc((enum knob_id)k) : NULL;
 		struct rterr e = {0};
+		bool batched;
 		char point[32];
 
 		next = k + 1;
-		if (!mask[k])
+		if (d && !mask[k])
 			continue;
-		snprintf(point, sizeof(point), "apply_knob_%d", ++nth);
-		r = test_hook("apply_knob");
-		if (r == 0)
-			r = test_hook(point);
-		if (r < 0)
-			rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
-				  knob_name((enum knob_id)k), target[k], point);
-		else
+		batched = d && (d->backend == KNOB_B_LINK ||
+				(d->backend == KNOB_B_FEATURES && nic_io_ethnl(a->io)));
+		if (d)
+			snprintf(point, sizeof(point), "apply_knob_%d", ++nth);
+		/* A test's fault or pause "before the Nth change" comes after every earlier one. */
+		r = 0;
+		if (b.n && (!batched || b.backend != d->backend || test_hook_armed("apply_knob") ||
+			    test_hook_armed(point)))
+			r = batch_send(a, plan, target, mask, &b, &fc, sent, &e);
+		if (r == 0 && d) {
+			r = test_hook("apply_knob");
+			if (r == 0)
+				r = test_hook(point);
+			if (r < 0)
+				rterr_sys(&e, -r, "set %s %" PRId64 " (test fault %s)",
+					  knob_name((enum knob_id)k), target[k], point);
+		}
+		if (r == 0 && batched) {
+			b.backend = d->backend;
+			b.k[b.n++] = k;
+			continue;
+		}
+		if (r == 0 && d)
 			r = knob_set(a, plan->ifname, plan->ifindex, target, mask, k, &next, &fc,
 				     &e);
 		if (r < 0) {
@@ -265,7 +362,7 @@ static int change_all(struct actuator *a, struct plan *plan, char *failure, size
 			feat_cache_free(&fc);
 			return r;
 		}
-		for (j = k; j < next; j++)
+		for (j = k; d && j < next; j++)
 			plan->items[j].changed = mask[j];
 	}
 	feat_cache_free(&fc);
@@ -313,6 +410,7 @@ struct dev_run {
 	struct journal_ident id;
 	int64_t pre[KNOB__COUNT];
 	bool which[KNOB__COUNT], touched[KNOB__COUNT];
+	bool sent[KNOB__COUNT]; /* in a refused batch: maybe changed (batch_send()) */
 	bool begun, existed, gone, bad;
 	char undone[512];
 };
@@ -412,7 +510,7 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 
 		/* Only what this run changed, and what the kernel moved along with it. */
 		for (k = 0; k < KNOB__COUNT; k++)
-			changed[k] = d->plan->items[k].changed;
+			changed[k] = d->plan->items[k].changed || d->sent[k];
 		plan_side_effects(changed, to_undo);
 		d->bad = false;
 		if (!d->gone)
@@ -440,21 +538,25 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 /* One interface's part of a run: the device and the uppers planned with it. */
 struct run_item {
 	struct act_item *it;
-	struct dev_run run[PLAN_SET_MAX];
+	struct dev_run *run; /* nd of them: the devices that change */
 	unsigned int nd;
 	bool begun;	       /* its records are journaled */
 	unsigned int families; /* the cached routes its changes (or their undo) make stale */
 };
 
-/* The devices of an item that change, with what they had before. */
-static void item_prepare(struct run_item *ri)
+/* The devices of an item that change, with what they had before; -ENOMEM or 0. */
+static int item_prepare(struct run_item *ri)
 {
 	struct act_item *it = ri->it;
-	unsigned int i;
+	unsigned int i, n = 0;
 	int k;
 
-	memset(ri->run, 0, sizeof(ri->run));
 	ri->nd = 0;
+	for (i = 0; i < it->n && i < PLAN_SET_MAX; i++)
+		n += it->plans[i].n_changes > 0;
+	ri->run = calloc(n ? n : 1, sizeof(*ri->run));
+	if (!ri->run)
+		return -ENOMEM;
 	for (i = 0; i < it->n && i < PLAN_SET_MAX; i++) {
 		struct plan *p = &it->plans[i];
 		struct dev_run *d = &ri->run[ri->nd];
@@ -473,6 +575,7 @@ static void item_prepare(struct run_item *ri)
 		plan_side_effects(d->which, d->touched);
 		ri->nd++;
 	}
+	return 0;
 }
 
 /* The error of an item whose run failed: what failed and what was undone. */
@@ -513,7 +616,7 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 			snprintf(failure, sizeof(failure), "%s: set %s (test fault apply_upper)",
 				 d->plan->ifname, "its sizes");
 		else
-			r = change_all(a, d->plan, failure, sizeof(failure));
+			r = change_all(a, d->plan, d->sent, failure, sizeof(failure));
 		done = i + 1;
 		if (r < 0)
 			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
@@ -559,7 +662,8 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 			if (d->plan->items[k].changed)
 				log_event(j, d->plan, (enum knob_id)k, d->pre[k],
 					  d->plan->items[k].after, outcome,
-					  o->reason ? o->reason : plan_src(d->plan, (enum knob_id)k),
+					  o->reason ? o->reason
+						    : plan_src(d->plan, (enum knob_id)k),
 					  o->actor);
 	}
 }
@@ -615,16 +719,22 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 
 	if (!ris)
 		return rterr_sys(err, ENOMEM, "actuate");
-	for (i = 0; i < n; i++) {
+	for (i = 0, r = 0; i < n; i++) {
 		ris[i].it = &items[i];
 		items[i].rc = 0;
 		memset(&items[i].err, 0, sizeof(items[i].err));
-		item_prepare(&ris[i]);
+		if (r == 0)
+			r = item_prepare(&ris[i]);
 	}
 	/* Every record of the run, originals and operations, in one durable write before the
 	 * first change. */
-	r = journal_batch_begin(j, err);
+	if (r < 0)
+		rterr_sys(err, ENOMEM, "actuate");
+	else
+		r = journal_batch_begin(j, err);
 	if (r < 0) {
+		for (i = 0; i < n; i++)
+			free(ris[i].run);
 		free(ris);
 		return r;
 	}
@@ -643,9 +753,13 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 			items[i].rc = r;
 			ris[i].begun = false;
 		}
-	for (i = 0; i < n; i++)
-		if (ris[i].begun)
-			item_execute(a, j, &ris[i], o);
+	for (i = 0; i < n; i++) {
+		if (!ris[i].begun)
+			continue;
+		item_execute(a, j, &ris[i], o);
+		/* Its records in the log now, as each was before batching (informational). */
+		journal_log_flush(j, NULL);
+	}
 	reroute(j, ris, n, o->actor);
 	/* The records end in one more write. */
 	r = journal_batch_flush(j, true, &e);
@@ -655,6 +769,7 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 			items[i].rc = r;
 		}
 		failed += items[i].rc < 0;
+		free(ris[i].run);
 	}
 	free(ris);
 	return failed ? -(int)failed : 0;

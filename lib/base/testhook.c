@@ -60,6 +60,16 @@ static bool hook_find(const char *list, const char *point, char *arg, size_t arg
 	return false;
 }
 
+bool test_hook_armed(const char *point)
+{
+	const char *delay = getenv("RTLTUNE_TEST_DELAY");
+	const char *fault = getenv("RTLTUNE_TEST_FAULT");
+	char arg[32];
+
+	return (delay && hook_find(delay, point, arg, sizeof(arg))) ||
+	       (fault && hook_find(fault, point, arg, sizeof(arg)));
+}
+
 int test_hook(const char *point)
 {
 	const char *delay = getenv("RTLTUNE_TEST_DELAY");

@@ -43,8 +43,8 @@ static uint64_t self_start_time(void)
 	static pid_t pid;
 	static uint64_t start;
 
-	if (pid != getpid() || !start) {
-		pid = getpid();
+	if (pid != jr_pid() || !start) {
+		pid = jr_pid();
 		start = jr_proc_start_time(pid);
 	}
 	return start;
@@ -62,7 +62,7 @@ bool jr_op_alive(const struct journal_inflight *op)
 
 bool jr_op_mine(const struct journal_inflight *op)
 {
-	return op->pid == getpid() && op->pid_start == self_start_time() &&
+	return op->pid == jr_pid() && op->pid_start == self_start_time() &&
 	       !strcmp(op->id.boot_id, jr_boot_id());
 }
 
@@ -98,7 +98,6 @@ static int commit_inflight(struct journal *j, struct jr_snapshot *s, bool may_sk
 
 	if (j->batch) {
 		/* journal_batch_flush() writes it; only new originals make that write a must. */
-		jr_snapshot_drop(s);
 		j->batch_dirty = true;
 		j->batch_needs_disk |= !may_skip;
 		return 0;
@@ -121,7 +120,8 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 			   const bool which[KNOB__COUNT], struct rterr *err)
 {
 	struct journal_inflight *op;
-	struct jr_snapshot s;
+	struct jr_snapshot s = {0};
+	struct jr_mark mark;
 	bool changed = false, covered;
 	int k, r = jr_check_ident(id, err);
 
@@ -138,8 +138,11 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		return rterr_sys(err, EBUSY, "%s: %s by %s (pid %d) in progress", id->ifname,
 				 op->op, op->actor, (int)op->pid);
 	covered = jr_originals_cover(j, id, pre, which);
-	r = jr_snapshot_take(j, &s, err);
-	if (r)
+	/* In a batch nothing is written here, and what this changes is this device's: a mark
+	 * to go back to, not a copy of every record (a run over N devices would copy N^2). */
+	if (j->batch)
+		jr_mark_take(j, id, &mark);
+	else if ((r = jr_snapshot_take(j, &s, err)))
 		return r;
 	if (op && !jr_op_mine(op)) {
 		/*
@@ -147,7 +150,7 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		 * crash of this one too must roll back to them, so they are kept.
 		 */
 		op->id = *id;
-		op->pid = getpid();
+		op->pid = jr_pid();
 		op->pid_start = self_start_time();
 		op->orphaned = false;
 		snprintf(op->op, sizeof(op->op), "%s", op_name);
@@ -155,12 +158,14 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		changed = true;
 	} else if (!op) {
 		if (jr_grow(&j->ops, j->n_ops, sizeof(*j->ops))) {
+			if (j->batch)
+				jr_mark_restore(j, &mark);
 			jr_snapshot_drop(&s);
 			return rterr_sys(err, ENOMEM, "%s", j->path);
 		}
 		op = &j->ops[j->n_ops++];
 		*op = (struct journal_inflight){.id = *id,
-						.pid = getpid(),
+						.pid = jr_pid(),
 						.pid_start = self_start_time(),
 						.since = jr_now_us() / 1000000};
 		snprintf(op->op, sizeof(op->op), "%s", op_name);
@@ -180,7 +185,10 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 		changed = false;
 	r = jr_stage_originals(j, id, pre, which, &changed, err);
 	if (r || !changed) {
-		jr_snapshot_restore(j, &s);
+		if (j->batch)
+			jr_mark_restore(j, &mark);
+		else
+			jr_snapshot_restore(j, &s);
 		return r;
 	}
 	return commit_inflight(j, &s, covered, err);
@@ -189,13 +197,13 @@ int journal_inflight_begin(struct journal *j, const struct journal_ident *id, co
 int journal_inflight_end(struct journal *j, const struct journal_ident *id, struct rterr *err)
 {
 	struct journal_inflight *op = jr_find_op(j, id);
-	struct jr_snapshot s;
+	struct jr_snapshot s = {0};
 	int r;
 
 	if (!op)
 		return 0;
-	r = jr_snapshot_take(j, &s, err);
-	if (r)
+	/* In a batch the flush has the snapshot to go back to. */
+	if (!j->batch && (r = jr_snapshot_take(j, &s, err)))
 		return r;
 	jr_drop_op(j, op);
 	return commit_inflight(j, &s, true, err);

@@ -75,6 +75,27 @@ static int log_open(struct journal *j, struct rterr *err)
 	return r;
 }
 
+/* One record (line, len bytes, no newline) kept for journal_log_flush(). */
+static int log_hold(struct journal *j, const char *line, size_t len)
+{
+	if (j->log_len + len + 1 > j->log_cap) {
+		size_t cap = j->log_cap ? j->log_cap : 4096;
+		char *bigger;
+
+		while (cap < j->log_len + len + 1)
+			cap *= 2;
+		bigger = realloc(j->log_buf, cap);
+		if (!bigger)
+			return -ENOMEM;
+		j->log_buf = bigger;
+		j->log_cap = cap;
+	}
+	memcpy(j->log_buf + j->log_len, line, len);
+	j->log_buf[j->log_len + len] = '\n';
+	j->log_len += len + 1;
+	return 0;
+}
+
 static void iso_time(int64_t us, char *buf, size_t len)
 {
 	time_t secs = us / 1000000;
@@ -118,7 +139,7 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 	json_object_object_add(o, "ts_us", json_object_new_int64(ts));
 	json_object_object_add(o, "time", json_object_new_string(when));
 	json_object_object_add(o, "actor", json_object_new_string(ev->actor));
-	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "pid", json_object_new_int(jr_pid()));
 	json_object_object_add(
 		o, "iface", ev->ifname && *ev->ifname ? json_object_new_string(ev->ifname) : NULL);
 	json_object_object_add(o, "knob",
@@ -135,6 +156,11 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 	}
 	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = strlen(line);
+	if (j->batch) {
+		r = log_hold(j, line, len);
+		json_object_put(o);
+		return r ? rterr_sys(err, -r, "log") : 0;
+	}
 	buf = malloc(len + 2);
 	if (!buf) {
 		json_object_put(o);
@@ -148,6 +174,21 @@ int journal_log_append(struct journal *j, const struct journal_event *ev, struct
 	if (!r && (r = write_full(j->log_fd, buf, len)))
 		rterr_sys(err, r, "cannot append to log %s", j->log_path);
 	free(buf);
+	return r;
+}
+
+int journal_log_flush(struct journal *j, struct rterr *err)
+{
+	int r;
+
+	if (!j->log_len)
+		return 0;
+	r = log_open(j, err);
+	/* Whole records in one write(2) with O_APPEND: none is interleaved with another, and
+	 * a reader following the file takes complete lines only. */
+	if (!r && (r = write_full(j->log_fd, j->log_buf, j->log_len)))
+		rterr_sys(err, r, "cannot append to log %s", j->log_path);
+	j->log_len = 0;
 	return r;
 }
 

@@ -59,6 +59,10 @@ struct journal {
 	 * checked once: its next records append without another fstat and pread. */
 	bool log_checked;
 	struct jr_snapshot batch_snap;
+	/* Within a batch, records appended to the log wait here for journal_log_flush(): one
+	 * write(2) for an operation's records rather than one each. */
+	char *log_buf;
+	size_t log_len, log_cap;
 };
 
 /* journal_format.c */
@@ -79,6 +83,7 @@ char *jr_serialize(struct journal *j, size_t *len);
 /* journal_store.c */
 int64_t jr_now_us(void);  /* CLOCK_REALTIME */
 int64_t jr_mono_us(void); /* CLOCK_MONOTONIC */
+pid_t jr_pid(void);	  /* getpid(), asked once per process (a forked child asks again) */
 int jr_read_small_file(const char *path, char *buf, size_t len);
 int jr_grow(void *arr, int n, size_t size);
 struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
@@ -89,6 +94,20 @@ void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s);
 void jr_snapshot_drop(struct jr_snapshot *s);
 /* Commit j's tables durably; on failure put the snapshot back. Frees it either way. */
 int jr_commit_or_undo(struct journal *j, struct jr_snapshot *s, struct rterr *err);
+/*
+ * What a change of one device's records needs to go back on (jr_mark_restore()) when it
+ * fails or turns out to change nothing, without copying the tables: such a change only
+ * appends records or modifies that device's own entry and operation. Only in a batch,
+ * where nothing is written until journal_batch_flush() (which has its own snapshot).
+ */
+struct jr_mark {
+	int n_ents, n_ops;
+	int ent, op; /* the device's entry and operation (index), -1 when it had none */
+	struct journal_entry ent_was;
+	struct journal_inflight op_was;
+};
+void jr_mark_take(struct journal *j, const struct journal_ident *id, struct jr_mark *m);
+void jr_mark_restore(struct journal *j, const struct jr_mark *m);
 
 /* journal_ident.c */
 const char *jr_boot_id(void);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,25 @@ int64_t jr_mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static pid_t cached_pid;
+
+static void forget_pid(void)
+{
+	cached_pid = 0;
+}
+
+pid_t jr_pid(void)
+{
+	static bool registered;
+
+	if (!cached_pid) {
+		if (!registered)
+			registered = pthread_atfork(NULL, NULL, forget_pid) == 0;
+		cached_pid = getpid();
+	}
+	return cached_pid;
 }
 
 static void sleep_us(int64_t us)
@@ -180,6 +200,31 @@ void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s)
 	jr_snapshot_drop(s);
 }
 
+void jr_mark_take(struct journal *j, const struct journal_ident *id, struct jr_mark *m)
+{
+	struct journal_entry *e = jr_find_entry(j, id);
+	struct journal_inflight *op = jr_find_op(j, id);
+
+	m->n_ents = j->n_ents;
+	m->n_ops = j->n_ops;
+	m->ent = e ? (int)(e - j->ents) : -1;
+	m->op = op ? (int)(op - j->ops) : -1;
+	if (e)
+		m->ent_was = *e;
+	if (op)
+		m->op_was = *op;
+}
+
+void jr_mark_restore(struct journal *j, const struct jr_mark *m)
+{
+	j->n_ents = m->n_ents;
+	j->n_ops = m->n_ops;
+	if (m->ent >= 0)
+		j->ents[m->ent] = m->ent_was;
+	if (m->op >= 0)
+		j->ops[m->op] = m->op_was;
+}
+
 int jr_commit_or_undo(struct journal *j, struct jr_snapshot *s, struct rterr *err)
 {
 	bool visible = false;
@@ -248,6 +293,7 @@ int journal_batch_flush(struct journal *j, bool last, struct rterr *err)
 	}
 	j->batch_dirty = j->batch_needs_disk = false;
 	if (last) {
+		journal_log_flush(j, NULL);
 		jr_snapshot_drop(&j->batch_snap);
 		j->batch = false;
 		j->log_checked = false;
@@ -381,7 +427,7 @@ static int lock_state(struct journal *j, int timeout_ms, struct rterr *err)
 		sleep_us(left < 10000 ? left : 10000);
 	}
 	if (writable) {
-		snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		snprintf(pid, sizeof(pid), "%d\n", (int)jr_pid());
 		if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, strlen(pid), 0) < 0) {
 			/* Only informative (names the holder to waiters); the flock is the lock. */
 		}
@@ -443,6 +489,8 @@ void journal_close(struct journal *j)
 {
 	if (!j)
 		return;
+	journal_log_flush(j, NULL);
+	free(j->log_buf);
 	if (j->log_fd >= 0)
 		close(j->log_fd);
 	if (j->lock_fd >= 0)

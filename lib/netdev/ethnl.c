@@ -443,44 +443,46 @@ static int features_request(struct ethnl *e, int ifindex, unsigned int count, co
 	return 0;
 }
 
-int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
-		       const char *const *names, unsigned int n_names, bool on,
-		       struct ethnl_features_diff *diff, struct rterr *err)
+/* The changes in one request: the body of ethnl_features_set() and _set_many(). */
+static int features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
+			const struct ethnl_features_change *ch, unsigned int n_ch, bool wanted_on,
+			struct ethnl_features_diff *diff, const char *what, struct rterr *err)
 {
 	struct ethnl_features_diff got = {0};
 	size_t w = cur->words ? cur->words : 1;
 	uint32_t *value, *mask, *fixed_kept;
-	unsigned int i, sent = 0;
-	char what[96];
+	unsigned int c, i, sent = 0;
 	int r, result = 0;
 
 	if (diff)
 		memset(diff, 0, sizeof(*diff));
-	snprintf(what, sizeof(what), "set features (%s%s %s)", n_names ? names[0] : "",
-		 n_names > 1 ? ", ..." : "", on ? "on" : "off");
 	value = calloc(3 * w, sizeof(uint32_t));
 	if (!value)
 		return rterr_sys(err, ENOMEM, "%s", what);
 	mask = value + w;
 	fixed_kept = value + 2 * w;
-	for (i = 0; i < n_names; i++) {
-		int idx = ethtool_feature_index(cur, names[i]);
+	for (c = 0; c < n_ch; c++)
+		for (i = 0; i < ch[c].n_names; i++) {
+			int idx = ethtool_feature_index(cur, ch[c].names[i]);
 
-		if (idx < 0)
-			continue;
-		/* NETIF_F_NEVER_CHANGE bits in the mask make the kernel refuse the request. */
-		if (test_bit(cur->never_changed, (unsigned int)idx)) {
-			if (test_bit(cur->active, (unsigned int)idx) != on) {
-				fixed_kept[idx / 32] |= 1U << (idx % 32);
-				result |= ETHTOOL_F_UNSUPPORTED;
+			if (idx < 0)
+				continue;
+			/* NETIF_F_NEVER_CHANGE bits in the mask make the kernel refuse the
+			 * request. */
+			if (test_bit(cur->never_changed, (unsigned int)idx)) {
+				if (test_bit(cur->active, (unsigned int)idx) != ch[c].on) {
+					fixed_kept[idx / 32] |= 1U << (idx % 32);
+					result |= ETHTOOL_F_UNSUPPORTED;
+				}
+				continue;
 			}
-			continue;
+			mask[idx / 32] |= 1U << (idx % 32);
+			if (ch[c].on)
+				value[idx / 32] |= 1U << (idx % 32);
+			else
+				value[idx / 32] &= ~(1U << (idx % 32));
+			sent++;
 		}
-		mask[idx / 32] |= 1U << (idx % 32);
-		if (on)
-			value[idx / 32] |= 1U << (idx % 32);
-		sent++;
-	}
 	if (sent) {
 		r = features_request(e, ifindex, cur->count, value, mask, &got, what, err);
 		if (r < 0) {
@@ -507,7 +509,7 @@ int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *
 	if (diff) {
 		for (i = 0; i < cur->words; i++) {
 			got.kept[i] |= fixed_kept[i];
-			if (on)
+			if (wanted_on)
 				got.wanted[i] |= fixed_kept[i];
 		}
 		*diff = got;
@@ -516,6 +518,26 @@ int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *
 	}
 	free(value);
 	return result;
+}
+
+int ethnl_features_set(struct ethnl *e, int ifindex, const struct eth_features *cur,
+		       const char *const *names, unsigned int n_names, bool on,
+		       struct ethnl_features_diff *diff, struct rterr *err)
+{
+	struct ethnl_features_change ch = {.names = names, .n_names = n_names, .on = on};
+	char what[96];
+
+	snprintf(what, sizeof(what), "set features (%s%s %s)", n_names ? names[0] : "",
+		 n_names > 1 ? ", ..." : "", on ? "on" : "off");
+	return features_set(e, ifindex, cur, &ch, 1, on, diff, what, err);
+}
+
+int ethnl_features_set_many(struct ethnl *e, int ifindex, const struct eth_features *cur,
+			    const struct ethnl_features_change *changes, unsigned int n,
+			    struct rterr *err)
+{
+	return features_set(e, ifindex, cur, changes, n, false, NULL,
+			    "set features (several at once)", err);
 }
 
 /* ---- monitor ----------------------------------------------------------------------- */

@@ -450,25 +450,39 @@ int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, st
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
-		 struct rterr *err)
+int link_set_u32s(struct link_sock *ls, int ifindex, const struct link_u32 *attrs, unsigned int n,
+		  struct rterr *err)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	struct ack_ctx ack = {0};
 	struct nl_msg *msg = NULL;
 	struct link_sock *own;
 	struct nl_sock *sk;
+	char what[256];
+	size_t len = 0;
+	unsigned int i;
 	int r;
 
+	what[0] = '\0';
+	for (i = 0; i < n && len < sizeof(what); i++)
+		len += (size_t)snprintf(what + len, sizeof(what) - len, "%s%s %u", i ? ", " : "",
+					attrs[i].what, attrs[i].value);
 	sk = sock_of(ls, &own, err);
 	if (!sk)
 		return -err->errnum;
-	msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK);
-	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_u32(msg, ifla, value) < 0) {
+	/* A page (libnl's default) is far more than a few attributes need. */
+	msg = nlmsg_alloc_size(NLMSG_SPACE(sizeof(ifi)) + n * NLA_HDRLEN * 2 + 64);
+	if (!msg ||
+	    !nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWLINK, 0, NLM_F_REQUEST | NLM_F_ACK) ||
+	    nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
 		r = rterr_sys(err, ENOMEM, "set %s", what);
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(msg, attrs[i].ifla, attrs[i].value) < 0) {
+			r = rterr_sys(err, ENOMEM, "set %s", what);
+			goto out;
+		}
 	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
 	r = nl_send_auto(sk, msg);
 	if (r >= 0)
@@ -476,12 +490,11 @@ int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, 
 	reset_cbs(sk);
 	if (ack.error) {
 		if (ack.extack[0])
-			r = rterr_sys(err, -ack.error, "set %s %u (kernel: %s)", what, value,
-				      ack.extack);
+			r = rterr_sys(err, -ack.error, "set %s (kernel: %s)", what, ack.extack);
 		else
-			r = rterr_sys(err, -ack.error, "set %s %u", what, value);
+			r = rterr_sys(err, -ack.error, "set %s", what);
 	} else if (r < 0) {
-		r = rterr_sys(err, EIO, "set %s %u (%s)", what, value, nl_geterror(r));
+		r = rterr_sys(err, EIO, "set %s (%s)", what, nl_geterror(r));
 	} else {
 		r = 0;
 	}
@@ -489,6 +502,14 @@ out:
 	nlmsg_free(msg);
 	link_sock_close(own);
 	return r;
+}
+
+int link_set_u32(struct link_sock *ls, int ifindex, int ifla, const char *what, uint32_t value,
+		 struct rterr *err)
+{
+	struct link_u32 a = {.ifla = ifla, .what = what, .value = value};
+
+	return link_set_u32s(ls, ifindex, &a, 1, err);
 }
 
 /* ---- by index --------------------------------------------------------------------- */

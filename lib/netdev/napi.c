@@ -2,7 +2,7 @@
 /*
  * Requests to the netdev generic netlink family for the NAPI settings (napi.h). libnl-genl
  * resolves the family and builds the requests; the answers are read off the socket into
- * one buffer and handed to napi_parse_reply() (lib/napi_parse.c) and ethnl_parse_ack(),
+ * one buffer and handed to napi_parse_reply() (lib/netdev/napi_parse.c) and ethnl_parse_ack(),
  * the parsers the unit tests and the fuzzers exercise: reading ourselves keeps the
  * kernel's own errno and its extended ACK text (libnl folds errnos together).
  */

@@ -548,7 +548,8 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 	unsigned int u;
 	int k;
 
-	set[0] = *base;
+	if (base != &set[0])
+		set[0] = *base;
 	set[0].level = 0;
 	*n_set = 1;
 	for (u = 0; u < st->n_uppers && *n_set < PLAN_SET_MAX; u++) {
