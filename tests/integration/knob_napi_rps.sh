@@ -57,7 +57,7 @@ pid=$(napi q0 | sed 's/.*pid=\([0-9]*\).*/\1/')
 t_eq "$(cat "/proc/$pid/comm")" "napi/q0-$id" "the NAPI's kthread"
 t_eq "$(t_rtl "$ns" --json show q0 | jq -c '.[0] | [.napi_threaded, .napi_defer_hard_irqs, .gro_flush_timeout, .irq_suspend_timeout, .rps_cpus, .rps_flow_cnt, .xps_cpus, .napi_count, .napi_path]')" \
 	'[true,2,200000,1000000,"0-1",4096,"1",1,"netlink"]' "show --json"
-t_rtl "$ns" show q0 | grep -qE '^    rps_cpus +0-1$' || t_fail "show text lacks 'rps_cpus 0-1'"
+t_rtl "$ns" show q0 | grep -E '^    rps_cpus +0-1$' >/dev/null || t_fail "show text lacks 'rps_cpus 0-1'"
 t_eq "$(awk '/^iface q0 / { f = 1; next } /^(iface|inflight|end)/ { f = 0 } f && $1 == "orig" { print $2 "=" $3 }' \
 	"$RTLTUNE_STATE_DIR/journal" | sort | tr '\n' ' ')" \
 	"gro_flush_timeout=0 irq_suspend_timeout=0 napi_defer_hard_irqs=0 napi_threaded=0 rps_cpus=0 rps_flow_cnt=0 xps_cpus=0 " "originals journaled"

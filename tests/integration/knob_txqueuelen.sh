@@ -37,7 +37,7 @@ t_eq "$rc" 1 "verify after a hand change"
 t_eq "$out" "q0 txqueuelen is 700, profile wants 5000 ($RTLTUNE_PROFILE_PATH/longq.conf:3)" "verify names the difference"
 t_rtl "$ns" apply longq q0 >/dev/null
 t_eq "$(t_rtl "$ns" --json show q0 | jq '.[0].txqueuelen')" 5000 "show --json"
-t_rtl "$ns" show q0 | grep -qE '^    txqueuelen +5000$' || t_fail "show text lacks 'txqueuelen 5000'"
+t_rtl "$ns" show q0 | grep -E '^    txqueuelen +5000$' >/dev/null || t_fail "show text lacks 'txqueuelen 5000'"
 echo "ok: show text"
 
 t_log "a value out of range changes nothing"

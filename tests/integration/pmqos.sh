@@ -81,7 +81,7 @@ echo "ok: rtltuned has $DEV open"
 t_eq "$(pq '[.held, .cpu_dma_latency_us, .setting, .error]')" "[true,$CHIP_US,\"auto\",null]" \
 	"status pm_qos"
 t_eq "$(pq '.for | sort')" '["pq0","pq1"]' "status names the interfaces it holds it for"
-d_rtl status | grep -qE "^  pm qos: +cpu_dma_latency held at $CHIP_US us for pq[01], pq[01]" ||
+d_rtl status | grep -E "^  pm qos: +cpu_dma_latency held at $CHIP_US us for pq[01], pq[01]" >/dev/null ||
 	{ d_rtl status; t_fail "status text lacks the pm qos line"; }
 echo "ok: status text: $(d_rtl status | grep 'pm qos')"
 d_wait_samples 1
@@ -101,7 +101,7 @@ echo "ok: file closed"
 d_wait_samples 1
 t_eq "$(metric rtltune_pm_qos_held)" 0 "rtltune_pm_qos_held after release"
 t_eq "$(metric rtltune_pm_qos_cpu_dma_latency_seconds)" "" "no latency series while not held"
-d_rtl status | grep -qE "^  pm qos: +not held \(no managed interface needs shallow idle\)" ||
+d_rtl status | grep -E "^  pm qos: +not held \(no managed interface needs shallow idle\)" >/dev/null ||
 	t_fail "status text: $(d_rtl status | grep 'pm qos')"
 echo "ok: status text says not held"
 
@@ -133,7 +133,7 @@ t_eq "$(grep -c "pm qos: holding" "$D_LOG")" "$holding_before" "off: no request 
 holds_fd && t_fail "off: rtltuned has $DEV open"
 t_eq "$(dev_us)" "$BASE" "$DEV with cpu_dma_latency = off"
 t_eq "$(pq '[.held, .setting, (.for | sort)]')" '[false,"off",["pq0","pq1"]]' "status with off"
-d_rtl status | grep -qE "^  pm qos: +not held \(cpu_dma_latency = off\)" ||
+d_rtl status | grep -E "^  pm qos: +not held \(cpu_dma_latency = off\)" >/dev/null ||
 	t_fail "status text: $(d_rtl status | grep 'pm qos')"
 echo "ok: status text says off"
 t_eq "$(metric rtltune_pm_qos_held)" 0 "rtltune_pm_qos_held with off"
@@ -161,7 +161,7 @@ t_eq "$(grep -c "pm qos: cannot hold" "$D_LOG")" 1 "the failure is logged once, 
 t_eq "$(pq '[.held, .wanted_us, .error]')" \
 	"[false,$CHIP_US,\"open $T_TMP/no-such-device: No such file or directory\"]" \
 	"status shows the error with the errno text"
-d_rtl status | grep -qF "pm qos:    not held: open $T_TMP/no-such-device: No such file or directory (wanted $CHIP_US us for" ||
+d_rtl status | grep -F "pm qos:    not held: open $T_TMP/no-such-device: No such file or directory (wanted $CHIP_US us for" >/dev/null ||
 	t_fail "status text: $(d_rtl status | grep 'pm qos')"
 echo "ok: status text shows the error"
 kill -0 "$D_PID" || t_fail "rtltuned died without the device"

@@ -32,7 +32,7 @@ t_eq "$(echo "$doc" | jq -r '.[0].uppers | join(",")')" br0 "v0's uppers"
 t_eq "$(echo "$doc" | jq -r '.[0].effective_gso_max_size')" 16384 "v0's effective gso_max_size (br0's)"
 t_eq "$(echo "$doc" | jq -r '.[0].effective_gro_max_size')" 65536 "v0's effective gro_max_size (its own: GRO runs in v0)"
 t_eq "$(t_rtl "$ns" --json show br0 | jq -r '.[0].lowers | join(",")')" v0 "br0's lowers"
-t_rtl "$ns" show v0 | grep -qE '^    upper +br0 \(bridge\): gso_max_size 16384' || t_fail "show text lacks the upper"
+t_rtl "$ns" show v0 | grep -E '^    upper +br0 \(bridge\): gso_max_size 16384' >/dev/null || t_fail "show text lacks the upper"
 echo "ok: show text names the upper"
 
 t_log "a failure on the upper changes nothing"
