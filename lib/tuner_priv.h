@@ -79,6 +79,33 @@ static inline double tnr_throughput(const struct point *p, enum objective o)
 
 enum trial_kind { TRIAL_GAIN, TRIAL_FIX };
 
+/* Pairs a switchback trial may take (switch_pairs x the judge-slowly factor fits). */
+#define TUNER_MAX_PAIRS (TUNER_MAX_WINDOW / 2)
+/* Differences of adjacent samples at one value that set the scale of a switchback's test:
+ * the baseline's pairs, then each block's two samples. */
+#define TUNER_NULL_PAIRS TUNER_MAX_WINDOW
+
+/*
+ * A gain on a knob the traffic shows at once (docs/tuning.md "Switchback"): one sample at
+ * the trial's values (B), then the pre-trial ones (A) and the trial's in blocks of two,
+ * B B A A B B A A ..., so that every pair of adjacent samples across a switch, (A before the
+ * trial, B 0), (B 1, A 2), (A 3, B 4), ..., gives one difference B - A on a log scale, in
+ * alternating order (a trend cancels) and one sample apart (slow drift cancels). The pairs
+ * within a block, (B 0, B 1), (A 2, A 3), ..., differ by noise alone: with the baseline's,
+ * they measure the spread.
+ */
+struct switchback {
+	unsigned int samples; /* observed since the trial started */
+	unsigned int pairs, nulls;
+	double d_thr[TUNER_MAX_PAIRS], d_cpu[TUNER_MAX_PAIRS];
+	double e_thr[TUNER_NULL_PAIRS], e_cpu[TUNER_NULL_PAIRS];
+	double last_thr, last_cpu; /* log values of the sample before */
+	bool cpu;		     /* CPU per byte in every sample: its test runs too */
+	int64_t b[TUNER_MAX_CHANGES]; /* the trial's values */
+	bool keep_pending; /* kept with the pre-trial values on: the trial's go back first */
+	char verdict[640];
+};
+
 struct trial {
 	struct tuner_action start;
 	/* from: the pre-trial value; to: the value applied now (steps move it). */
@@ -93,6 +120,8 @@ struct trial {
 	double min_effect;
 	struct window base, obs;
 	uint64_t started_ms;
+	bool switchback; /* judged by switchback (sb), not by windows before and after */
+	struct switchback sb;
 };
 
 /* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes) all have
@@ -177,6 +206,8 @@ void tnr_aggregate(const struct window *w, struct agg *a);
 double tnr_agg_rate(const struct agg *a, enum fault f);
 unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f);
 int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len);
+double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned int n, double shift,
+		   double g, double *mean);
 
 /* tuner_rules.c */
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
