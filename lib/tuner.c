@@ -712,8 +712,8 @@ static void give_switch(struct tuner *t, struct iface *ifc, bool to_b, uint64_t 
 }
 
 /* "tx throughput +38.2% (5 pairs, Bayes factor 63 vs 50)" */
-static void describe_pairs(const char *what, const double *d, unsigned int n, double bf,
-			   double bar, char *buf, size_t len)
+static void describe_pairs(const char *what, const double *d, unsigned int n, double bf, double bar,
+			   char *buf, size_t len)
 {
 	double sum = 0;
 	unsigned int i;
@@ -766,7 +766,8 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 		tnr_cat(why, sizeof(why), ": a gain beyond noise (at least %.0f%%)",
 			tr->min_effect * 100);
 	else if (bf >= bar)
-		tnr_cat(why, sizeof(why), ": %s, beyond noise", raw < 0 ? "worse" : "a gain below the required");
+		tnr_cat(why, sizeof(why), ": %s, beyond noise",
+			raw < 0 ? "worse" : "a gain below the required");
 	if (sb->cpu && bfc > 0) {
 		tnr_cat(why, sizeof(why), "; ");
 		describe_pairs("CPU per byte", sb->d_cpu, sb->pairs, bfc, bar, why, sizeof(why));
@@ -789,8 +790,8 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 }
 
 /* One sample of a switchback trial: into its block, then the switch or the pair's test. */
-static void feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p,
-			    uint64_t now, struct tuner_action *out)
+static void feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
+			    struct tuner_action *out)
 {
 	struct trial *tr = &ifc->trial;
 	struct switchback *sb = &tr->sb;

@@ -469,9 +469,8 @@ double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned in
 	for (i = 0; i < m; i++)
 		s += e[i] * e[i];
 	/* A jump of other load (the host's, a flow starting) between the two samples of a pair
-	 * makes the differences heavy-tailed: one pair counts at most three times the spread of
-	 * the noise-only ones. (On the simulator's bursts: 3 of 283 no-gain trials kept
-	 * without the cap, 0 of 280 with it.) */
+	 * makes the differences heavy-tailed: one pair counts at most three times the spread
+	 * of the noise-only ones, so no single pair carries the evidence of several. */
 	if (m >= 2)
 		cap = 3 * sqrt(s / m);
 	for (i = 0; i < n; i++) {
