@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@ static struct iface *iface_find(const struct tuner *t, int ifindex)
 	return NULL;
 }
 
-static unsigned int factor(const struct tuner_config *cfg, const struct iface *ifc)
+unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc)
 {
 	return ifc->have_env && (ifc->env.quirks & CHIP_Q_JUDGE_SLOWLY) ? cfg->judge_slowly_factor
 									: 1;
@@ -37,12 +36,12 @@ static unsigned int factor(const struct tuner_config *cfg, const struct iface *i
 
 static unsigned int baseline_needed(const struct tuner *t, const struct iface *ifc)
 {
-	return t->cfg.baseline_samples * factor(&t->cfg, ifc);
+	return t->cfg.baseline_samples * tnr_factor(&t->cfg, ifc);
 }
 
 static unsigned int observe_needed(const struct tuner *t, const struct iface *ifc)
 {
-	return t->cfg.observe_samples * factor(&t->cfg, ifc);
+	return t->cfg.observe_samples * tnr_factor(&t->cfg, ifc);
 }
 
 static void win_reset(struct iface *ifc, const struct tuner_env *env)
@@ -144,12 +143,6 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
-enum backoff_mode {
-	BO_REJECT, /* the trial lost or failed: back off, and double the next period */
-	BO_ABORT,  /* not judged (traffic stopped, pinned, autotune off): back off, no doubling */
-	BO_KEEP,   /* kept: chain freely; a kept fix holds back its reverse for a period */
-};
-
 static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
 			   enum tuner_dir d, enum backoff_mode mode, uint64_t now)
 {
@@ -195,8 +188,8 @@ static uint64_t backoff_left_s(const struct iface *ifc, enum knob_id k, enum tun
 
 /* ---- trials ----------------------------------------------------------------------- */
 
-static void action_from_trial(const struct iface *ifc, const struct trial *tr,
-			      enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
+void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
+			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
 {
 	*out = tr->start;
 	out->kind = kind;
@@ -206,7 +199,7 @@ static void action_from_trial(const struct iface *ifc, const struct trial *tr,
 	out->reason[0] = '\0';
 }
 
-static void count(struct iface *ifc, const struct tuner_action *a)
+void tnr_count(struct iface *ifc, const struct tuner_action *a)
 {
 	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
 		ifc->decisions[a->knob][a->kind]++;
@@ -222,13 +215,13 @@ static void trial_end(struct tuner *t, struct iface *ifc)
 }
 
 /* Give a rollback to the pre-trial values; the trial ends when tuner_applied(ok) says so. */
-static void give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
-			  const char *reason, struct tuner_action *out)
+void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
+		       const char *reason, struct tuner_action *out)
 {
 	const struct trial *tr = &ifc->trial;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
 	for (i = 0; i < out->n_changes; i++) {
 		/* A switchback may be at either value: the log names the trial's. */
 		out->changes[i].from = tr->switchback ? tr->sb.b[i] : tr->chg[i].to;
@@ -239,7 +232,7 @@ static void give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode 
 	ifc->rollback = *out;
 	ifc->state = TUNER_ST_ROLLING_BACK;
 	ifc->awaiting = true;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 /* Penalty rates in base vs obs; a clear rise of any but skip (or -1) is a rollback. */
@@ -281,8 +274,7 @@ static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, co
 
 /* "; retransmits 0.010% -> 0.020% of segments" for the reason of a verdict; skip: the
  * fault already described (a fix's own), or -1. */
-static void penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf,
-			    size_t len)
+void tnr_penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf, size_t len)
 {
 	char x[64];
 	int f;
@@ -333,8 +325,7 @@ static bool can_step(const struct tuner_config *cfg, const struct trial *tr, boo
 }
 
 /* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */
-static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
-			  struct tuner_action *out)
+bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
 	struct trial *tr = &ifc->trial;
@@ -349,7 +340,7 @@ static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
 	/* The fault a fix that can still step is after is judged by its verdict (can_step()). */
 	if (penalty_rose(cfg, &ab, &ob, can_step(cfg, tr, false) ? tr->fault : -1, why,
 			 sizeof(why))) {
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return true;
 	}
 	/* A fix that can still step is judged on its full window (can_step()). */
@@ -361,7 +352,7 @@ static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
 		snprintf(why, sizeof(why), "%s collapsed: %s -> %s (medians, %u samples)",
 			 tnr_objective_name(o), tnr_fmt_bps(tnr_median_of(a, na), x, sizeof(x)),
 			 tnr_fmt_bps(tnr_median_of(b, nb), y, sizeof(y)), nb);
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return true;
 	}
 	return false;
@@ -374,7 +365,7 @@ static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const ch
 	int64_t to = tr->chg[0].to / 2 > t->cfg.gso_floor ? tr->chg[0].to / 2 : t->cfg.gso_floor;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_STEP, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
 	for (i = 0; i < tr->start.n_changes; i++) {
 		tr->step_from[i] = tr->chg[i].to;
 		out->changes[i].from = tr->chg[i].to;
@@ -388,7 +379,7 @@ static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const ch
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->awaiting = true;
 	ifc->count = 0;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 /*
@@ -414,7 +405,7 @@ static void give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const 
 	struct trial *tr = &ifc->trial;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_STEP, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
 	for (i = 0; i < tr->start.n_changes; i++) {
 		int64_t to = tr->retest ? tr->step_from[i] : tr->chg[i].from;
 
@@ -440,7 +431,7 @@ static void give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const 
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->awaiting = true;
 	ifc->count = 0;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 static void swap_windows(struct window *a, struct window *b)
@@ -462,8 +453,8 @@ static void swap_windows(struct window *a, struct window *b)
  * traffic itself, whose skbs the size does not limit. (Established connections take a new
  * size since the actuator invalidates their routes: docs/stack.md.)
  */
-static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
-			 const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
+bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
+		      const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
 {
 	unsigned int need;
 	double skbs, above;
@@ -496,15 +487,15 @@ static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
 }
 
 /* Kept: the trial's values stay, and what was observed with them is the next baseline. */
-static void give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
-		      struct tuner_action *out)
+void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		   struct tuner_action *out)
 {
 	struct trial *tr = &ifc->trial;
 
-	action_from_trial(ifc, tr, TUNER_KEEP, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_KEEP, now, out);
 	snprintf(out->reason, sizeof(out->reason), "%s", why);
 	backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_KEEP, now);
-	count(ifc, out);
+	tnr_count(ifc, out);
 	trial_end(t, ifc);
 	/* The observed window was taken with the kept value: it is the next baseline (a swap:
 	 * each window keeps its own storage). */
@@ -551,8 +542,8 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				cfg->fix_max_loss * 100);
 		else
 			keep = fell;
-	} else if ((unused = raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
-					  sizeof(why)))) {
+	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
+					      sizeof(why)))) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 	} else if (tnr_cmp_up(&thr, tr->min_effect)) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
@@ -589,7 +580,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 			tnr_cat(why, sizeof(why), ": no gain beyond noise (at least %.0f%%)",
 				tr->min_effect * 100);
 	}
-	penalty_summary(&ab, &ob, tr->kind == TRIAL_FIX ? tr->fault : -1, why, sizeof(why));
+	tnr_penalty_summary(&ab, &ob, tr->kind == TRIAL_FIX ? tr->fault : -1, why, sizeof(why));
 	if (!keep && can_step(cfg, tr, fell)) {
 		give_step(t, ifc, now, why, out);
 		return;
@@ -599,235 +590,10 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 		return;
 	}
 	if (!keep) {
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return;
 	}
-	give_keep(t, ifc, now, why, out);
-}
-
-/* ---- switchback ------------------------------------------------------------------- */
-
-/*
- * Scale of the prior on the standardized gain (delta ~ N(0, g) in tnr_pair_bf()): gains
- * that matter here are 1 to 3 standard deviations of a pair's difference (+25-100% where
- * one connection's 1 s samples differ by 20-30% from the next).
- */
-#define SWITCH_PRIOR_G 2.0
-
-/*
- * Gains whose change the traffic shows at once go by switchback: the sizes (established
- * connections re-read them at their next transmit, as the actuator invalidates their
- * routes; GRO at its next merge) and GRO itself. The MTU does not (an established
- * connection keeps its MSS), and a fix must show its fault falling over a window.
- */
-static bool switchback_fits(const struct tuner_candidate *c)
-{
-	return c->dir == TUNER_UP && c->knob != KNOB_MTU;
-}
-
-static unsigned int switch_baseline_needed(const struct tuner *t, const struct iface *ifc)
-{
-	unsigned int n = t->cfg.switch_baseline * factor(&t->cfg, ifc);
-
-	return n < baseline_needed(t, ifc) ? n : baseline_needed(t, ifc);
-}
-
-static unsigned int switch_pairs_max(const struct tuner *t, const struct iface *ifc)
-{
-	return t->cfg.switch_pairs * factor(&t->cfg, ifc);
-}
-
-static double log_thr(const struct point *p, enum objective o)
-{
-	double v = tnr_throughput(p, o);
-
-	return log(v > 1 ? v : 1);
-}
-
-/* CPU time per byte, on a log scale; false when the sample has none to tell. */
-static bool log_cpu(const struct point *p, double *v)
-{
-	double bytes = p->tx_bytes + p->rx_bytes;
-
-	if (!(p->have & TUNER_HAVE_CPU) || p->cpu_ns <= 0 || bytes <= 0)
-		return false;
-	*v = log(p->cpu_ns / bytes);
-	return true;
-}
-
-/*
- * The baseline, all at the pre-trial values, as pairs of adjacent samples (0, 1), (2, 3),
- * ..., its last sample left for the first pair of the trial: differences with mean 0
- * that give the test the spread of a pair before the trial has any.
- */
-static void switchback_begin(struct trial *tr, const struct tuner_candidate *c)
-{
-	struct switchback *sb = &tr->sb;
-	const struct window *w = &tr->base;
-	double x, y;
-	unsigned int i;
-
-	memset(sb, 0, sizeof(*sb));
-	for (i = 0; i < c->n_changes; i++)
-		sb->b[i] = c->changes[i].to;
-	sb->cpu = w->n > 0;
-	for (i = 0; i < w->n; i++)
-		sb->cpu = sb->cpu && log_cpu(&w->p[i], &x);
-	for (i = 0; i + 2 < w->n && sb->nulls < TUNER_NULL_PAIRS / 2; i += 2) {
-		enum objective o = tnr_knob_objective(c->knob);
-
-		sb->e_thr[sb->nulls] = log_thr(&w->p[i + 1], o) - log_thr(&w->p[i], o);
-		if (sb->cpu && log_cpu(&w->p[i + 1], &x) && log_cpu(&w->p[i], &y))
-			sb->e_cpu[sb->nulls] = x - y;
-		sb->nulls++;
-	}
-	if (w->n) {
-		sb->last_thr = log_thr(&w->p[w->n - 1], tnr_knob_objective(c->knob));
-		if (sb->cpu)
-			log_cpu(&w->p[w->n - 1], &sb->last_cpu);
-	}
-}
-
-/* Switch to the trial's values (to_b) or back to the pre-trial ones: a STEP. */
-static void give_switch(struct tuner *t, struct iface *ifc, bool to_b, uint64_t now,
-			const char *why, struct tuner_action *out)
-{
-	struct trial *tr = &ifc->trial;
-	unsigned int i;
-
-	action_from_trial(ifc, tr, TUNER_STEP, now, out);
-	for (i = 0; i < tr->start.n_changes; i++) {
-		int64_t to = to_b ? tr->sb.b[i] : tr->chg[i].from;
-
-		out->changes[i].from = tr->chg[i].to;
-		out->changes[i].to = to;
-		tr->step_from[i] = tr->chg[i].to;
-		tr->chg[i].to = to;
-	}
-	tr->steps++;
-	snprintf(out->reason, sizeof(out->reason), "%s", why);
-	ifc->state = TUNER_ST_APPLYING;
-	ifc->awaiting = true;
-	count(ifc, out);
-}
-
-/* "tx throughput +38.2% (5 pairs, Bayes factor 63 vs 50)" */
-static void describe_pairs(const char *what, const double *d, unsigned int n, double bf, double bar,
-			   char *buf, size_t len)
-{
-	double sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		sum += d[i];
-	tnr_cat(buf, len, "%s %+.1f%% (geometric mean of %u pairs), Bayes factor %.3g vs %.3g",
-		what, n ? tnr_pct(exp(sum / n)) : 0, n, bf, bar);
-}
-
-/*
- * After each pair: the sequential tests on throughput (a gain of at least min_effect) and,
- * with CPU sampled, on CPU per byte (cheaper by min_effect while throughput holds). Each
- * stops at a Bayes factor of bar either way; alpha = false_keep is spent over both, so a
- * gain below min_effect is kept with a chance of at most false_keep (tnr_pair_bf()).
- */
-static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
-			     struct tuner_action *out)
-{
-	const struct tuner_config *cfg = &t->cfg;
-	struct trial *tr = &ifc->trial;
-	struct switchback *sb = &tr->sb;
-	enum objective o = tnr_knob_objective(tr->start.knob);
-	double margin = log(1 + tr->min_effect), bar, bf, bfc = 0, m, mc = 0, raw;
-	char why[sizeof(out->reason)] = "";
-	bool at_b = tr->chg[0].to == sb->b[0], keep = false, done = false;
-	struct agg ab, ob;
-
-	bar = sb->cpu ? 1 / cfg->false_keep : 1 / (2 * cfg->false_keep);
-	bf = tnr_pair_bf(sb->e_thr, sb->nulls, sb->d_thr, sb->pairs, margin, SWITCH_PRIOR_G, &m);
-	raw = m + margin;
-	tnr_aggregate(&tr->base, &ab);
-	tnr_aggregate(&tr->obs, &ob);
-	if (tr->obs.n >= 2 &&
-	    raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why, sizeof(why))) {
-		done = true;
-	} else if (bf >= bar) {
-		keep = m > 0;
-		done = true;
-	} else if (sb->cpu && raw > -margin) {
-		bfc = tnr_pair_bf(sb->e_cpu, sb->nulls, sb->d_cpu, sb->pairs, -margin,
-				  SWITCH_PRIOR_G, &mc);
-		keep = bfc >= bar && mc < 0;
-		done = bfc >= bar;
-	}
-	if (!done && sb->pairs < switch_pairs_max(t, ifc))
-		return;
-	describe_pairs(tnr_objective_name(o), sb->d_thr, sb->pairs, bf, bar, why, sizeof(why));
-	if (keep && bf >= bar)
-		tnr_cat(why, sizeof(why), ": a gain beyond noise (at least %.0f%%)",
-			tr->min_effect * 100);
-	else if (bf >= bar)
-		tnr_cat(why, sizeof(why), ": %s, beyond noise",
-			raw < 0 ? "worse" : "a gain below the required");
-	if (sb->cpu && bfc > 0) {
-		tnr_cat(why, sizeof(why), "; ");
-		describe_pairs("CPU per byte", sb->d_cpu, sb->pairs, bfc, bar, why, sizeof(why));
-		if (keep)
-			tnr_cat(why, sizeof(why), ": cheaper beyond noise (at least %.0f%%)",
-				tr->min_effect * 100);
-	}
-	if (!done)
-		tnr_cat(why, sizeof(why), ": no gain beyond noise (at least %.0f%%) in %u pairs",
-			tr->min_effect * 100, sb->pairs);
-	penalty_summary(&ab, &ob, -1, why, sizeof(why));
-	if (!keep)
-		return give_rollback(t, ifc, BO_REJECT, now, why, out);
-	if (at_b)
-		return give_keep(t, ifc, now, why, out);
-	/* The pre-trial values are on: the trial's go back, and the keep follows. */
-	snprintf(sb->verdict, sizeof(sb->verdict), "%s", why);
-	sb->keep_pending = true;
-	give_switch(t, ifc, true, now, "switchback: the gain is shown; back to keep it", out);
-}
-
-/* One sample of a switchback trial: into its block, then the switch or the pair's test. */
-static void feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
-			    struct tuner_action *out)
-{
-	struct trial *tr = &ifc->trial;
-	struct switchback *sb = &tr->sb;
-	enum objective o = tnr_knob_objective(tr->start.knob);
-	unsigned int i = sb->samples++;
-	bool at_b = tr->chg[0].to == sb->b[0];
-	double x = log_thr(p, o), c = 0;
-	char why[96];
-
-	if (tnr_win_push(at_b ? &tr->obs : &tr->base, p, TUNER_MAX_WINDOW) < 0)
-		return;
-	if (sb->keep_pending)
-		return give_keep(t, ifc, now, sb->verdict, out);
-	if (sb->cpu && !log_cpu(p, &c))
-		sb->cpu = false;
-	if (observe_early(t, ifc, now, out))
-		return;
-	if (i % 2) {
-		/* A block's second sample: noise against its first; then the other value. */
-		if (sb->nulls < TUNER_NULL_PAIRS) {
-			sb->e_thr[sb->nulls] = x - sb->last_thr;
-			sb->e_cpu[sb->nulls] = c - sb->last_cpu;
-			sb->nulls++;
-		}
-		sb->last_thr = x;
-		sb->last_cpu = c;
-		snprintf(why, sizeof(why), "switchback pair %u: %s", sb->pairs + 1,
-			 at_b ? "the pre-trial value" : "the trial's value");
-		return give_switch(t, ifc, !at_b, now, why, out);
-	}
-	sb->d_thr[sb->pairs] = at_b ? x - sb->last_thr : sb->last_thr - x;
-	sb->d_cpu[sb->pairs] = at_b ? c - sb->last_cpu : sb->last_cpu - c;
-	sb->pairs++;
-	sb->last_thr = x;
-	sb->last_cpu = c;
-	switchback_judge(t, ifc, now, out);
+	tnr_give_keep(t, ifc, now, why, out);
 }
 
 static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
@@ -855,9 +621,9 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	    env->knob[KNOB_TSO] > 0 && c->changes[0].to > 1500)
 		tr->min_effect *= t->cfg.jumbo_tso_factor;
 	tr->started_ms = now;
-	tr->switchback = switchback_fits(c);
+	tr->switchback = tnr_switchback_fits(c);
 	if (tr->switchback)
-		switchback_begin(tr, c);
+		tnr_switchback_begin(tr, c);
 
 	memset(out, 0, sizeof(*out));
 	out->kind = TUNER_START_TRIAL;
@@ -879,7 +645,7 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->count = 0;
 	t->active_trials++;
-	count(ifc, out);
+	tnr_count(ifc, out);
 	return 0;
 }
 
@@ -984,12 +750,12 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 
 	k = trial_interrupted(ifc, env, ifc->state == TUNER_ST_OBSERVE, why, sizeof(why));
 	if (k == TUNER_ROLLBACK)
-		return give_rollback(t, ifc, BO_ABORT, now, why, out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now, why, out);
 	if (k == TUNER_ABANDON) {
-		action_from_trial(ifc, tr, TUNER_ABANDON, now, out);
+		tnr_action_from_trial(ifc, tr, TUNER_ABANDON, now, out);
 		snprintf(out->reason, sizeof(out->reason), "%s", why);
 		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_ABORT, now);
-		count(ifc, out);
+		tnr_count(ifc, out);
 		trial_end(t, ifc);
 		win_reset(ifc, env);
 		ifc->state = TUNER_ST_IDLE;
@@ -998,13 +764,13 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	if (!usable)
 		return;
 	if (!active(&t->cfg, p))
-		return give_rollback(t, ifc, BO_ABORT, now,
-				     "traffic stopped during the trial: cannot judge", out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now,
+					 "traffic stopped during the trial: cannot judge", out);
 	if (gap(&tr->base, p))
-		return give_rollback(t, ifc, BO_ABORT, now,
-				     "sampling gap during the trial: cannot judge", out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now,
+					 "sampling gap during the trial: cannot judge", out);
 	if (tr->switchback)
-		return feed_switchback(t, ifc, p, now, out);
+		return tnr_feed_switchback(t, ifc, p, now, out);
 	if (ifc->state == TUNER_ST_SETTLE) {
 		if (++ifc->count >= t->cfg.settle_samples)
 			ifc->state = TUNER_ST_OBSERVE;
@@ -1019,7 +785,7 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	}
 	if (tnr_win_push(&tr->obs, p, TUNER_MAX_WINDOW) < 0)
 		return; /* out of memory: this sample is not judged */
-	if (observe_early(t, ifc, now, out))
+	if (tnr_observe_early(t, ifc, now, out))
 		return;
 	if (tr->obs.n >= observe_needed(t, ifc))
 		verdict(t, ifc, now, out);
@@ -1089,7 +855,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	if (tnr_win_push(&ifc->win, &p, baseline_needed(t, ifc)) < 0)
 		return -ENOMEM;
 	ifc->state = TUNER_ST_BASELINE;
-	if (ifc->win.n < switch_baseline_needed(t, ifc) || !env->autotune ||
+	if (ifc->win.n < tnr_switch_baseline_needed(t, ifc) || !env->autotune ||
 	    t->active_trials >= t->cfg.max_trials)
 		return 0;
 	r = tnr_evaluate(t, ifc, env, &ifc->win, now, cands);
@@ -1100,7 +866,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	 * only the rule's evidence. Other gains wait for a full window of steady traffic,
 	 * fixes for a steady fault.
 	 */
-	if (switchback_fits(&cands[r]))
+	if (tnr_switchback_fits(&cands[r]))
 		return start_trial(t, ifc, env, &cands[r], now, out);
 	if (ifc->win.n < baseline_needed(t, ifc))
 		return 0;
@@ -1144,22 +910,23 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 			/* apply undid the step itself: the previous step's values are on. */
 			for (i = 0; i < tr->start.n_changes; i++)
 				tr->chg[i].to = tr->step_from[i];
-			give_rollback(t, ifc, BO_REJECT, now,
-				      "the next step could not be applied: back to the pre-trial "
-				      "values",
-				      &rb);
+			tnr_give_rollback(
+				t, ifc, BO_REJECT, now,
+				"the next step could not be applied: back to the pre-trial "
+				"values",
+				&rb);
 			if (out)
 				*out = rb;
 			return 0;
 		}
 		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_REJECT, now);
 		if (out) {
-			action_from_trial(ifc, tr, TUNER_FAILED, now, out);
+			tnr_action_from_trial(ifc, tr, TUNER_FAILED, now, out);
 			snprintf(out->reason, sizeof(out->reason),
 				 "the change could not be applied (nothing changed); backing off "
 				 "%" PRIu64 "s",
 				 backoff_left_s(ifc, tr->start.knob, tr->start.dir, now));
-			count(ifc, out);
+			tnr_count(ifc, out);
 		}
 		trial_end(t, ifc);
 	} else if (ifc->state == TUNER_ST_ROLLING_BACK) {
@@ -1187,7 +954,7 @@ int tuner_abort(struct tuner *t, int ifindex, uint64_t now, const char *why,
 	case TUNER_ST_APPLYING:
 	case TUNER_ST_SETTLE:
 	case TUNER_ST_OBSERVE:
-		give_rollback(t, ifc, BO_ABORT, now, why && *why ? why : "trial aborted", out);
+		tnr_give_rollback(t, ifc, BO_ABORT, now, why && *why ? why : "trial aborted", out);
 		break;
 	case TUNER_ST_ROLLING_BACK:
 		*out = ifc->rollback;
@@ -1241,7 +1008,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 				 " against %" PRId64 ", %u of at most %u pairs",
 				 tr->start.trial, tuner_rule_name(tr->start.rule),
 				 knob_name(c->knob), tr->sb.b[0], c->from, tr->sb.pairs,
-				 switch_pairs_max(t, ifc));
+				 tnr_switch_pairs_max(t, ifc));
 		else
 			snprintf(out->summary, sizeof(out->summary),
 				 "trial %u in progress (%s, %s): %s %" PRId64 " -> %" PRId64
@@ -1250,7 +1017,8 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 				 tuner_state_name(ifc->state), knob_name(c->knob), c->from, c->to,
 				 tr->obs.n, observe_needed(t, ifc));
 		out->samples = tr->switchback ? tr->sb.pairs : tr->obs.n;
-		out->needed = tr->switchback ? switch_pairs_max(t, ifc) : observe_needed(t, ifc);
+		out->needed =
+			tr->switchback ? tnr_switch_pairs_max(t, ifc) : observe_needed(t, ifc);
 	}
 	/* What feed would add before starting: a full window, steady traffic, a free slot. */
 	why[0] = '\0';
@@ -1325,7 +1093,7 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 	case TUNER_ST_OBSERVE:
 		if (ifc->trial.switchback) {
 			out->samples = ifc->trial.sb.pairs;
-			out->needed = switch_pairs_max(t, ifc);
+			out->needed = tnr_switch_pairs_max(t, ifc);
 			break;
 		}
 		out->samples = ifc->trial.retest == 1 ? ifc->trial.base.n : ifc->trial.obs.n;

@@ -5,7 +5,8 @@
 /*
  * Inside the tuner (include/rtltune/tuner.h is the API): tuner_stats.c (windows, the
  * criterion's statistics, the words of a reason), tuner_rules.c (what to try next),
- * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine).
+ * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine),
+ * tuner_switchback.c (gains judged by switchback).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -216,5 +217,33 @@ bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum o
 		  char *why, size_t len);
 bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
 			size_t len);
+
+enum backoff_mode {
+	BO_REJECT, /* the trial lost or failed: back off, and double the next period */
+	BO_ABORT,  /* not judged (traffic stopped, pinned, autotune off): back off, no doubling */
+	BO_KEEP,   /* kept: chain freely; a kept fix holds back its reverse for a period */
+};
+
+/* tuner.c: what a trial's judges share */
+unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc);
+void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
+			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out);
+void tnr_count(struct iface *ifc, const struct tuner_action *a);
+void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
+		       const char *reason, struct tuner_action *out);
+void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		   struct tuner_action *out);
+void tnr_penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf, size_t len);
+bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out);
+bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
+		      const struct tuner_env *env, const struct agg *ob, char *why, size_t len);
+
+/* tuner_switchback.c */
+bool tnr_switchback_fits(const struct tuner_candidate *c);
+unsigned int tnr_switch_baseline_needed(const struct tuner *t, const struct iface *ifc);
+unsigned int tnr_switch_pairs_max(const struct tuner *t, const struct iface *ifc);
+void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c);
+void tnr_feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
+			 struct tuner_action *out);
 
 #endif
