@@ -28,7 +28,8 @@
  *	  TUNER_ROLLBACK     set every changes[i].knob to changes[i].to (the pre-trial
  *	                     values), end the in-flight trial, log, then tuner_applied(ok)
  *	  TUNER_STEP         the trial goes on one step further (a fix that did not cure
- *	                     yet: gso_max_size halved again): set changes[i].knob to
+ *	                     yet: gso_max_size halved again; a switchback switching between
+ *	                     the trial's and the pre-trial values): set changes[i].knob to
  *	                     changes[i].to like START_TRIAL, keeping the in-flight trial
  *	                     (its pre-values stay the first ones), then tuner_applied(ok)
  *	  TUNER_ABANDON      someone else changed the knob mid-trial: end the in-flight
@@ -132,6 +133,9 @@ struct tuner_config {
 	double mtu_min_bytes_per_s;	  /* 1e6: traffic before the MTU rule looks */
 	double mtu_full_share;		  /* 0.8: average frame / MTU that counts as full */
 	double jumbo_tso_factor;	  /* 3: min_effect x this when jumbo turns TSO off */
+	unsigned int switch_baseline;	  /* 4: samples before a switchback trial */
+	unsigned int switch_pairs;	  /* 8: most pairs a switchback trial takes */
+	double false_keep;		  /* 0.05: bound on keeping a gain below min_effect */
 	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
 	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };

@@ -28,7 +28,7 @@ static struct iface *iface_find(const struct tuner *t, int ifindex)
 	return NULL;
 }
 
-static unsigned int factor(const struct tuner_config *cfg, const struct iface *ifc)
+unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc)
 {
 	return ifc->have_env && (ifc->env.quirks & CHIP_Q_JUDGE_SLOWLY) ? cfg->judge_slowly_factor
 									: 1;
@@ -36,12 +36,12 @@ static unsigned int factor(const struct tuner_config *cfg, const struct iface *i
 
 static unsigned int baseline_needed(const struct tuner *t, const struct iface *ifc)
 {
-	return t->cfg.baseline_samples * factor(&t->cfg, ifc);
+	return t->cfg.baseline_samples * tnr_factor(&t->cfg, ifc);
 }
 
 static unsigned int observe_needed(const struct tuner *t, const struct iface *ifc)
 {
-	return t->cfg.observe_samples * factor(&t->cfg, ifc);
+	return t->cfg.observe_samples * tnr_factor(&t->cfg, ifc);
 }
 
 static void win_reset(struct iface *ifc, const struct tuner_env *env)
@@ -143,12 +143,6 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
-enum backoff_mode {
-	BO_REJECT, /* the trial lost or failed: back off, and double the next period */
-	BO_ABORT,  /* not judged (traffic stopped, pinned, autotune off): back off, no doubling */
-	BO_KEEP,   /* kept: chain freely; a kept fix holds back its reverse for a period */
-};
-
 static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
 			   enum tuner_dir d, enum backoff_mode mode, uint64_t now)
 {
@@ -194,8 +188,8 @@ static uint64_t backoff_left_s(const struct iface *ifc, enum knob_id k, enum tun
 
 /* ---- trials ----------------------------------------------------------------------- */
 
-static void action_from_trial(const struct iface *ifc, const struct trial *tr,
-			      enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
+void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
+			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
 {
 	*out = tr->start;
 	out->kind = kind;
@@ -205,7 +199,7 @@ static void action_from_trial(const struct iface *ifc, const struct trial *tr,
 	out->reason[0] = '\0';
 }
 
-static void count(struct iface *ifc, const struct tuner_action *a)
+void tnr_count(struct iface *ifc, const struct tuner_action *a)
 {
 	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
 		ifc->decisions[a->knob][a->kind]++;
@@ -221,15 +215,16 @@ static void trial_end(struct tuner *t, struct iface *ifc)
 }
 
 /* Give a rollback to the pre-trial values; the trial ends when tuner_applied(ok) says so. */
-static void give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
-			  const char *reason, struct tuner_action *out)
+void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
+		       const char *reason, struct tuner_action *out)
 {
 	const struct trial *tr = &ifc->trial;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
 	for (i = 0; i < out->n_changes; i++) {
-		out->changes[i].from = tr->chg[i].to;
+		/* A switchback may be at either value: the log names the trial's. */
+		out->changes[i].from = tr->switchback ? tr->sb.b[i] : tr->chg[i].to;
 		out->changes[i].to = tr->chg[i].from;
 	}
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);
@@ -237,7 +232,7 @@ static void give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode 
 	ifc->rollback = *out;
 	ifc->state = TUNER_ST_ROLLING_BACK;
 	ifc->awaiting = true;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 /* Penalty rates in base vs obs; a clear rise of any but skip (or -1) is a rollback. */
@@ -279,8 +274,7 @@ static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, co
 
 /* "; retransmits 0.010% -> 0.020% of segments" for the reason of a verdict; skip: the
  * fault already described (a fix's own), or -1. */
-static void penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf,
-			    size_t len)
+void tnr_penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf, size_t len)
 {
 	char x[64];
 	int f;
@@ -331,8 +325,7 @@ static bool can_step(const struct tuner_config *cfg, const struct trial *tr, boo
 }
 
 /* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */
-static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
-			  struct tuner_action *out)
+bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
 	struct trial *tr = &ifc->trial;
@@ -347,7 +340,7 @@ static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
 	/* The fault a fix that can still step is after is judged by its verdict (can_step()). */
 	if (penalty_rose(cfg, &ab, &ob, can_step(cfg, tr, false) ? tr->fault : -1, why,
 			 sizeof(why))) {
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return true;
 	}
 	/* A fix that can still step is judged on its full window (can_step()). */
@@ -359,7 +352,7 @@ static bool observe_early(struct tuner *t, struct iface *ifc, uint64_t now,
 		snprintf(why, sizeof(why), "%s collapsed: %s -> %s (medians, %u samples)",
 			 tnr_objective_name(o), tnr_fmt_bps(tnr_median_of(a, na), x, sizeof(x)),
 			 tnr_fmt_bps(tnr_median_of(b, nb), y, sizeof(y)), nb);
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return true;
 	}
 	return false;
@@ -372,7 +365,7 @@ static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const ch
 	int64_t to = tr->chg[0].to / 2 > t->cfg.gso_floor ? tr->chg[0].to / 2 : t->cfg.gso_floor;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_STEP, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
 	for (i = 0; i < tr->start.n_changes; i++) {
 		tr->step_from[i] = tr->chg[i].to;
 		out->changes[i].from = tr->chg[i].to;
@@ -386,7 +379,7 @@ static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const ch
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->awaiting = true;
 	ifc->count = 0;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 /*
@@ -412,7 +405,7 @@ static void give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const 
 	struct trial *tr = &ifc->trial;
 	unsigned int i;
 
-	action_from_trial(ifc, tr, TUNER_STEP, now, out);
+	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
 	for (i = 0; i < tr->start.n_changes; i++) {
 		int64_t to = tr->retest ? tr->step_from[i] : tr->chg[i].from;
 
@@ -438,7 +431,7 @@ static void give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const 
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->awaiting = true;
 	ifc->count = 0;
-	count(ifc, out);
+	tnr_count(ifc, out);
 }
 
 static void swap_windows(struct window *a, struct window *b)
@@ -460,8 +453,8 @@ static void swap_windows(struct window *a, struct window *b)
  * traffic itself, whose skbs the size does not limit. (Established connections take a new
  * size since the actuator invalidates their routes: docs/stack.md.)
  */
-static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
-			 const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
+bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
+		      const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
 {
 	unsigned int need;
 	double skbs, above;
@@ -491,6 +484,24 @@ static bool raise_unused(const struct tuner_config *cfg, const struct trial *tr,
 			 ? env->limit_note
 			 : "its connections sent no larger skbs: the size is not what limits them");
 	return true;
+}
+
+/* Kept: the trial's values stay, and what was observed with them is the next baseline. */
+void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		   struct tuner_action *out)
+{
+	struct trial *tr = &ifc->trial;
+
+	tnr_action_from_trial(ifc, tr, TUNER_KEEP, now, out);
+	snprintf(out->reason, sizeof(out->reason), "%s", why);
+	backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_KEEP, now);
+	tnr_count(ifc, out);
+	trial_end(t, ifc);
+	/* The observed window was taken with the kept value: it is the next baseline (a swap:
+	 * each window keeps its own storage). */
+	swap_windows(&ifc->win, &tr->obs);
+	memcpy(ifc->win_knob, ifc->env.knob, sizeof(ifc->win_knob));
+	ifc->state = TUNER_ST_BASELINE;
 }
 
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
@@ -531,8 +542,8 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				cfg->fix_max_loss * 100);
 		else
 			keep = fell;
-	} else if ((unused = raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
-					  sizeof(why)))) {
+	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
+					      sizeof(why)))) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 	} else if (tnr_cmp_up(&thr, tr->min_effect)) {
 		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
@@ -569,7 +580,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 			tnr_cat(why, sizeof(why), ": no gain beyond noise (at least %.0f%%)",
 				tr->min_effect * 100);
 	}
-	penalty_summary(&ab, &ob, tr->kind == TRIAL_FIX ? tr->fault : -1, why, sizeof(why));
+	tnr_penalty_summary(&ab, &ob, tr->kind == TRIAL_FIX ? tr->fault : -1, why, sizeof(why));
 	if (!keep && can_step(cfg, tr, fell)) {
 		give_step(t, ifc, now, why, out);
 		return;
@@ -579,19 +590,10 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 		return;
 	}
 	if (!keep) {
-		give_rollback(t, ifc, BO_REJECT, now, why, out);
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
 		return;
 	}
-	action_from_trial(ifc, tr, TUNER_KEEP, now, out);
-	snprintf(out->reason, sizeof(out->reason), "%s", why);
-	backoff_update(cfg, ifc, tr->start.knob, tr->start.dir, BO_KEEP, now);
-	count(ifc, out);
-	trial_end(t, ifc);
-	/* The observed window was taken with the kept value: it is the next baseline (a swap:
-	 * each window keeps its own storage). */
-	swap_windows(&ifc->win, &tr->obs);
-	memcpy(ifc->win_knob, ifc->env.knob, sizeof(ifc->win_knob));
-	ifc->state = TUNER_ST_BASELINE;
+	tnr_give_keep(t, ifc, now, why, out);
 }
 
 static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
@@ -619,6 +621,9 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	    env->knob[KNOB_TSO] > 0 && c->changes[0].to > 1500)
 		tr->min_effect *= t->cfg.jumbo_tso_factor;
 	tr->started_ms = now;
+	tr->switchback = tnr_switchback_fits(c);
+	if (tr->switchback)
+		tnr_switchback_begin(tr, c);
 
 	memset(out, 0, sizeof(*out));
 	out->kind = TUNER_START_TRIAL;
@@ -640,7 +645,7 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->count = 0;
 	t->active_trials++;
-	count(ifc, out);
+	tnr_count(ifc, out);
 	return 0;
 }
 
@@ -745,12 +750,12 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 
 	k = trial_interrupted(ifc, env, ifc->state == TUNER_ST_OBSERVE, why, sizeof(why));
 	if (k == TUNER_ROLLBACK)
-		return give_rollback(t, ifc, BO_ABORT, now, why, out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now, why, out);
 	if (k == TUNER_ABANDON) {
-		action_from_trial(ifc, tr, TUNER_ABANDON, now, out);
+		tnr_action_from_trial(ifc, tr, TUNER_ABANDON, now, out);
 		snprintf(out->reason, sizeof(out->reason), "%s", why);
 		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_ABORT, now);
-		count(ifc, out);
+		tnr_count(ifc, out);
 		trial_end(t, ifc);
 		win_reset(ifc, env);
 		ifc->state = TUNER_ST_IDLE;
@@ -759,11 +764,13 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	if (!usable)
 		return;
 	if (!active(&t->cfg, p))
-		return give_rollback(t, ifc, BO_ABORT, now,
-				     "traffic stopped during the trial: cannot judge", out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now,
+					 "traffic stopped during the trial: cannot judge", out);
 	if (gap(&tr->base, p))
-		return give_rollback(t, ifc, BO_ABORT, now,
-				     "sampling gap during the trial: cannot judge", out);
+		return tnr_give_rollback(t, ifc, BO_ABORT, now,
+					 "sampling gap during the trial: cannot judge", out);
+	if (tr->switchback)
+		return tnr_feed_switchback(t, ifc, p, now, out);
 	if (ifc->state == TUNER_ST_SETTLE) {
 		if (++ifc->count >= t->cfg.settle_samples)
 			ifc->state = TUNER_ST_OBSERVE;
@@ -778,7 +785,7 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	}
 	if (tnr_win_push(&tr->obs, p, TUNER_MAX_WINDOW) < 0)
 		return; /* out of memory: this sample is not judged */
-	if (observe_early(t, ifc, now, out))
+	if (tnr_observe_early(t, ifc, now, out))
 		return;
 	if (tr->obs.n >= observe_needed(t, ifc))
 		verdict(t, ifc, now, out);
@@ -848,13 +855,21 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	if (tnr_win_push(&ifc->win, &p, baseline_needed(t, ifc)) < 0)
 		return -ENOMEM;
 	ifc->state = TUNER_ST_BASELINE;
-	if (ifc->win.n < baseline_needed(t, ifc) || !env->autotune ||
+	if (ifc->win.n < tnr_switch_baseline_needed(t, ifc) || !env->autotune ||
 	    t->active_trials >= t->cfg.max_trials)
 		return 0;
 	r = tnr_evaluate(t, ifc, env, &ifc->win, now, cands);
 	if (r < 0)
 		return 0;
-	/* Gains wait for steady traffic, fixes for a steady fault. */
+	/*
+	 * A switchback compares adjacent samples, so drift and a flow's ramp cancel: it needs
+	 * only the rule's evidence. Other gains wait for a full window of steady traffic,
+	 * fixes for a steady fault.
+	 */
+	if (tnr_switchback_fits(&cands[r]))
+		return start_trial(t, ifc, env, &cands[r], now, out);
+	if (ifc->win.n < baseline_needed(t, ifc))
+		return 0;
 	if (cands[r].dir == TUNER_UP
 		    ? tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why,
 				   sizeof(why))
@@ -882,7 +897,9 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 		if (ok) {
 			if (!tr->steps)
 				tr->started_ms = now;
-			ifc->state = TUNER_ST_SETTLE;
+			/* A switchback's blocks follow each other with nothing thrown away:
+			 * skb sizes follow a change within the sample (docs/tuning.md). */
+			ifc->state = tr->switchback ? TUNER_ST_OBSERVE : TUNER_ST_SETTLE;
 			ifc->count = 0;
 			return 0;
 		}
@@ -893,22 +910,23 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 			/* apply undid the step itself: the previous step's values are on. */
 			for (i = 0; i < tr->start.n_changes; i++)
 				tr->chg[i].to = tr->step_from[i];
-			give_rollback(t, ifc, BO_REJECT, now,
-				      "the next step could not be applied: back to the pre-trial "
-				      "values",
-				      &rb);
+			tnr_give_rollback(
+				t, ifc, BO_REJECT, now,
+				"the next step could not be applied: back to the pre-trial "
+				"values",
+				&rb);
 			if (out)
 				*out = rb;
 			return 0;
 		}
 		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_REJECT, now);
 		if (out) {
-			action_from_trial(ifc, tr, TUNER_FAILED, now, out);
+			tnr_action_from_trial(ifc, tr, TUNER_FAILED, now, out);
 			snprintf(out->reason, sizeof(out->reason),
 				 "the change could not be applied (nothing changed); backing off "
 				 "%" PRIu64 "s",
 				 backoff_left_s(ifc, tr->start.knob, tr->start.dir, now));
-			count(ifc, out);
+			tnr_count(ifc, out);
 		}
 		trial_end(t, ifc);
 	} else if (ifc->state == TUNER_ST_ROLLING_BACK) {
@@ -936,7 +954,7 @@ int tuner_abort(struct tuner *t, int ifindex, uint64_t now, const char *why,
 	case TUNER_ST_APPLYING:
 	case TUNER_ST_SETTLE:
 	case TUNER_ST_OBSERVE:
-		give_rollback(t, ifc, BO_ABORT, now, why && *why ? why : "trial aborted", out);
+		tnr_give_rollback(t, ifc, BO_ABORT, now, why && *why ? why : "trial aborted", out);
 		break;
 	case TUNER_ST_ROLLING_BACK:
 		*out = ifc->rollback;
@@ -984,14 +1002,23 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	if (ifc->in_trial) {
 		const struct tuner_change *c = &tr->chg[0];
 
-		snprintf(out->summary, sizeof(out->summary),
-			 "trial %u in progress (%s, %s): %s %" PRId64 " -> %" PRId64
-			 ", observed %u/%u samples",
-			 tr->start.trial, tuner_rule_name(tr->start.rule),
-			 tuner_state_name(ifc->state), knob_name(c->knob), c->from, c->to,
-			 tr->obs.n, observe_needed(t, ifc));
-		out->samples = tr->obs.n;
-		out->needed = observe_needed(t, ifc);
+		if (tr->switchback)
+			snprintf(out->summary, sizeof(out->summary),
+				 "trial %u in progress (%s, switchback): %s %" PRId64
+				 " against %" PRId64 ", %u of at most %u pairs",
+				 tr->start.trial, tuner_rule_name(tr->start.rule),
+				 knob_name(c->knob), tr->sb.b[0], c->from, tr->sb.pairs,
+				 tnr_switch_pairs_max(t, ifc));
+		else
+			snprintf(out->summary, sizeof(out->summary),
+				 "trial %u in progress (%s, %s): %s %" PRId64 " -> %" PRId64
+				 ", observed %u/%u samples",
+				 tr->start.trial, tuner_rule_name(tr->start.rule),
+				 tuner_state_name(ifc->state), knob_name(c->knob), c->from, c->to,
+				 tr->obs.n, observe_needed(t, ifc));
+		out->samples = tr->switchback ? tr->sb.pairs : tr->obs.n;
+		out->needed =
+			tr->switchback ? tnr_switch_pairs_max(t, ifc) : observe_needed(t, ifc);
 	}
 	/* What feed would add before starting: a full window, steady traffic, a free slot. */
 	why[0] = '\0';
@@ -1064,6 +1091,11 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 		out->needed = t->cfg.settle_samples;
 		break;
 	case TUNER_ST_OBSERVE:
+		if (ifc->trial.switchback) {
+			out->samples = ifc->trial.sb.pairs;
+			out->needed = tnr_switch_pairs_max(t, ifc);
+			break;
+		}
 		out->samples = ifc->trial.retest == 1 ? ifc->trial.base.n : ifc->trial.obs.n;
 		out->needed =
 			ifc->trial.retest == 1 ? baseline_needed(t, ifc) : observe_needed(t, ifc);

@@ -36,6 +36,9 @@ void tuner_config_default(struct tuner_config *c)
 		.mtu_min_bytes_per_s = 1e6,
 		.mtu_full_share = 0.8,
 		.jumbo_tso_factor = 3,
+		.switch_baseline = 4,
+		.switch_pairs = 8,
+		.false_keep = 0.05,
 		.backoff_initial_ms = 300000,
 		.backoff_max_ms = 86400000,
 	};
@@ -78,6 +81,9 @@ static const struct cfg_key {
 	K(mtu_min_bytes_per_s, CT_DOUBLE, 0, 1e12),
 	K(mtu_full_share, CT_DOUBLE, 0.1, 1),
 	K(jumbo_tso_factor, CT_DOUBLE, 1, 100),
+	K(switch_baseline, CT_UINT, 2, TUNER_MAX_WINDOW),
+	K(switch_pairs, CT_UINT, 2, TUNER_MAX_WINDOW / 2),
+	K(false_keep, CT_DOUBLE, 1e-6, 0.5),
 #undef K
 	{"backoff_initial", CT_MS, offsetof(struct tuner_config, backoff_initial_ms), 1000,
 	 7 * 86400000.0},
@@ -241,6 +247,9 @@ int tuner_config_check(const struct tuner_config *c, struct rterr *err)
 				   "judge_slowly_factor %u exceed %d samples",
 				   c->baseline_samples, c->observe_samples, c->judge_slowly_factor,
 				   TUNER_MAX_WINDOW);
+	if (c->switch_pairs * c->judge_slowly_factor > TUNER_MAX_PAIRS)
+		return rterr_input(err, "tuner switch_pairs %u x judge_slowly_factor %u exceed %d",
+				   c->switch_pairs, c->judge_slowly_factor, TUNER_MAX_PAIRS);
 	if (c->backoff_initial_ms > c->backoff_max_ms)
 		return rterr_input(err, "tuner backoff_initial exceeds backoff_max");
 	return 0;

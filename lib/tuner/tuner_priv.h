@@ -5,7 +5,8 @@
 /*
  * Inside the tuner (include/rtltune/tuner.h is the API): tuner_stats.c (windows, the
  * criterion's statistics, the words of a reason), tuner_rules.c (what to try next),
- * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine).
+ * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine),
+ * tuner_switchback.c (gains judged by switchback).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,6 +80,33 @@ static inline double tnr_throughput(const struct point *p, enum objective o)
 
 enum trial_kind { TRIAL_GAIN, TRIAL_FIX };
 
+/* Pairs a switchback trial may take (switch_pairs x the judge-slowly factor fits). */
+#define TUNER_MAX_PAIRS (TUNER_MAX_WINDOW / 2)
+/* Differences of adjacent samples at one value that set the scale of a switchback's test:
+ * the baseline's pairs, then each block's two samples. */
+#define TUNER_NULL_PAIRS TUNER_MAX_WINDOW
+
+/*
+ * A gain on a knob the traffic shows at once (docs/tuning.md "Switchback"): one sample at
+ * the trial's values (B), then the pre-trial ones (A) and the trial's in blocks of two,
+ * B B A A B B A A ..., so that every pair of adjacent samples across a switch, (A before the
+ * trial, B 0), (B 1, A 2), (A 3, B 4), ..., gives one difference B - A on a log scale, in
+ * alternating order (a trend cancels) and one sample apart (slow drift cancels). The pairs
+ * within a block, (B 0, B 1), (A 2, A 3), ..., differ by noise alone: with the baseline's,
+ * they measure the spread.
+ */
+struct switchback {
+	unsigned int samples; /* observed since the trial started */
+	unsigned int pairs, nulls;
+	double d_thr[TUNER_MAX_PAIRS], d_cpu[TUNER_MAX_PAIRS];
+	double e_thr[TUNER_NULL_PAIRS], e_cpu[TUNER_NULL_PAIRS];
+	double last_thr, last_cpu; /* log values of the sample before */
+	bool cpu;		     /* CPU per byte in every sample: its test runs too */
+	int64_t b[TUNER_MAX_CHANGES]; /* the trial's values */
+	bool keep_pending; /* kept with the pre-trial values on: the trial's go back first */
+	char verdict[640];
+};
+
 struct trial {
 	struct tuner_action start;
 	/* from: the pre-trial value; to: the value applied now (steps move it). */
@@ -93,6 +121,8 @@ struct trial {
 	double min_effect;
 	struct window base, obs;
 	uint64_t started_ms;
+	bool switchback; /* judged by switchback (sb), not by windows before and after */
+	struct switchback sb;
 };
 
 /* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes) all have
@@ -177,6 +207,8 @@ void tnr_aggregate(const struct window *w, struct agg *a);
 double tnr_agg_rate(const struct agg *a, enum fault f);
 unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f);
 int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len);
+double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned int n, double shift,
+		   double g, double *mean);
 
 /* tuner_rules.c */
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
@@ -185,5 +217,33 @@ bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum o
 		  char *why, size_t len);
 bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
 			size_t len);
+
+enum backoff_mode {
+	BO_REJECT, /* the trial lost or failed: back off, and double the next period */
+	BO_ABORT,  /* not judged (traffic stopped, pinned, autotune off): back off, no doubling */
+	BO_KEEP,   /* kept: chain freely; a kept fix holds back its reverse for a period */
+};
+
+/* tuner.c: what a trial's judges share */
+unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc);
+void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
+			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out);
+void tnr_count(struct iface *ifc, const struct tuner_action *a);
+void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
+		       const char *reason, struct tuner_action *out);
+void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		   struct tuner_action *out);
+void tnr_penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf, size_t len);
+bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out);
+bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
+		      const struct tuner_env *env, const struct agg *ob, char *why, size_t len);
+
+/* tuner_switchback.c */
+bool tnr_switchback_fits(const struct tuner_candidate *c);
+unsigned int tnr_switch_baseline_needed(const struct tuner *t, const struct iface *ifc);
+unsigned int tnr_switch_pairs_max(const struct tuner *t, const struct iface *ifc);
+void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c);
+void tnr_feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
+			 struct tuner_action *out);
 
 #endif

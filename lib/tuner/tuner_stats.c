@@ -441,3 +441,50 @@ int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char 
 		snprintf(text, len, "no faults");
 	return -1;
 }
+
+/* ---- switchback ------------------------------------------------------------------- */
+
+/*
+ * The evidence that paired differences d (each the trial's value against the pre-trial
+ * one in adjacent blocks, on a log scale) have a mean other than shift, as a Bayes factor:
+ * H1 "mean shift + delta sigma, delta ~ N(0, g)" against H0 "mean shift", with sigma
+ * unknown and the scale-invariant prior 1/sigma under both, so nothing about the noise
+ * level is assumed. e are m differences of the same kind known to have mean 0 (the
+ * baseline's adjacent samples, both at the pre-trial value): they count for the spread
+ * only. In closed form (the normal prior integrates out; Gönen, Johnson, Lu and Westfall,
+ * The American Statistician 59, 2005, for m = 0):
+ *	BF = (1 + n g)^(-1/2) (S / (S - n^2 mean^2 g / (1 + n g)))^((m + n) / 2)
+ * with S the sum of squares of e and of d - shift. Under H0 it is a nonnegative
+ * martingale however sigma is (it depends on the data only through their direction, where
+ * both hypotheses put the right Haar prior on the scale), so by Ville's inequality the
+ * chance that it ever reaches 1/alpha, at any number of pairs, is at most alpha; its sign
+ * is symmetric, so reaching it with a positive mean has at most alpha / 2.
+ */
+double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned int n, double shift,
+		   double g, double *mean)
+{
+	double s = 0, sum = 0, sub, x, cap = 0;
+	unsigned int i;
+
+	for (i = 0; i < m; i++)
+		s += e[i] * e[i];
+	/* A jump of other load (the host's, a flow starting) between the two samples of a pair
+	 * makes the differences heavy-tailed: one pair counts at most three times the spread
+	 * of the noise-only ones, so no single pair carries the evidence of several. */
+	if (m >= 2)
+		cap = 3 * sqrt(s / m);
+	for (i = 0; i < n; i++) {
+		x = d[i] - shift;
+		if (cap > 0 && fabs(x) > cap)
+			x = x > 0 ? cap : -cap;
+		s += x * x;
+		sum += x;
+	}
+	*mean = n ? sum / n : 0;
+	if (!n || s <= 0)
+		return 1;
+	sub = sum * sum * g / (1 + n * g);
+	if (s - sub <= s * 1e-12)
+		return 1e12;
+	return exp(-0.5 * log(1 + n * g) + (m + n) / 2.0 * (log(s) - log(s - sub)));
+}

@@ -2,7 +2,9 @@
 # Acceptance (issue 12): long-lived connections take what the tuner finds. One IPv4 and one
 # IPv6 connection (iperf3 -t 90 each, at the same time) start at gso_max_size 16384 with
 # rtltuned's tuner on: gso_max_size is raised and kept, and each connection's own
-# throughput over its last 5 s is at least 1.5x its first 5 s. A socket copies the sizes
+# throughput over its last 5 s is at least 1.5x its first 2 s (a switchback trial starts
+# 2 s into the flows, 4 samples of 500 ms, and the raises can be kept within the next 3 s:
+# a 5 s "before" would already hold them). A socket copies the sizes
 # when it gets its route; the actuator invalidates the routes after each change
 # (docs/stack.md), so the same connections speed up. ta is taken for a chip with a 64K TSO
 # limit (tests/chips/veth-64k.conf): the raises end there after two trials, where veth's
@@ -44,17 +46,17 @@ tn_flow_ok "$T_TMP/v4.json" "the IPv4 connection"
 tn_flow_ok "$T_TMP/v6.json" "the IPv6 connection"
 tn_decisions | cut -c1-200 | sed 's/^/# /'
 
-read -r f4 l4 r4 <<<"$(tn_ratio "$T_TMP/v4.json")"
-read -r f6 l6 r6 <<<"$(tn_ratio "$T_TMP/v6.json")"
-echo "# IPv4 connection: first 5 s $f4 Gbit/s, last 5 s $l4 Gbit/s ($r4%)"
-echo "# IPv6 connection: first 5 s $f6 Gbit/s, last 5 s $l6 Gbit/s ($r6%)"
+read -r f4 l4 r4 <<<"$(tn_ratio "$T_TMP/v4.json" 2)"
+read -r f6 l6 r6 <<<"$(tn_ratio "$T_TMP/v6.json" 2)"
+echo "# IPv4 connection: first 2 s $f4 Gbit/s, last 5 s $l4 Gbit/s ($r4%)"
+echo "# IPv6 connection: first 2 s $f6 Gbit/s, last 5 s $l6 Gbit/s ($r6%)"
 final=$(t_ip_attr "$A" ta gso_max_size)
 t_ge "$final" 32768 "gso_max_size raised from 16384"
 t_ge "$(tn_decisions | grep -c ' kept gso_max_size ' || true)" 1 "raises kept"
 t_ge "$(t_nl_attr "$A" ta gso_ipv4_max_size)" 32768 "gso_ipv4_max_size raised with it"
 grep -q 'ta: IPv4 and IPv6 routes invalidated' "$D_LOG" || t_fail "no route invalidation logged"
 echo "ok: the daemon invalidated the routes after its changes"
-t_ge "$r4" 150 "IPv4 connection: last 5 s vs first 5 s (percent)"
-t_ge "$r6" 150 "IPv6 connection: last 5 s vs first 5 s (percent)"
+t_ge "$r4" 150 "IPv4 connection: last 5 s vs first 2 s (percent)"
+t_ge "$r6" 150 "IPv6 connection: last 5 s vs first 2 s (percent)"
 d_stop >/dev/null || t_fail "unclean exit"
 tn_done
