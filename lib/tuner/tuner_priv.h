@@ -6,6 +6,8 @@
  * Inside the tuner (include/rtltune/tuner.h is the API): tuner_stats.c (windows, the
  * criterion's statistics, the words of a reason), tuner_rules.c (what to try next),
  * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine).
+ * Calls go one way, tuner.c -> tuner_rules.c -> tuner_stats.c, tuner_config.c; the types
+ * here are the module's, not tuner.c's.
  */
 #include <stdbool.h>
 #include <stddef.h>
