@@ -21,6 +21,9 @@ Usage: lint-structure.py BUILD_DIR
    - no cycle between modules, by include or by call: each module uses only modules
      below it;
    - no include cycle between public headers.
+5. No cycle between the files of one lib/ module: an edge from file a to file b of the
+   same module is an include of b (a private header) by a, or a call from a.o to a symbol
+   b.o defines; the files of a module call one way, its base helpers at the bottom.
 Exit 1 with what broke each rule; 0 silently. With --layers, print lib/'s modules by
 layer (the lowest first), each with the modules it uses.
 """
@@ -184,7 +187,25 @@ def lib_graph(build, errors):
         for sym in sorted(undef):
             if sym in owner:
                 edge(mod, owner[sym][0], f"{src} calls {sym} ({owner[sym][1]})")
-    return graph, hgraph
+    return graph, hgraph, objs, owner
+
+
+def file_graphs(mods, objs, owner):
+    """{module: {file: {file: why}}}: includes and calls between the files of one module."""
+    graphs = {}
+    for mod, files in mods.items():
+        fg = {f: {} for f in files}
+        for path in files:
+            for inc in includes(path):
+                target = os.path.normpath(os.path.join(os.path.dirname(path), inc))
+                if target in fg and target != path:
+                    fg[path].setdefault(target, "#include")
+            if path in objs:
+                for sym in sorted(objs[path][1][1]):
+                    if sym in owner and owner[sym][0] == mod and owner[sym][1] != path:
+                        fg[path].setdefault(owner[sym][1], sym)
+        graphs[mod] = fg
+    return graphs
 
 
 def layers(graph):
@@ -225,7 +246,12 @@ def main():
             n = sum(1 for _ in f)
         if n > MAX_LIB_LINES:
             errors.append(f"{src} has {n} lines (at most {MAX_LIB_LINES}: split it by concern)")
-    graph, hgraph = lib_graph(build, errors)
+    graph, hgraph, objs, owner = lib_graph(build, errors)
+    for mod, fg in sorted(file_graphs(lib_modules()[0], objs, owner).items()):
+        cycle = find_cycle(fg)
+        if cycle:
+            steps = ", ".join(f"{a} -> {b} ({why})" for a, why, b in cycle)
+            errors.append(f"cycle between the files of lib/{mod}/: {steps}")
     cycle = find_cycle(graph)
     if cycle:
         steps = ", ".join(f"lib/{a}/ -> lib/{b}/ ({why})" for a, why, b in cycle)

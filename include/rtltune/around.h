@@ -15,16 +15,23 @@
 #include "rtltune/knob.h"
 
 struct nic;
-struct nic_io;
+struct napi_nl;
+
+/* What reads and writes go through: the run's netdev family handle (NULL without one) and
+ * the sysfs root (nic_io_napi(), nic_io_sysfs_root()). */
+struct around_io {
+	struct napi_nl *napi;
+	const char *sysfs_root;
+};
 
 /* Fill nic's around-the-NIC knobs (val[], around_err[], n_napi) through io. */
-void around_read(struct nic_io *io, struct nic *nic);
+void around_read(const struct around_io *io, struct nic *nic);
 /*
  * Set knob k (an around-the-NIC row) of the device ifindex to v: on every NAPI of it, or
  * on every queue of the kind. Only lib/actuate/actuate.c calls it (the one actuation path).
  */
-int around_set(struct nic_io *io, int ifindex, const char *ifname, enum knob_id k, int64_t v,
-	       struct rterr *err);
+int around_set(const struct around_io *io, int ifindex, const char *ifname, enum knob_id k,
+	       int64_t v, struct rterr *err);
 /* Why k reads as unknown on nic ("no NAPI instance: ..."), for a plan's skip note. */
 const char *around_why(const struct nic *nic, enum knob_id k, char *buf, size_t len);
 /* How the NAPI settings of nic were read: "netlink", "sysfs", or "none". */

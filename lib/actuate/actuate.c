@@ -146,7 +146,8 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
 	case KNOB_B_NAPI:
 	case KNOB_B_QUEUE:
-		r = around_set(a->io, ifindex, ifname, (enum knob_id)k, values[k], err);
+		r = around_set(&(struct around_io){nic_io_napi(a->io), nic_io_sysfs_root(a->io)},
+			       ifindex, ifname, (enum knob_id)k, values[k], err);
 		return gone_or(r, ifname, ifindex, d->name, err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);

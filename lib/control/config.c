@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <grp.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 
 #include "rtltune/config.h"
 #include "rtltune/control.h"
+#include "rtltune/inifile.h"
 
 #ifndef RTLTUNE_STATEDIR
 #define RTLTUNE_STATEDIR "/var/lib/rtltune"
@@ -394,54 +394,22 @@ static void config_defaults(struct rtd_config *cfg)
 	tuner_config_default(&cfg->tuner);
 }
 
-/* inih reports errors by the number of the reader call; map those back to file lines. */
+/* The first value refused (lib/base/inifile.c stops reading there). */
 struct parse_state {
-	FILE *f;
-	const char *path;
+	struct inifile ini;
 	struct rtd_config *cfg;
-	unsigned int line; /* file line of the chunk handed out last */
-	bool at_line_start;
-	unsigned int *call_line; /* file line of reader call i (1-based) */
-	unsigned int calls, cap;
-	unsigned int err_call; /* first reader call whose handler failed */
-	unsigned int err_line;
+	unsigned int err_line; /* 0 while nothing was refused */
 	char err_why[512];
 	int err_errno;
 };
 
-static char *counting_reader(char *str, int num, void *stream)
+static int config_handler(struct inifile *ini, const char *section, const char *name,
+			  const char *value)
 {
-	struct parse_state *ps = stream;
-	char *r = fgets(str, num, ps->f);
-	size_t n;
-
-	if (!r)
-		return NULL;
-	if (ps->at_line_start)
-		ps->line++;
-	n = strlen(r);
-	ps->at_line_start = n && r[n - 1] == '\n';
-	if (ps->calls + 1 >= ps->cap) {
-		unsigned int cap = ps->cap ? ps->cap * 2 : 64;
-		unsigned int *grown = realloc(ps->call_line, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		ps->call_line = grown;
-		ps->cap = cap;
-	}
-	ps->call_line[++ps->calls] = ps->line;
-	return r;
-}
-
-static int config_handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct parse_state *ps = user;
+	struct parse_state *ps = ini->user;
 	char why[512];
 	int r;
 
-	if (ps->err_call)
-		return 1; /* report the first problem only */
 	if (strcmp(section, "tuner") == 0) {
 		struct rterr terr = {0};
 
@@ -458,8 +426,7 @@ static int config_handler(void *user, const char *section, const char *name, con
 			snprintf(why, sizeof(why), "out of memory");
 	}
 	if (r < 0) {
-		ps->err_call = ps->calls;
-		ps->err_line = ps->line;
+		ps->err_line = ini->lineno;
 		ps->err_errno = -r;
 		snprintf(ps->err_why, sizeof(ps->err_why), "%s", why);
 		return 0;
@@ -469,35 +436,29 @@ static int config_handler(void *user, const char *section, const char *name, con
 
 static int config_read_file(const char *path, struct rtd_config *cfg, struct rterr *err)
 {
-	struct parse_state ps = {.path = path, .cfg = cfg, .at_line_start = true};
-	unsigned int line;
+	struct parse_state ps = {.cfg = cfg};
+	FILE *f;
 	int r;
 
-	ps.f = fopen(path, "re");
-	if (!ps.f && errno == ENOENT)
+	f = fopen(path, "re");
+	if (!f && errno == ENOENT)
 		return rterr_input(err, "config %s: no such file", path);
-	if (!ps.f)
+	if (!f)
 		return rterr_sys(err, errno, "cannot read config %s", path);
-	r = ini_parse_stream(counting_reader, &ps, config_handler, &ps);
-	fclose(ps.f);
-	if (r == 0 && !ps.err_call) {
-		free(ps.call_line);
+	/* An over-long line goes to inih in pieces, each on the line it came from. */
+	ps.ini = (struct inifile){.path = path, .user = &ps, .key = config_handler};
+	r = inifile_parse(&ps.ini, f);
+	fclose(f);
+	if (r == 0 && !ps.err_line)
 		return 0;
-	}
-	if (r < 0) {
-		free(ps.call_line);
+	if (r < 0)
 		return rterr_sys(err, ENOMEM, "%s: reading config", path);
-	}
 	/* inih's own syntax error came before any value we rejected. */
-	if (r > 0 && (!ps.err_call || (unsigned int)r < ps.err_call)) {
-		line = (unsigned int)r <= ps.calls ? ps.call_line[r] : ps.line;
-		free(ps.call_line);
+	if (r > 0)
 		return rterr_input(err,
-				   "%s:%u: expected 'key = value', a [daemon] section header or "
+				   "%s:%d: expected 'key = value', a [daemon] section header or "
 				   "a comment",
-				   path, line);
-	}
-	free(ps.call_line);
+				   path, r);
 	if (ps.err_errno == ENOMEM)
 		return rterr_sys(err, ENOMEM, "%s:%u", path, ps.err_line);
 	return rterr_input(err, "%s:%u: %s", path, ps.err_line, ps.err_why);

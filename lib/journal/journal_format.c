@@ -16,34 +16,6 @@
 #define JOURNAL_MAX_LINE   1024
 #define JOURNAL_MAX_TOKENS 16
 
-/* Kernel rule for interface names (dev_valid_name): 1..15 bytes, no '/', ':' or space. */
-bool jr_ifname_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n >= IF_NAMESIZE || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || isspace((unsigned char)*s) ||
-		    !isprint((unsigned char)*s))
-			return false;
-	return true;
-}
-
-/* op, actor, outcome: short lowercase words, so they can never break a line or a field. */
-bool jr_word_ok(const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	if (n == 0 || n >= max)
-		return false;
-	for (; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_' &&
-		    *s != '-')
-			return false;
-	return true;
-}
-
 struct parser {
 	const char *path;
 	unsigned int line;
@@ -108,32 +80,6 @@ static int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
-}
-
-bool jr_perm_addr_ok(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n < 2 || n >= 64 || (n + 1) % 3)
-		return false;
-	for (i = 0; i < n; i++)
-		if (i % 3 == 2 ? s[i] != ':'
-			       : !isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-bool jr_boot_id_ok(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n != 36)
-		return false;
-	for (i = 0; i < n; i++)
-		if (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-'
-							    : !isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
 }
 
 /* Bits for the identity keys a block header must carry. */

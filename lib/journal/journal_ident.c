@@ -24,18 +24,6 @@
 #define MAX_ADDR_LEN 32 /* include/linux/netdevice.h */
 #endif
 
-const char *jr_boot_id(void)
-{
-	static char id[40];
-	char buf[64];
-
-	if (!id[0] && jr_read_small_file("/proc/sys/kernel/random/boot_id", buf, sizeof(buf)) > 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		snprintf(id, sizeof(id), "%s", buf);
-	}
-	return id;
-}
-
 static int read_perm_addr(int sock, const char *ifname, char *out, size_t len)
 {
 	struct {
@@ -144,16 +132,6 @@ int journal_ident_read_index(int ifindex, const char *was, struct journal_ident 
 	return rterr_sys(err, EAGAIN,
 			 "%s: renamed %d times in %" PRId64 " ms while reading its identity", was,
 			 tries, (jr_mono_us() - start) / 1000);
-}
-
-bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b)
-{
-	if (a->perm_addr[0] && b->perm_addr[0])
-		return !strcmp(a->perm_addr, b->perm_addr);
-	if (a->perm_addr[0] || b->perm_addr[0])
-		return false;
-	return a->ifindex == b->ifindex && a->netns_cookie == b->netns_cookie &&
-	       !strcmp(a->boot_id, b->boot_id);
 }
 
 /* Every field equal: nothing to rewrite (name, ifindex, netns and boot move). */

@@ -12,31 +12,6 @@
 
 #include "journal_priv.h"
 
-/* starttime (field 22 of /proc/PID/stat), 0 when the process is gone or a zombie. */
-uint64_t jr_proc_start_time(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	char state;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (jr_read_small_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p || sscanf(p + 1, " %c", &state) != 1 || state == 'Z' || state == 'X')
-		return 0;
-	p += 2;
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &start) != 1)
-		return 0;
-	return start;
-}
-
 /* This process's own start time, read once (per pid: a forked child reads its own). */
 static uint64_t self_start_time(void)
 {
@@ -50,26 +25,10 @@ static uint64_t self_start_time(void)
 	return start;
 }
 
-bool jr_op_alive(const struct journal_inflight *op)
-{
-	uint64_t start;
-
-	if (strcmp(op->id.boot_id, jr_boot_id()))
-		return false;
-	start = jr_proc_start_time(op->pid);
-	return start && (!op->pid_start || start == op->pid_start);
-}
-
 bool jr_op_mine(const struct journal_inflight *op)
 {
 	return op->pid == jr_pid() && op->pid_start == self_start_time() &&
 	       !strcmp(op->id.boot_id, jr_boot_id());
-}
-
-void jr_drop_op(struct journal *j, struct journal_inflight *op)
-{
-	memmove(op, op + 1, (j->ops + j->n_ops - (op + 1)) * sizeof(*op));
-	j->n_ops--;
 }
 
 void journal_set_inflight_optional(struct journal *j, bool optional)

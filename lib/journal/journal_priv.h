@@ -4,14 +4,15 @@
 
 /*
  * Inside the journal (include/rtltune/journal.h is the API; docs/journal.md the format and
- * the rules). One file per concern:
+ * the rules). One file per concern, each calling only files listed before it:
+ *	journal_base.c       clocks, small files, table look-ups, validators, live processes
  *	journal_format.c     the text format: parser and serializer
- *	journal_store.c      the state dir: lock, load, atomic commit, in-memory tables
  *	journal_ident.c      device identity (which record is which device)
+ *	journal_store.c      the state dir: lock, load, atomic commit, in-memory tables
  *	journal_originals.c  originals: record, look up, forget, restore done
- *	journal_gone.c       records of devices gone from their netns
  *	journal_inflight.c   operations in flight and their processes
  *	journal_log.c        the decision log (JSON Lines): append and read
+ *	journal_gone.c       records of devices gone from their netns
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -65,11 +66,24 @@ struct journal {
 	size_t log_len, log_cap;
 };
 
-/* journal_format.c */
+/* journal_base.c (calls no other file of the module) */
+int64_t jr_now_us(void);  /* CLOCK_REALTIME */
+int64_t jr_mono_us(void); /* CLOCK_MONOTONIC */
+int jr_read_small_file(const char *path, char *buf, size_t len);
+int jr_grow(void *arr, int n, size_t size);
+pid_t jr_pid(void); /* getpid(), asked once per process (a forked child asks again) */
 bool jr_ifname_ok(const char *s);
 bool jr_word_ok(const char *s, size_t max);
 bool jr_perm_addr_ok(const char *s);
 bool jr_boot_id_ok(const char *s);
+const char *jr_boot_id(void);
+struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
+struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);
+void jr_drop_op(struct journal *j, struct journal_inflight *op);
+uint64_t jr_proc_start_time(pid_t pid);
+bool jr_op_alive(const struct journal_inflight *op);
+
+/* journal_format.c */
 /*
  * The refusal of a journal that cannot be trusted (journal.h): RTERR_INPUT, errnum
  * EBADMSG, naming path:line and what to do; returns -EBADMSG.
@@ -81,13 +95,6 @@ int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err);
 char *jr_serialize(struct journal *j, size_t *len);
 
 /* journal_store.c */
-int64_t jr_now_us(void);  /* CLOCK_REALTIME */
-int64_t jr_mono_us(void); /* CLOCK_MONOTONIC */
-pid_t jr_pid(void);	  /* getpid(), asked once per process (a forked child asks again) */
-int jr_read_small_file(const char *path, char *buf, size_t len);
-int jr_grow(void *arr, int n, size_t size);
-struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
-struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);
 int jr_snapshot_take(struct journal *j, struct jr_snapshot *s, struct rterr *err);
 /* Put the snapshot back (a change that will not be committed) and free it. */
 void jr_snapshot_restore(struct journal *j, struct jr_snapshot *s);
@@ -110,7 +117,6 @@ void jr_mark_take(struct journal *j, const struct journal_ident *id, struct jr_m
 void jr_mark_restore(struct journal *j, const struct jr_mark *m);
 
 /* journal_ident.c */
-const char *jr_boot_id(void);
 uint64_t jr_netns_cookie(void); /* the caller's netns, 0 when unknown */
 bool jr_ident_equal(const struct journal_ident *a, const struct journal_ident *b);
 void jr_ident_describe(const struct journal_ident *id, char *buf, size_t len);
@@ -127,9 +133,6 @@ int jr_stage_originals(struct journal *j, const struct journal_ident *id,
 bool jr_drop_originals(struct journal *j, struct journal_entry *e, const bool which[KNOB__COUNT]);
 
 /* journal_inflight.c */
-uint64_t jr_proc_start_time(pid_t pid);
-bool jr_op_alive(const struct journal_inflight *op);
 bool jr_op_mine(const struct journal_inflight *op);
-void jr_drop_op(struct journal *j, struct journal_inflight *op);
 
 #endif

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,41 +16,6 @@
 #include "journal_priv.h"
 #include "rtltune/testhook.h"
 
-int64_t jr_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t jr_mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static pid_t cached_pid;
-
-static void forget_pid(void)
-{
-	cached_pid = 0;
-}
-
-pid_t jr_pid(void)
-{
-	static bool registered;
-
-	if (!cached_pid) {
-		if (!registered)
-			registered = pthread_atfork(NULL, NULL, forget_pid) == 0;
-		cached_pid = getpid();
-	}
-	return cached_pid;
-}
-
 static void sleep_us(int64_t us)
 {
 	struct timespec ts = {us / 1000000, (us % 1000000) * 1000L};
@@ -59,56 +23,6 @@ static void sleep_us(int64_t us)
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
-
-int jr_read_small_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, len - 1);
-	close(fd);
-	if (r < 0)
-		return -errno;
-	buf[r] = '\0';
-	return (int)r;
-}
-int jr_grow(void *arr, int n, size_t size)
-{
-	void **a = arr;
-	void *bigger;
-
-	/* Grow by powers of two: n is a power of two exactly when the array is full. */
-	if (n && (n & (n - 1)))
-		return 0;
-	bigger = realloc(*a, (n ? 2 * (size_t)n : 1) * size);
-	if (!bigger)
-		return -ENOMEM;
-	*a = bigger;
-	return 0;
-}
-
-struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id)
-{
-	int i;
-
-	for (i = 0; i < j->n_ents; i++)
-		if (journal_ident_same(&j->ents[i].id, id))
-			return &j->ents[i];
-	return NULL;
-}
-
-struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id)
-{
-	int i;
-
-	for (i = 0; i < j->n_ops; i++)
-		if (journal_ident_same(&j->ops[i].id, id))
-			return &j->ops[i];
-	return NULL;
-}
-
 /*
  * Make the in-memory journal the one on disk: temp file, fsync, rename over, fsync dir.
  * A crash at any point leaves either the old or the new file, never a mix. Without

@@ -111,9 +111,9 @@ static int napi_common(const struct napi_info *list, unsigned int n, enum napi_s
 	return 0;
 }
 
-static void read_napi(struct nic_io *io, struct nic *nic)
+static void read_napi(const struct around_io *io, struct nic *nic)
 {
-	struct napi_nl *nl = nic_io_napi(io);
+	struct napi_nl *nl = io->napi;
 	struct napi_info *list = NULL;
 	unsigned int n = 0;
 	struct rterr ignored;
@@ -142,7 +142,7 @@ static void read_napi(struct nic_io *io, struct nic *nic)
 			} else if (e == -EOPNOTSUPP || (e == 0 && !napi_nl_has_set(nl))) {
 				/* The kernel reports it but cannot set it per NAPI, or does not
 				 * report it at all: the per-device file, where there is one. */
-				e = napi_sysfs_read(nic_io_sysfs_root(io), nic->link.ifname,
+				e = napi_sysfs_read(io->sysfs_root, nic->link.ifname,
 						    (enum napi_setting)s, &v);
 				if (e == 0 && nic->napi_path == NAPI_PATH_NONE)
 					nic->napi_path = NAPI_PATH_SYSFS;
@@ -157,7 +157,7 @@ static void read_napi(struct nic_io *io, struct nic *nic)
 	free(list);
 }
 
-static void read_queues(struct nic_io *io, struct nic *nic)
+static void read_queues(const struct around_io *io, struct nic *nic)
 {
 	static const enum knob_id rows[QUEUE_FILE_COUNT] = {
 		[QUEUE_RPS_CPUS] = KNOB_RPS_CPUS,
@@ -168,24 +168,24 @@ static void read_queues(struct nic_io *io, struct nic *nic)
 
 	for (f = 0; f < QUEUE_FILE_COUNT; f++) {
 		int64_t v = LINK_UNSET;
-		int e = queue_read(nic_io_sysfs_root(io), nic->link.ifname, (enum queue_file)f, &v);
+		int e = queue_read(io->sysfs_root, nic->link.ifname, (enum queue_file)f, &v);
 
 		*err_of(nic, rows[f]) = (int16_t)e;
 		nic->val[rows[f]] = e == 0 ? v : LINK_UNSET;
 	}
 }
 
-void around_read(struct nic_io *io, struct nic *nic)
+void around_read(const struct around_io *io, struct nic *nic)
 {
 	read_napi(io, nic);
 	read_queues(io, nic);
 }
 
-int around_set(struct nic_io *io, int ifindex, const char *ifname, enum knob_id k, int64_t v,
-	       struct rterr *err)
+int around_set(const struct around_io *io, int ifindex, const char *ifname, enum knob_id k,
+	       int64_t v, struct rterr *err)
 {
 	const struct knob_desc *d = knob_desc(k);
-	struct napi_nl *nl = nic_io_napi(io);
+	struct napi_nl *nl = io->napi;
 	struct napi_info *list;
 	char now[IF_NAMESIZE];
 	enum napi_setting s = (enum napi_setting)d->sub;
@@ -196,12 +196,12 @@ int around_set(struct nic_io *io, int ifindex, const char *ifname, enum knob_id 
 	if (if_indextoname((unsigned int)ifindex, now))
 		ifname = now;
 	if (d->backend == KNOB_B_QUEUE)
-		return queue_write(nic_io_sysfs_root(io), ifname, (enum queue_file)d->sub, v, err);
+		return queue_write(io->sysfs_root, ifname, (enum queue_file)d->sub, v, err);
 	if (d->backend != KNOB_B_NAPI)
 		return rterr_sys(err, EINVAL, "%s: %s is not a NAPI or queue knob", ifname,
 				 d->name);
 	if (!napi_nl_has_get(nl) || !napi_nl_has_set(nl))
-		return napi_sysfs_write(nic_io_sysfs_root(io), ifname, s, v, err);
+		return napi_sysfs_write(io->sysfs_root, ifname, s, v, err);
 	list = calloc(NAPI_MAX_PER_DEV, sizeof(*list));
 	if (!list)
 		return rterr_sys(err, ENOMEM, "%s: set %s", ifname, d->name);
@@ -211,7 +211,7 @@ int around_set(struct nic_io *io, int ifindex, const char *ifname, enum knob_id 
 			      d->name);
 	/* The kernel reports the setting per NAPI exactly where napi-set takes it. */
 	if (r == 0 && list[0].set[s] == NAPI_ABSENT)
-		r = napi_sysfs_write(nic_io_sysfs_root(io), ifname, s, v, err);
+		r = napi_sysfs_write(io->sysfs_root, ifname, s, v, err);
 	else
 		for (i = 0; r == 0 && i < n; i++)
 			r = napi_nl_set(nl, (uint32_t)list[i].id, s, (uint64_t)v, err);

@@ -215,7 +215,7 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
 	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
 	read_ethtool(io, nic, false);
-	around_read(io, nic);
+	around_read(&(struct around_io){io->napi, io->sysfs_root}, nic);
 }
 
 int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
@@ -228,7 +228,7 @@ int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
 	nic->link = li;
 	link_knob_values(&li, nic->val);
 	read_ethtool(io, nic, true);
-	around_read(io, nic);
+	around_read(&(struct around_io){io->napi, io->sysfs_root}, nic);
 	return 0;
 }
 

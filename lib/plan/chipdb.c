@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "rtltune/chipdb.h"
+#include "rtltune/inifile.h"
 #include "rtltune/link.h"
 #include "rtltune/nic.h"
 #include "rtltune/paths.h"
@@ -203,7 +203,7 @@ enum chip_key {
 struct parser {
 	struct chipdb *db;
 	const char *path;
-	FILE *f;
+	struct inifile ini;
 	struct rterr *err;
 	unsigned int line;
 	unsigned int fail_line; /* 0 while no error */
@@ -363,31 +363,22 @@ static int section_begin(struct parser *p, char *s)
 }
 
 /*
- * fgets-style reader for ini_parse_stream: counts lines (inih's handler does not get the
- * line number in Debian's build) and sees section headers, so empty sections, duplicate
- * ids and over-long lines are errors with a line number instead of silent surprises.
+ * Each line before inih sees it (lib/base/inifile.c counts them): section headers, so
+ * empty sections, duplicate ids and over-long lines are errors with a line number instead
+ * of silent surprises.
  */
-static char *chip_reader(char *str, int num, void *stream)
+static char *chip_line(struct inifile *ini, char *str)
 {
-	struct parser *p = stream;
-	size_t len;
+	struct parser *p = ini->user;
 	char *s;
 
-	if (p->fail_line || !fgets(str, num, p->f))
+	p->line = ini->lineno;
+	if (ini->too_long) {
+		parse_fail(p,
+			   "line longer than %u characters (split a long note over several "
+			   "'note =' lines)",
+			   ini->max_text);
 		return NULL;
-	p->line++;
-	len = strlen(str);
-	if (len == (size_t)num - 1 && str[len - 1] != '\n') {
-		int c = getc(p->f);
-
-		if (c != EOF) {
-			ungetc(c, p->f);
-			parse_fail(p,
-				   "line longer than %d characters (split a long note over "
-				   "several 'note =' lines)",
-				   num - 2);
-			return NULL;
-		}
 	}
 	for (s = str; *s == ' ' || *s == '\t'; s++)
 		;
@@ -703,9 +694,10 @@ static int set_key(struct parser *p, struct chip_entry *e, const char *key, cons
 	return parse_fail(p, "unknown key '%s' (expected one of: %s)", key, KNOWN_KEYS);
 }
 
-static int chip_handler(void *user, const char *section, const char *name, const char *value)
+static int chip_handler(struct inifile *ini, const char *section, const char *name,
+			const char *value)
 {
-	struct parser *p = user;
+	struct parser *p = ini->user;
 	struct chip_entry *e = cur_entry(p);
 
 	if (p->fail_line)
@@ -729,18 +721,21 @@ int chipdb_load_file(struct chipdb *db, const char *path, struct rterr *err)
 {
 	struct parser p = {.db = db, .path = path, .err = err, .cur = -1};
 	unsigned int first = db->n, i;
+	FILE *f;
 	int r;
 
-	p.f = fopen(path, "re");
-	if (!p.f)
+	f = fopen(path, "re");
+	if (!f)
 		return rterr_sys(err, errno, "cannot open chip file %s", path);
-	r = ini_parse_stream(chip_reader, &p, chip_handler, &p);
-	fclose(p.f);
-	if (r == -2 && !p.fail_line) {
+	p.ini = (struct inifile){.path = path, .user = &p, .line = chip_line, .key = chip_handler};
+	r = inifile_parse(&p.ini, f);
+	fclose(f);
+	if (r == -ENOMEM && !p.fail_line) {
 		rterr_sys(err, ENOMEM, "%s", path);
 		p.fail_line = 1;
 	} else if (r > 0 && (!p.fail_line || (unsigned int)r < p.fail_line)) {
-		/* inih found a line that is neither [section], key = value nor a comment. */
+		/* inih found a line that is neither [section], key = value nor a comment, before
+		 * the line a refusal names (a section that matches nothing names its header). */
 		p.fail_line = 0;
 		p.line = (unsigned int)r;
 		parse_fail(&p, "expected 'key = value', a [chip-id] header or a comment");

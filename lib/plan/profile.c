@@ -4,7 +4,6 @@
  * section per (scope, match) with every value's file:line. Format in docs/profiles.md.
  */
 #include <dirent.h>
-#include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rtltune/inifile.h"
 #include "rtltune/paths.h"
 #include "rtltune/profile.h"
 
@@ -42,12 +42,10 @@ struct layer {
 
 /* State shared by the line reader and the inih handler while one file is parsed. */
 struct parse {
-	FILE *f;
+	struct inifile ini;
 	struct layer *layer;
 	struct profile_priv *pv;
 	struct rterr *err;
-	char *buf;
-	size_t buflen;
 	unsigned int lineno;
 	int section;		/* index into layer->sections, or SECTION_* */
 	char pending_why[1024]; /* the comment lines directly above the current line */
@@ -235,44 +233,36 @@ static int parse_section_header(struct parse *ps, char *s)
 }
 
 /*
- * inih's line source. Counting lines here is what gives every key its file:line (the
- * packaged inih has no line number in the handler). It also takes the comments off so
- * `profile show` can say why a value is there, validates section headers (inih does not
- * report sections without keys), and leaves no leading blanks, which inih would otherwise
- * read as a continuation of the previous value.
+ * Each line before inih sees it (lib/base/inifile.c counts them, which gives every key its
+ * file:line). Takes the comments off so `profile show` can say why a value is there,
+ * validates section headers (inih does not report sections without keys), and leaves no
+ * leading blanks, which inih would otherwise read as a continuation of the previous value.
  */
-static char *read_line(char *out, int size, void *stream)
+static char *read_line(struct inifile *ini, char *line)
 {
-	struct parse *ps = stream;
+	struct parse *ps = ini->user;
 	char *s, *c;
-	ssize_t len;
 
 	if (ps->rc)
 		return NULL;
-	len = getline(&ps->buf, &ps->buflen, ps->f);
-	if (len < 0)
-		return NULL;
-	ps->lineno++;
+	ps->lineno = ini->lineno;
 	ps->line_why[0] = '\0';
-	s = ps->buf;
-	if (ps->lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))
-		s += 3; /* UTF-8 byte order mark from Windows editors */
-	s = trim(s);
+	s = trim(line);
 	if (*s == '#' || *s == ';') {
 		/* A comment of several lines explains the key below it as a whole. */
 		size_t have = strlen(ps->pending_why);
 
 		snprintf(ps->pending_why + have, sizeof(ps->pending_why) - have, "%s%s",
 			 have ? " " : "", trim(s + 1));
-		out[0] = '\0';
-		return out;
+		line[0] = '\0';
+		return line;
 	}
 	if (*s == '\0' || *s == '[') {
 		ps->pending_why[0] = '\0';
 		if (*s == '[')
 			parse_section_header(ps, s);
-		out[0] = '\0';
-		return ps->rc ? NULL : out;
+		line[0] = '\0';
+		return ps->rc ? NULL : line;
 	}
 	/* An inline comment starts at '#' or ';' after a blank: values never hold either. */
 	for (c = s + 1; *c; c++) {
@@ -291,12 +281,11 @@ static char *read_line(char *out, int size, void *stream)
 			   s);
 		return NULL;
 	}
-	if (strlen(s) + 2 > (size_t)size) {
-		parse_fail(ps, "line longer than %d characters", size - 2);
+	if (strlen(s) > ini->max_text) {
+		parse_fail(ps, "line longer than %u characters", ini->max_text);
 		return NULL;
 	}
-	snprintf(out, (size_t)size, "%s\n", s);
-	return out;
+	return s;
 }
 
 static int handle_profile_key(struct parse *ps, const char *key, const char *value)
@@ -364,9 +353,9 @@ static int handle_knob(struct parse *ps, const char *key, const char *value)
 	return !ps->rc;
 }
 
-static int handle_key(void *user, const char *section, const char *key, const char *value)
+static int handle_key(struct inifile *ini, const char *section, const char *key, const char *value)
 {
-	struct parse *ps = user;
+	struct parse *ps = ini->user;
 
 	if (ps->rc)
 		return 0;
@@ -392,27 +381,29 @@ static int parse_file(struct profile_priv *pv, struct layer *l, const char *pref
 {
 	struct parse ps = {.layer = l, .pv = pv, .err = err, .section = SECTION_NONE};
 	char real[PATH_MAX];
+	FILE *f;
 	int r;
 
-	ps.f = fopen(l->path, "re");
-	if (!ps.f)
+	f = fopen(l->path, "re");
+	if (!f)
 		return open_error(err, errno, prefix, l->path);
 	l->real = realpath(l->path, real) ? pool_strdup(pv, real) : pool_strdup(pv, l->path);
 	if (!l->real) {
-		fclose(ps.f);
+		fclose(f);
 		return oom(err);
 	}
-	r = ini_parse_stream(read_line, &ps, handle_key, &ps);
-	if (!ps.rc && ferror(ps.f))
+	ps.ini = (struct inifile){
+		.path = l->path, .user = &ps, .line = read_line, .key = handle_key};
+	r = inifile_parse(&ps.ini, f);
+	if (!ps.rc && ferror(f))
 		ps.rc = rterr_sys(err, errno ?: EIO, "reading %s", l->path);
-	else if (!ps.rc && r == -2)
+	else if (!ps.rc && r == -ENOMEM)
 		ps.rc = oom(err);
 	else if (!ps.rc && r != 0)
 		ps.rc = rterr_input(
 			err, "%s:%d: expected 'key = value', a [section] header or a comment",
 			l->path, r);
-	fclose(ps.f);
-	free(ps.buf);
+	fclose(f);
 	return ps.rc;
 }
 

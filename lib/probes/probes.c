@@ -34,44 +34,8 @@ _Static_assert(sizeof(((struct rtl_family_buckets *)0)->buckets) ==
 		       sizeof(((struct rtl_hist *)0)->buckets),
 	       "histogram layouts");
 
-/* Tracepoint and program stem (rtl_<stem>_btf / rtl_<stem>_raw) of each probe. */
-static const struct {
-	const char *tp;
-	const char *stem;
-} probe_defs[PROBE_COUNT] = {
-	[PROBE_NET_DEV_START_XMIT] = {"net_dev_start_xmit", "txstart"},
-	[PROBE_NET_DEV_XMIT_TIMEOUT] = {"net_dev_xmit_timeout", "txtmo"},
-	[PROBE_NETIF_RECEIVE_SKB] = {"netif_receive_skb", "rxskb"},
-	[PROBE_NAPI_POLL] = {"napi_poll", "napi"},
-	[PROBE_KFREE_SKB] = {"kfree_skb", "drop"},
-	[PROBE_TCP_RETRANSMIT_SKB] = {"tcp_retransmit_skb", "retrans"},
-	[PROBE_XDP] = {"xdp", NULL},
-};
-
 /* Suffix that RTLTUNE_PROBE_DISABLE appends to a tracepoint name: no kernel has it. */
 #define UNAVAILABLE_SUFFIX "__rtltune_unavailable"
-
-const char *probe_tracepoint(enum probe_id id)
-{
-	return (unsigned int)id < PROBE_COUNT ? probe_defs[id].tp : NULL;
-}
-
-const char *probe_hook_name(enum probe_hook hook)
-{
-	switch (hook) {
-	case PROBE_HOOK_TP_BTF:
-		return "tp_btf";
-	case PROBE_HOOK_RAW_TP:
-		return "raw_tp";
-	case PROBE_HOOK_XDP_NATIVE:
-		return "xdp";
-	case PROBE_HOOK_XDP_GENERIC:
-		return "xdpgeneric";
-	case PROBE_HOOK_NONE:
-		break;
-	}
-	return "none";
-}
 
 const char *probe_state_name(enum probe_state state)
 {

@@ -97,6 +97,14 @@ struct probes {
 	unsigned int n_netns_socks;
 };
 
+/* lib/probes/probes_table.c: tracepoint and program stem (rtl_<stem>_btf / rtl_<stem>_raw)
+ * of each probe. */
+struct probe_def {
+	const char *tp;
+	const char *stem;
+};
+extern const struct probe_def probe_defs[PROBE_COUNT];
+
 /* lib/probes/probes_check.c: what the kernel offers each tracepoint. */
 enum tracefs_answer { TRACEFS_UNKNOWN, TRACEFS_ABSENT, TRACEFS_PRESENT };
 /* Is the tracepoint an event in tracefs (when tracefs is mounted at all)? format, when not

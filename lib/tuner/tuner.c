@@ -28,12 +28,6 @@ static struct iface *iface_find(const struct tuner *t, int ifindex)
 	return NULL;
 }
 
-unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc)
-{
-	return ifc->have_env && (ifc->env.quirks & CHIP_Q_JUDGE_SLOWLY) ? cfg->judge_slowly_factor
-									: 1;
-}
-
 static unsigned int baseline_needed(const struct tuner *t, const struct iface *ifc)
 {
 	return t->cfg.baseline_samples * tnr_factor(&t->cfg, ifc);
@@ -143,367 +137,6 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
-static void backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
-			   enum tuner_dir d, enum backoff_mode mode, uint64_t now)
-{
-	struct tuner_backoff *b, *rev;
-	uint64_t period;
-
-	if ((unsigned int)k >= TUNER_KNOBS)
-		return;
-	b = &ifc->backoff[k][d];
-	period = b->period_ms ? b->period_ms : cfg->backoff_initial_ms;
-
-	switch (mode) {
-	case BO_REJECT:
-		b->until_ms = now + period;
-		b->period_ms = period * 2 < cfg->backoff_max_ms ? period * 2 : cfg->backoff_max_ms;
-		b->rejected++;
-		break;
-	case BO_ABORT:
-		b->until_ms = now + period;
-		b->period_ms = period;
-		break;
-	case BO_KEEP:
-		memset(b, 0, sizeof(*b));
-		/* Gains go up, fixes go down: after a kept fix, the gain that undoes it waits
-		 * (its own period), so the two never alternate faster than the backoff. */
-		if (d == TUNER_DOWN) {
-			rev = &ifc->backoff[k][TUNER_UP];
-			period = rev->period_ms ? rev->period_ms : cfg->backoff_initial_ms;
-			if (rev->until_ms < now + period)
-				rev->until_ms = now + period;
-		}
-		break;
-	}
-}
-
-static uint64_t backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
-			       uint64_t now)
-{
-	const struct tuner_backoff *b = tnr_backoff(ifc, k, d);
-
-	return b && b->until_ms > now ? (b->until_ms - now) / 1000 : 0;
-}
-
-/* ---- trials ----------------------------------------------------------------------- */
-
-void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
-			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
-{
-	*out = tr->start;
-	out->kind = kind;
-	out->ts_ms = now;
-	memcpy(out->changes, tr->chg, sizeof(out->changes));
-	snprintf(out->ifname, sizeof(out->ifname), "%s", ifc->ifname);
-	out->reason[0] = '\0';
-}
-
-void tnr_count(struct iface *ifc, const struct tuner_action *a)
-{
-	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
-		ifc->decisions[a->knob][a->kind]++;
-}
-
-/* The trial ends without a rollback (kept, failed, abandoned). */
-static void trial_end(struct tuner *t, struct iface *ifc)
-{
-	if (ifc->in_trial && t->active_trials)
-		t->active_trials--;
-	ifc->in_trial = false;
-	ifc->awaiting = false;
-}
-
-/* Give a rollback to the pre-trial values; the trial ends when tuner_applied(ok) says so. */
-void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
-		       const char *reason, struct tuner_action *out)
-{
-	const struct trial *tr = &ifc->trial;
-	unsigned int i;
-
-	tnr_action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
-	for (i = 0; i < out->n_changes; i++) {
-		/* A switchback may be at either value: the log names the trial's. */
-		out->changes[i].from = tr->switchback ? tr->sb.b[i] : tr->chg[i].to;
-		out->changes[i].to = tr->chg[i].from;
-	}
-	snprintf(out->reason, sizeof(out->reason), "%s", reason);
-	backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, mode, now);
-	ifc->rollback = *out;
-	ifc->state = TUNER_ST_ROLLING_BACK;
-	ifc->awaiting = true;
-	tnr_count(ifc, out);
-}
-
-/* Penalty rates in base vs obs; a clear rise of any but skip (or -1) is a rollback. */
-static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, const struct agg *b,
-			 int skip, char *why, size_t len)
-{
-	char x[64];
-	int f;
-
-	for (f = 0; f < F__COUNT; f++) {
-		double ra = tnr_agg_rate(a, f), rb = tnr_agg_rate(b, f), z;
-
-		if (f == skip)
-			continue;
-		if (!(a->have & b->have & tnr_faults[f].have))
-			continue;
-		if (b->occ[f] < tnr_fault_min_events(cfg, f) ||
-		    rb <= ra * (1 + cfg->penalty_min_rise))
-			continue;
-		/*
-		 * Below a tenth of what counts as a fault the rate is the background of a busy
-		 * host (veth under load: 0.01-0.07% of segments, backlog drops in bursts), and
-		 * the bursts defeat a rate test: a whole loss episode resends many skbs at once.
-		 * bench-tuner saw 0.016% -> 0.071% in one sample (z 8.1) roll a +60% raise back.
-		 */
-		if (f != F_TIMEOUTS && rb < cfg->fault_ratio / 10)
-			continue;
-		z = tnr_fault_z(a, b, f);
-		/* A hung TX queue where the baseline had none needs no statistics. */
-		if (!(f == F_TIMEOUTS && a->ev[f] == 0) && z < cfg->penalty_z)
-			continue;
-		snprintf(why, len, "%s rose: %s (%.0f in %u samples, z %.1f)", tnr_faults[f].name,
-			 tnr_fmt_fault_change(f, ra, rb, x, sizeof(x)), b->ev[f], b->n,
-			 tnr_tclamp(z));
-		return true;
-	}
-	return false;
-}
-
-/* "; retransmits 0.010% -> 0.020% of segments" for the reason of a verdict; skip: the
- * fault already described (a fix's own), or -1. */
-void tnr_penalty_summary(const struct agg *a, const struct agg *b, int skip, char *buf, size_t len)
-{
-	char x[64];
-	int f;
-
-	for (f = 0; f < F__COUNT; f++) {
-		if (f == skip || !(a->have & b->have & tnr_faults[f].have))
-			continue;
-		if (f != F_RETRANS && a->ev[f] == 0 && b->ev[f] == 0)
-			continue;
-		tnr_cat(buf, len, "; %s %s", tnr_faults[f].name,
-			tnr_fmt_fault_change(f, tnr_agg_rate(a, f), tnr_agg_rate(b, f), x,
-					     sizeof(x)));
-	}
-}
-
-static void describe_cmp(const char *what, const struct cmp *c, bool bps, char *buf, size_t len)
-{
-	char x[32], y[32];
-
-	if (bps) {
-		tnr_fmt_bps(c->ma, x, sizeof(x));
-		tnr_fmt_bps(c->mb, y, sizeof(y));
-	} else {
-		snprintf(x, sizeof(x), "%.3g ns/byte", c->ma);
-		snprintf(y, sizeof(y), "%.3g ns/byte", c->mb);
-	}
-	tnr_cat(buf, len,
-		"%s %s -> %s (%+.1f%%, medians %+.1f%%), Welch t %.1f vs %.2f over %u+%u samples",
-		what, x, y, c->ma > 0 ? tnr_pct(c->mb / c->ma) : 0,
-		c->meda > 0 ? tnr_pct(c->medb / c->meda) : 0, tnr_tclamp(c->t), c->tcrit, c->na,
-		c->nb);
-	if (c->rho > 0)
-		tnr_cat(buf, len, " (autocorrelation %.2f)", c->rho);
-}
-
-/*
- * A fix that did not cure goes one step further within the same trial: gso_max_size halves
- * again down to the floor, each step judged against the pre-trial baseline; only when the
- * floor does not cure either is it all rolled back. A step that would not cure is never
- * kept on its own (it would cost for nothing). What a step's throughput did does not stop
- * it: while the fault persists, throughput says little about the size (a TSO engine that
- * mangles a share of big bursts loses twice as many per byte at 32K as at 64K, and the
- * emulated one cost 17-57% there before 16K cured it); the floor's verdict weighs the cost.
- */
-static bool can_step(const struct tuner_config *cfg, const struct trial *tr, bool cured)
-{
-	return tr->start.rule == TUNER_RULE_GSO_FAULTS && tr->chg[0].to > cfg->gso_floor && !cured;
-}
-
-/* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */
-bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
-{
-	const struct tuner_config *cfg = &t->cfg;
-	struct trial *tr = &ifc->trial;
-	enum objective o = tnr_knob_objective(tr->start.knob);
-	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
-	char why[sizeof(out->reason)] = "", x[32], y[32];
-	struct agg ab, ob;
-	unsigned int na, nb;
-
-	tnr_aggregate(&tr->base, &ab);
-	tnr_aggregate(&tr->obs, &ob);
-	/* The fault a fix that can still step is after is judged by its verdict (can_step()). */
-	if (penalty_rose(cfg, &ab, &ob, can_step(cfg, tr, false) ? tr->fault : -1, why,
-			 sizeof(why))) {
-		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
-		return true;
-	}
-	/* A fix that can still step is judged on its full window (can_step()). */
-	if (tr->obs.n < 3 || can_step(cfg, tr, false))
-		return false;
-	na = tnr_win_values(&tr->base, 0, tr->base.n, o, a);
-	nb = tnr_win_values(&tr->obs, 0, tr->obs.n, o, b);
-	if (tnr_median_of(b, nb) < (1 - cfg->collapse) * tnr_median_of(a, na)) {
-		snprintf(why, sizeof(why), "%s collapsed: %s -> %s (medians, %u samples)",
-			 tnr_objective_name(o), tnr_fmt_bps(tnr_median_of(a, na), x, sizeof(x)),
-			 tnr_fmt_bps(tnr_median_of(b, nb), y, sizeof(y)), nb);
-		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
-		return true;
-	}
-	return false;
-}
-
-static void give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
-		      struct tuner_action *out)
-{
-	struct trial *tr = &ifc->trial;
-	int64_t to = tr->chg[0].to / 2 > t->cfg.gso_floor ? tr->chg[0].to / 2 : t->cfg.gso_floor;
-	unsigned int i;
-
-	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
-	for (i = 0; i < tr->start.n_changes; i++) {
-		tr->step_from[i] = tr->chg[i].to;
-		out->changes[i].from = tr->chg[i].to;
-		out->changes[i].to = to;
-		tr->chg[i].to = to;
-	}
-	tr->steps++;
-	snprintf(out->reason, sizeof(out->reason), "%s; step %u: %s %" PRId64 " -> %" PRId64, why,
-		 tr->steps, knob_name(tr->chg[0].knob), out->changes[0].from, to);
-	tr->obs.n = 0;
-	ifc->state = TUNER_ST_APPLYING;
-	ifc->awaiting = true;
-	ifc->count = 0;
-	tnr_count(ifc, out);
-}
-
-/*
- * A gain the criterion did not confirm, but whose throughput pointed clearly up: medians
- * at least twice min_effect higher and Welch t >= 1. Noisy samples make the criterion miss
- * real gains now and then (on recorded bulk TCP traces 4-6 of 38 steps of +40-100%, each
- * of them promising by this test), and a rejection blocks the knob for the backoff period.
- * Such a trial is judged once more within itself: back to the pre-trial values for a fresh
- * baseline, then the same change again and a fresh observation; that second comparison
- * decides. 14% of the no-gain trials on those traces were promising: the second look adds
- * about a seventh to the rate of keeping noise, and no trial.
- */
-static bool promising(const struct trial *tr, const struct cmp *thr)
-{
-	return tr->kind == TRIAL_GAIN && !tr->retest && thr->t >= 1 &&
-	       thr->medb >= thr->meda * (1 + 2 * tr->min_effect);
-}
-
-/* Retest phase 1 (back to the pre-trial values) or 2 (the trial's values again): a step. */
-static void give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
-			struct tuner_action *out)
-{
-	struct trial *tr = &ifc->trial;
-	unsigned int i;
-
-	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
-	for (i = 0; i < tr->start.n_changes; i++) {
-		int64_t to = tr->retest ? tr->step_from[i] : tr->chg[i].from;
-
-		out->changes[i].from = tr->chg[i].to;
-		out->changes[i].to = to;
-		tr->step_from[i] = tr->chg[i].to;
-		tr->chg[i].to = to;
-	}
-	tr->steps++;
-	tr->retest++;
-	if (tr->retest == 1)
-		snprintf(out->reason, sizeof(out->reason),
-			 "%s; promising: back to %" PRId64 " for a fresh baseline, then %" PRId64
-			 " again",
-			 why, out->changes[0].to, out->changes[0].from);
-	else
-		snprintf(out->reason, sizeof(out->reason),
-			 "a fresh baseline of %u samples at %" PRId64 ": %" PRId64 " again",
-			 tr->base.n, out->changes[0].from, out->changes[0].to);
-	if (tr->retest == 1)
-		tr->base.n = 0;
-	tr->obs.n = 0;
-	ifc->state = TUNER_ST_APPLYING;
-	ifc->awaiting = true;
-	ifc->count = 0;
-	tnr_count(ifc, out);
-}
-
-static void swap_windows(struct window *a, struct window *b)
-{
-	struct window w = *a;
-
-	*a = *b;
-	*b = w;
-}
-
-/*
- * Whether a raised size cap went unused: in the observed window hardly any skb is larger
- * than the old cap (the samples' at-cap counts, taken against the new cap, count the skbs
- * in its log2 bucket: those above the old one). What throughput did meanwhile is then the
- * traffic's own drift (tuner_backoff once saw such raises kept at +23% and +34%, Welch t
- * 3-4, when established connections kept their old size): a change that did not reach
- * the traffic is not credited, whatever the numbers say, and the verdict names the cause
- * it can see: a device above the NIC that stops the size (env->limit_note), or else the
- * traffic itself, whose skbs the size does not limit. (Established connections take a new
- * size since the actuator invalidates their routes: docs/stack.md.)
- */
-bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
-		      const struct tuner_env *env, const struct agg *ob, char *why, size_t len)
-{
-	unsigned int need;
-	double skbs, above;
-
-	switch (tr->start.rule) {
-	case TUNER_RULE_GSO_AT_CAP:
-		need = TUNER_HAVE_GSO;
-		skbs = ob->gso_skbs;
-		above = ob->gso_at_cap;
-		break;
-	case TUNER_RULE_GRO_AT_CAP:
-		need = TUNER_HAVE_GRO;
-		skbs = ob->rx_skbs;
-		above = ob->gro_at_cap;
-		break;
-	default:
-		return false;
-	}
-	if (!(ob->have & need) || skbs <= 0 || above >= skbs * cfg->cap_share / 2)
-		return false;
-	snprintf(why, len,
-		 "%s raised to %" PRId64 ", but only %.1f%% of the skbs were larger than %" PRId64
-		 " (< %.0f%%): the change did not reach the traffic (%s); ",
-		 knob_name(tr->start.knob), tr->chg[0].to, 100 * above / skbs, tr->chg[0].from,
-		 100 * cfg->cap_share / 2,
-		 env && env->limit_note[0]
-			 ? env->limit_note
-			 : "its connections sent no larger skbs: the size is not what limits them");
-	return true;
-}
-
-/* Kept: the trial's values stay, and what was observed with them is the next baseline. */
-void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
-		   struct tuner_action *out)
-{
-	struct trial *tr = &ifc->trial;
-
-	tnr_action_from_trial(ifc, tr, TUNER_KEEP, now, out);
-	snprintf(out->reason, sizeof(out->reason), "%s", why);
-	backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_KEEP, now);
-	tnr_count(ifc, out);
-	trial_end(t, ifc);
-	/* The observed window was taken with the kept value: it is the next baseline (a swap:
-	 * each window keeps its own storage). */
-	swap_windows(&ifc->win, &tr->obs);
-	memcpy(ifc->win_knob, ifc->env.knob, sizeof(ifc->win_knob));
-	ifc->state = TUNER_ST_BASELINE;
-}
-
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
@@ -536,7 +169,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 		else
 			tnr_cat(why, sizeof(why), "(z %.1f vs -%.1f, at least -%.0f%%); ",
 				tnr_tclamp(z), cfg->fix_z, cfg->fix_min_fall * 100);
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		if (fell && tnr_cmp_down(&thr, cfg->fix_max_loss))
 			tnr_cat(why, sizeof(why), "; costs more than %.0f%% throughput",
 				cfg->fix_max_loss * 100);
@@ -544,23 +177,23 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 			keep = fell;
 	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
 					      sizeof(why)))) {
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 	} else if (tnr_cmp_up(&thr, tr->min_effect)) {
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		tnr_cat(why, sizeof(why), ": a gain beyond noise (at least %.0f%%)",
 			tr->min_effect * 100);
 		keep = true;
 	} else if (tnr_cmp_down(&thr, cfg->min_effect)) {
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		tnr_cat(why, sizeof(why), ": worse");
 	} else if ((ab.have & ob.have & TUNER_HAVE_CPU) && ab.cpu_ns > 0) {
 		/* Throughput did not move (not saturated, or at line rate): CPU per byte decides.
 		 */
 		tnr_compare(a, tnr_win_cpu_per_byte(&tr->base, a), b,
 			    tnr_win_cpu_per_byte(&tr->obs, b), &cpu);
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		tnr_cat(why, sizeof(why), ", same; ");
-		describe_cmp("CPU", &cpu, false, why, sizeof(why));
+		tnr_describe_cmp("CPU", &cpu, false, why, sizeof(why));
 		keep = tnr_cmp_down(&cpu, tr->min_effect);
 		if (keep)
 			tnr_cat(why, sizeof(why), ": cheaper beyond noise (at least %.0f%%)",
@@ -572,7 +205,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 			tnr_cat(why, sizeof(why), ": no gain beyond noise (at least %.0f%%)",
 				tr->min_effect * 100);
 	} else {
-		describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
+		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		if (thr.t >= thr.tcrit)
 			tnr_cat(why, sizeof(why), ": a gain below the %.0f%% required",
 				tr->min_effect * 100);
@@ -581,12 +214,12 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				tr->min_effect * 100);
 	}
 	tnr_penalty_summary(&ab, &ob, tr->kind == TRIAL_FIX ? tr->fault : -1, why, sizeof(why));
-	if (!keep && can_step(cfg, tr, fell)) {
-		give_step(t, ifc, now, why, out);
+	if (!keep && tnr_can_step(cfg, tr, fell)) {
+		tnr_give_step(t, ifc, now, why, out);
 		return;
 	}
-	if (!keep && !unused && promising(tr, &thr)) {
-		give_retest(t, ifc, now, why, out);
+	if (!keep && !unused && tnr_promising(tr, &thr)) {
+		tnr_give_retest(t, ifc, now, why, out);
 		return;
 	}
 	if (!keep) {
@@ -754,9 +387,9 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	if (k == TUNER_ABANDON) {
 		tnr_action_from_trial(ifc, tr, TUNER_ABANDON, now, out);
 		snprintf(out->reason, sizeof(out->reason), "%s", why);
-		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_ABORT, now);
+		tnr_backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_ABORT, now);
 		tnr_count(ifc, out);
-		trial_end(t, ifc);
+		tnr_trial_end(t, ifc);
 		win_reset(ifc, env);
 		ifc->state = TUNER_ST_IDLE;
 		return;
@@ -780,7 +413,7 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 		/* The fresh baseline, at the pre-trial values; then the change again. */
 		if (tnr_win_push(&tr->base, p, baseline_needed(t, ifc)) == 0 &&
 		    tr->base.n >= baseline_needed(t, ifc))
-			give_retest(t, ifc, now, "", out);
+			tnr_give_retest(t, ifc, now, "", out);
 		return;
 	}
 	if (tnr_win_push(&tr->obs, p, TUNER_MAX_WINDOW) < 0)
@@ -919,20 +552,20 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 				*out = rb;
 			return 0;
 		}
-		backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_REJECT, now);
+		tnr_backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, BO_REJECT, now);
 		if (out) {
 			tnr_action_from_trial(ifc, tr, TUNER_FAILED, now, out);
 			snprintf(out->reason, sizeof(out->reason),
 				 "the change could not be applied (nothing changed); backing off "
 				 "%" PRIu64 "s",
-				 backoff_left_s(ifc, tr->start.knob, tr->start.dir, now));
+				 tnr_backoff_left_s(ifc, tr->start.knob, tr->start.dir, now));
 			tnr_count(ifc, out);
 		}
-		trial_end(t, ifc);
+		tnr_trial_end(t, ifc);
 	} else if (ifc->state == TUNER_ST_ROLLING_BACK) {
 		if (!ok)
 			return 0; /* given again at the next sample */
-		trial_end(t, ifc);
+		tnr_trial_end(t, ifc);
 	} else {
 		return -EALREADY;
 	}

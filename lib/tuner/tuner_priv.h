@@ -6,7 +6,10 @@
  * Inside the tuner (include/rtltune/tuner.h is the API): tuner_stats.c (windows, the
  * criterion's statistics, the words of a reason), tuner_rules.c (what to try next),
  * tuner_config.c (tunables and names), tuner.c (interfaces, trials, the state machine),
- * tuner_switchback.c (gains judged by switchback).
+ * tuner_switchback.c (gains judged by switchback), tuner_trial.c (a trial's ends: keep,
+ * rollback, step, retest, backoff). Calls go one way, tuner.c -> tuner_switchback.c ->
+ * tuner_trial.c -> tuner_rules.c -> tuner_stats.c, tuner_config.c; the types here are the
+ * module's, not tuner.c's.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,8 +103,8 @@ struct switchback {
 	unsigned int pairs, nulls;
 	double d_thr[TUNER_MAX_PAIRS], d_cpu[TUNER_MAX_PAIRS];
 	double e_thr[TUNER_NULL_PAIRS], e_cpu[TUNER_NULL_PAIRS];
-	double last_thr, last_cpu; /* log values of the sample before */
-	bool cpu;		     /* CPU per byte in every sample: its test runs too */
+	double last_thr, last_cpu;    /* log values of the sample before */
+	bool cpu;		      /* CPU per byte in every sample: its test runs too */
 	int64_t b[TUNER_MAX_CHANGES]; /* the trial's values */
 	bool keep_pending; /* kept with the pre-trial values on: the trial's go back first */
 	char verdict[640];
@@ -245,5 +248,19 @@ unsigned int tnr_switch_pairs_max(const struct tuner *t, const struct iface *ifc
 void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c);
 void tnr_feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
 			 struct tuner_action *out);
+
+/* tuner_trial.c: a trial's ends, for tuner.c and tuner_switchback.c */
+void tnr_describe_cmp(const char *what, const struct cmp *c, bool bps, char *buf, size_t len);
+bool tnr_can_step(const struct tuner_config *cfg, const struct trial *tr, bool cured);
+void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		   struct tuner_action *out);
+bool tnr_promising(const struct trial *tr, const struct cmp *thr);
+void tnr_give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
+		     struct tuner_action *out);
+void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
+			enum tuner_dir d, enum backoff_mode mode, uint64_t now);
+void tnr_trial_end(struct tuner *t, struct iface *ifc);
+uint64_t tnr_backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
+			    uint64_t now);
 
 #endif

@@ -74,7 +74,7 @@ static bool cand_twin(const struct ctx *x, struct tuner_candidate *c, enum knob_
 	return true;
 }
 
-static bool have(const struct ctx *x, unsigned int bits)
+static bool sampled(const struct ctx *x, unsigned int bits)
 {
 	return (x->a.have & bits) == bits;
 }
@@ -94,7 +94,7 @@ static void rule_gso_faults(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_AT_LIMIT,
 				"%s, but gso_max_size %" PRId64 " is at the floor %" PRId64,
 				x->fault_text, cur, floor);
-	if (!have(x, TUNER_HAVE_GSO))
+	if (!sampled(x, TUNER_HAVE_GSO))
 		return cand_set(c, TUNER_CAND_NO_DATA, "%s; GSO sizes not sampled (BPF probes)",
 				x->fault_text);
 	rate = x->a.gso_skbs / x->a.secs;
@@ -130,7 +130,7 @@ static void rule_tso_faults(const struct ctx *x, const struct tuner_candidate *g
 	if (x->fault < 0)
 		return cand_set(c, x->a.have ? TUNER_CAND_NO_EVIDENCE : TUNER_CAND_NO_DATA, "%s",
 				x->fault_text);
-	if (!have(x, TUNER_HAVE_GSO))
+	if (!sampled(x, TUNER_HAVE_GSO))
 		return cand_set(c, TUNER_CAND_NO_DATA, "%s; GSO use not sampled (BPF probes)",
 				x->fault_text);
 	rate = x->a.gso_skbs / x->a.secs;
@@ -185,7 +185,7 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_AT_LIMIT,
 				"gso_max_size %" PRId64 " is at the chip's limit %" PRId64, cur,
 				max);
-	if (!have(x, TUNER_HAVE_GSO))
+	if (!sampled(x, TUNER_HAVE_GSO))
 		return cand_set(c, TUNER_CAND_NO_DATA, "GSO sizes not sampled (BPF probes)");
 	if (gain_blocked(x, c))
 		return;
@@ -241,7 +241,7 @@ static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
 				"GRO is off at %.0f frames/s received (< %.0f)", pps,
 				x->t->cfg.gro_on_min_pps);
-	if (have(x, TUNER_HAVE_GRO) && x->a.rx_skbs > 0 &&
+	if (sampled(x, TUNER_HAVE_GRO) && x->a.rx_skbs > 0 &&
 	    x->a.rx_pkts >= GRO_MERGED_FRAMES_PER_SKB * x->a.rx_skbs)
 		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
 				"GRO is off at %.0f frames/s received, but they arrive merged "
@@ -276,7 +276,7 @@ static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)
 	if (cur >= max)
 		return cand_set(c, TUNER_CAND_AT_LIMIT,
 				"gro_max_size %" PRId64 " is at the limit %" PRId64, cur, max);
-	if (!have(x, TUNER_HAVE_GRO))
+	if (!sampled(x, TUNER_HAVE_GRO))
 		return cand_set(c, TUNER_CAND_NO_DATA, "GRO merge sizes not sampled (BPF probes)");
 	if (gain_blocked(x, c))
 		return;
@@ -493,4 +493,23 @@ bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum o
 		 tnr_objective_name(o), tnr_fmt_bps(c.meda, x, sizeof(x)),
 		 tnr_fmt_bps(c.medb, y, sizeof(y)));
 	return true;
+}
+
+/* A decision about tr on ifc at now: the trial's start action, its changes, no reason yet. */
+void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
+			   enum tuner_action_kind kind, uint64_t now, struct tuner_action *out)
+{
+	*out = tr->start;
+	out->kind = kind;
+	out->ts_ms = now;
+	memcpy(out->changes, tr->chg, sizeof(out->changes));
+	snprintf(out->ifname, sizeof(out->ifname), "%s", ifc->ifname);
+	out->reason[0] = '\0';
+}
+
+/* Count a decision in ifc's per-knob tallies. */
+void tnr_count(struct iface *ifc, const struct tuner_action *a)
+{
+	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
+		ifc->decisions[a->knob][a->kind]++;
 }

@@ -108,6 +108,29 @@ static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 		}                                                                            \
 	} while (0)
 
+/*
+ * An error that starts "PATH:LINE:" (the INI reader's line, lib/base/inifile.c) names a
+ * line the input has: from 1 to its count of lines (1 for an empty input).
+ */
+static inline void fuzz_check_error_line(const char *msg, const char *path, const uint8_t *data,
+					 size_t size)
+{
+	size_t plen = strlen(path), i;
+	unsigned long line, lines = 0;
+	char *end;
+
+	if (strncmp(msg, path, plen) || msg[plen] != ':' || msg[plen + 1] < '0' ||
+	    msg[plen + 1] > '9')
+		return;
+	line = strtoul(msg + plen + 1, &end, 10);
+	FUZZ_CHECK(*end == ':');
+	for (i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	if (size && data[size - 1] != '\n')
+		lines++;
+	FUZZ_CHECK(line >= 1 && line <= (lines ? lines : 1));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif

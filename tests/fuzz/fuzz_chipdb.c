@@ -76,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = chipdb_load_file(db, path, &err);
 	if (r < 0) {
 		FUZZ_CHECK(db->n == 1 && err.kind != RTERR_NONE && err.msg[0]);
+		fuzz_check_error_line(err.msg, path, data, size);
 	} else {
 		for (i = 0; i < db->n; i++)
 			check_entry(db, &db->entries[i]);

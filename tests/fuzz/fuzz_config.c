@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		FUZZ_CHECK(err.kind != RTERR_NONE && err.msg[0]);
 		FUZZ_CHECK(!memcmp(&cfg, &before, sizeof(cfg)));
+		fuzz_check_error_line(err.msg, path, data, size);
 		return 0;
 	}
 	FUZZ_ASSERT_STR(cfg.profile);

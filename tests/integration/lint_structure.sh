@@ -3,7 +3,8 @@
 # out, and passes this tree: a call cycle between daemon/ files, a setter called outside
 # the actuator, a lib/ file over 1200 lines, a lib/ file outside a module folder, a cycle
 # between lib/ modules (by include, then by call), a module including another's private
-# header. Built in a scratch tree from tiny C files.
+# header, a cycle between the files of one lib/ module (by call, by include of its private
+# headers). Built in a scratch tree from tiny C files.
 . "$(dirname "$0")/../lib.sh"
 command -v nm >/dev/null || t_skip "nm (binutils) not installed"
 
@@ -62,3 +63,32 @@ printf 'int b_fn(void) { return 1; }\n' >lib/beta/beta.c
 cc -Iinclude -c lib/beta/beta.c -o build/lib/beta/beta.o
 
 t_eq "$(python3 "$TOP/scripts/lint-structure.py" build >/dev/null 2>&1; echo $?)" 0 "the same tree without a cycle"
+
+# Inside one module: alpha.c and alpha_util.c call each other, and two private headers
+# include each other (their guards let it compile); each a cycle between the module's files.
+printf 'int b_fn(void);\nint a_util(void);\nint a_fn(void) { return a_util() + b_fn(); }\n' >lib/alpha/alpha.c
+printf 'int a_fn(void);\nint a_util(void) { return a_fn(); }\n' >lib/alpha/alpha_util.c
+printf '#ifndef A_PRIV\n#define A_PRIV 1\n#include "alpha_more.h"\n#endif\n' >lib/alpha/alpha_priv.h
+printf '#ifndef A_MORE\n#define A_MORE 1\n#include "alpha_priv.h"\n#endif\n' >lib/alpha/alpha_more.h
+for f in lib/alpha/alpha lib/alpha/alpha_util; do
+	cc -Iinclude -c "$f.c" -o "build/$f.o"
+done
+rc=0
+python3 "$TOP/scripts/lint-structure.py" build 2>"$T_TMP/err" || rc=$?
+cat "$T_TMP/err"
+t_eq "$rc" 1 "exit status with cycles between the files of one lib/ module"
+grep -q 'cycle between the files of lib/alpha/: lib/alpha/alpha.c -> lib/alpha/alpha_util.c (a_util), lib/alpha/alpha_util.c -> lib/alpha/alpha.c (a_fn)' "$T_TMP/err" ||
+	t_fail "the call cycle between the files of lib/alpha/ is not named step by step"
+grep -q 'cycle between lib/ modules' "$T_TMP/err" && t_fail "a cycle inside one module reported as one between modules"
+t_eq "$(grep -c 'cycle between the files of lib/alpha/' "$T_TMP/err")" 1 "one cycle reported per module"
+# The calls made one way: the include cycle between the private headers is what is left.
+printf 'int a_util(void) { return 2; }\n' >lib/alpha/alpha_util.c
+cc -Iinclude -c lib/alpha/alpha_util.c -o build/lib/alpha/alpha_util.o
+rc=0
+python3 "$TOP/scripts/lint-structure.py" build 2>"$T_TMP/err" || rc=$?
+cat "$T_TMP/err"
+t_eq "$rc" 1 "exit status with an include cycle between a module's private headers"
+grep -q 'cycle between the files of lib/alpha/: lib/alpha/alpha_more.h -> lib/alpha/alpha_priv.h (#include), lib/alpha/alpha_priv.h -> lib/alpha/alpha_more.h (#include)' "$T_TMP/err" ||
+	t_fail "the include cycle between the private headers of lib/alpha/ is not named"
+printf '#ifndef A_MORE\n#define A_MORE 1\n#endif\n' >lib/alpha/alpha_more.h
+t_eq "$(python3 "$TOP/scripts/lint-structure.py" build >/dev/null 2>&1; echo $?)" 0 "the module's files calling and including one way"
