@@ -71,6 +71,28 @@ t_eq() { [ "$1" == "$2" ] || t_fail "$3: got '$1', expected '$2'"; echo "ok: $3 
 t_ge() { [ "$1" -ge "$2" ] || t_fail "$3: $1 < $2"; echo "ok: $3 ($1 >= $2)"; }
 t_le() { [ "$1" -le "$2" ] || t_fail "$3: $1 > $2"; echo "ok: $3 ($1 <= $2)"; }
 
+# t_userns CMD...: CMD as root of a new user namespace (with its own mount namespace), in
+# the current directory: unshare -Urm. A chrooted process may not make one (the kernel's
+# create_user_ns() refuses with EPERM when current_chrooted()), as in a build chroot or
+# fresh-debian.sh; there the namespace is made from the root of the nearest ancestor that is
+# not chrooted (nsenter -r), and CMD is put back in this root (unshare --root, through an
+# open descriptor of it): what an unchrooted machine does in one step.
+t_userns() {
+	if unshare -Urm true 2>/dev/null; then
+		unshare -Urm "$@"
+		return
+	fi
+	local me p r
+	me=$(stat -c %d:%i /)
+	p=$BASHPID
+	while p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status") && [ "$p" -gt 1 ]; do
+		r=$(stat -L -c %d:%i "/proc/$p/root" 2>/dev/null) || continue
+		[ "$r" != "$me" ] && break
+	done
+	[ "$p" -gt 1 ] || { echo "t_userns: no user namespace here, and no unchrooted ancestor" >&2; return 1; }
+	nsenter -t "$p" -r -w -- unshare -Urm --root=/proc/self/fd/3 --wd="$PWD" "$@" 3</
+}
+
 # t_netns NAME: create namespace "$T_ID-NAME" (with lo up); prints its name.
 t_netns() {
 	local ns="$T_ID-$1"
