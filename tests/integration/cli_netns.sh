@@ -35,7 +35,8 @@ for args in "--json show" "--json show n0" "--json chips n0" "show n0" "--json v
 	a=$("$RTLTUNE" -n "$ns" $args || true)
 	# shellcheck disable=SC2086
 	b=$(ip netns exec "$ns" "$RTLTUNE" $args || true)
-	t_eq "$a" "$b" "rtltune -n NS $args = ip netns exec NS rtltune $args"
+	[ "$a" == "$b" ] || { diff <(echo "$b") <(echo "$a") | head -20; t_fail "rtltune -n NS $args differs from ip netns exec NS rtltune $args (<: ip netns exec, >: -n)"; }
+	echo "ok: rtltune -n NS $args = ip netns exec NS rtltune $args"
 done
 t_eq "$("$RTLTUNE" -n "$ns" --json show | jq -r '[.[].ifname] | sort | join(" ")')" \
 	"$(ip -n "$ns" -j link show | jq -r '[.[].ifname] | sort | join(" ")')" "-n NS show: the namespace's links"
