@@ -13,8 +13,9 @@
 
 tn_setup
 ip -n "$TN_A" link set ta gso_max_size 16384
-# 250 ms samples: the tuner's first baseline is full 2 s after traffic starts.
-printf '[daemon]\nsample_interval = 250ms\n' >"$T_TMP/rtltuned.conf"
+# 250 ms samples, and 16 of them before a switchback trial: the tuner's first trial is due
+# 4 s after traffic starts, and the sweep (1 s after it) holds the pause by then.
+printf '[daemon]\nsample_interval = 250ms\n[tuner]\nswitch_baseline = 16\n' >"$T_TMP/rtltuned.conf"
 d_start "$TN_A" --config "$T_TMP/rtltuned.conf" --interfaces ta
 t_defer tn_dump_on_fail
 sw() { RTLTUNE_SOCKET=$D_SOCK t_in "$TN_A" "$RTLTUNE" "$@"; }
