@@ -7,6 +7,7 @@
  * `rtltune doctor`.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtltune/err.h"
@@ -25,5 +26,22 @@ struct genl_family_info {
  */
 int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err);
 bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd);
+
+struct nl_sock;
+struct nl_msg;
+struct ethnl_ack;
+
+/* One reply message to its parser; a negative return ends the exchange with it. */
+typedef int (*genl_reply_fn)(const void *msg, size_t len, void *arg);
+/*
+ * Send req on sk and read what answers it into buf: each reply message of family goes to
+ * fn (a negative return is the exchange's result; the answer is still read to its end).
+ * The exchange ends at the NLMSG_ERROR (an ACK asked for with NLM_F_ACK, or the kernel's
+ * refusal), at NLMSG_DONE (a dump), or, with neither flag, at the first reply. Messages of
+ * another sequence number (an answer to an exchange abandoned earlier) are dropped.
+ * Returns 0 with ack->error the kernel's verdict, or a negative errno of the exchange.
+ */
+int genl_transact(struct nl_sock *sk, uint16_t family, void *buf, size_t buflen, struct nl_msg *req,
+		  genl_reply_fn fn, void *arg, struct ethnl_ack *ack);
 
 #endif

@@ -21,6 +21,7 @@
 #include <sys/time.h>
 
 #include "ethnl_priv.h"
+#include "rtltune/genl_family.h"
 
 /* A verbose FEATURES reply is ~4.5 KiB on veth; every reply here fits many times over. */
 #define ETHNL_BUF_SIZE (64 * 1024)
@@ -120,63 +121,11 @@ fail:
 	return NULL;
 }
 
-/* One reply message to its parser; a negative return ends the exchange with it. */
-typedef int (*reply_fn)(const void *msg, size_t len, void *arg);
-
-/*
- * Send req and read what answers it: each reply message (our family's type) goes to fn;
- * the exchange ends at the NLMSG_ERROR (an ACK when asked for with NLM_F_ACK, or the
- * kernel's refusal) or, without NLM_F_ACK, at the first reply. Messages of another
- * sequence number (an answer to an exchange abandoned earlier) are dropped. Returns 0
- * with ack->error the kernel's verdict, or a negative errno of the exchange itself.
- */
-static int transact(struct ethnl *e, struct nl_msg *req, reply_fn fn, void *arg,
+/* Send req and read what answers it on e's socket (genl_transact()). */
+static int transact(struct ethnl *e, struct nl_msg *req, genl_reply_fn fn, void *arg,
 		    struct ethnl_ack *ack)
 {
-	int fd = nl_socket_get_fd(e->sk), fn_err = 0;
-	struct nlmsghdr *nlh = nlmsg_hdr(req);
-	uint32_t port;
-	bool want_ack;
-
-	memset(ack, 0, sizeof(*ack));
-	ack->offset = ack->miss_type = ack->miss_nest = -1;
-	nl_complete_msg(e->sk, req);
-	port = nl_socket_get_local_port(e->sk);
-	want_ack = nlh->nlmsg_flags & NLM_F_ACK;
-	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, e->buf, ETHNL_BUF_SIZE, MSG_TRUNC);
-		size_t off, mlen;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (n > ETHNL_BUF_SIZE)
-			return -EMSGSIZE;
-		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(mlen)) {
-			struct nlmsghdr h;
-
-			memcpy(&h, e->buf + off, sizeof(h));
-			mlen = h.nlmsg_len;
-			if (mlen < NLMSG_HDRLEN || mlen > (size_t)n - off)
-				return -EPROTO;
-			if (h.nlmsg_seq != nlh->nlmsg_seq || h.nlmsg_pid != port)
-				continue;
-			if (h.nlmsg_type == NLMSG_ERROR)
-				return ethnl_parse_ack(e->buf + off, mlen, ack) < 0 ? -EPROTO
-										    : fn_err;
-			if (h.nlmsg_type == NLMSG_DONE)
-				return fn_err;
-			if (h.nlmsg_type != e->family)
-				continue;
-			if (!fn_err && fn)
-				fn_err = fn(e->buf + off, mlen, arg);
-			if (!want_ack)
-				return fn_err;
-		}
-	}
+	return genl_transact(e->sk, e->family, e->buf, ETHNL_BUF_SIZE, req, fn, arg, ack);
 }
 
 /* The name of what the kernel's error offset points at, among the attributes we sent. */

@@ -8,8 +8,10 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
+#include <sys/socket.h>
 #include <string.h>
 
+#include "rtltune/ethnl.h"
 #include "rtltune/genl_family.h"
 
 struct family_reply {
@@ -94,4 +96,55 @@ int genl_family_probe(const char *name, struct genl_family_info *out, struct rte
 bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd)
 {
 	return f->present && cmd < GENL_MAX_OPS && (f->ops[cmd / 32] & (1u << (cmd % 32)));
+}
+
+int genl_transact(struct nl_sock *sk, uint16_t family, void *buf, size_t buflen, struct nl_msg *req,
+		  genl_reply_fn fn, void *arg, struct ethnl_ack *ack)
+{
+	int fd = nl_socket_get_fd(sk), fn_err = 0;
+	struct nlmsghdr *nlh = nlmsg_hdr(req);
+	uint32_t port;
+	bool want_ack;
+
+	memset(ack, 0, sizeof(*ack));
+	ack->offset = ack->miss_type = ack->miss_nest = -1;
+	nl_complete_msg(sk, req);
+	port = nl_socket_get_local_port(sk);
+	/* A dump ends at NLMSG_DONE, an ACKed request at its NLMSG_ERROR. */
+	want_ack = nlh->nlmsg_flags & (NLM_F_ACK | NLM_F_DUMP);
+	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, buflen, MSG_TRUNC);
+		size_t off, mlen;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if ((size_t)n > buflen)
+			return -EMSGSIZE;
+		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(mlen)) {
+			struct nlmsghdr h;
+
+			memcpy(&h, (uint8_t *)buf + off, sizeof(h));
+			mlen = h.nlmsg_len;
+			if (mlen < NLMSG_HDRLEN || mlen > (size_t)n - off)
+				return -EPROTO;
+			if (h.nlmsg_seq != nlh->nlmsg_seq || h.nlmsg_pid != port)
+				continue;
+			if (h.nlmsg_type == NLMSG_ERROR)
+				return ethnl_parse_ack((uint8_t *)buf + off, mlen, ack) < 0
+					       ? -EPROTO
+					       : fn_err;
+			if (h.nlmsg_type == NLMSG_DONE)
+				return fn_err;
+			if (h.nlmsg_type != family)
+				continue;
+			if (!fn_err && fn)
+				fn_err = fn((uint8_t *)buf + off, mlen, arg);
+			if (!want_ack)
+				return fn_err;
+		}
+	}
 }

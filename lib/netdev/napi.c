@@ -111,60 +111,21 @@ struct list_arg {
 	int ifindex;
 };
 
-/*
- * Send req and read its answer up to NLMSG_DONE (a dump) or the NLMSG_ERROR (an ACK or
- * the kernel's refusal, in *ack); each reply of the family goes to la (NULL: none
- * expected). Messages of another sequence (an abandoned exchange) are dropped.
- */
-static int transact(struct napi_nl *nl, struct nl_msg *req, struct list_arg *la,
-		    struct ethnl_ack *ack)
+/* One napi-get reply into la; NAPIs of other devices skipped. */
+static int list_cb(const void *msg, size_t len, void *arg)
 {
-	int fd = nl_socket_get_fd(nl->sk);
-	struct nlmsghdr *nlh = nlmsg_hdr(req);
-	uint32_t port;
+	struct list_arg *la = arg;
+	struct napi_info info;
 
-	memset(ack, 0, sizeof(*ack));
-	ack->offset = ack->miss_type = ack->miss_nest = -1;
-	nl_complete_msg(nl->sk, req);
-	port = nl_socket_get_local_port(nl->sk);
-	if (send(fd, nlh, nlh->nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, nl->buf, NAPI_BUF_SIZE, MSG_TRUNC);
-		size_t off, mlen;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (n > NAPI_BUF_SIZE)
-			return -EMSGSIZE;
-		for (off = 0; off + NLMSG_HDRLEN <= (size_t)n; off += NLMSG_ALIGN(mlen)) {
-			struct nlmsghdr h;
-			struct napi_info info;
-
-			memcpy(&h, nl->buf + off, sizeof(h));
-			mlen = h.nlmsg_len;
-			if (mlen < NLMSG_HDRLEN || mlen > (size_t)n - off)
-				return -EPROTO;
-			if (h.nlmsg_seq != nlh->nlmsg_seq || h.nlmsg_pid != port)
-				continue;
-			if (h.nlmsg_type == NLMSG_ERROR)
-				return ethnl_parse_ack(nl->buf + off, mlen, ack) < 0 ? -EPROTO : 0;
-			if (h.nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h.nlmsg_type != nl->family || !la)
-				continue;
-			if (napi_parse_reply(nl->buf + off, mlen, &info) < 0)
-				return -EPROTO;
-			/* A kernel that ignores the filter (before it had one) lists them all. */
-			if (info.ifindex != la->ifindex)
-				continue;
-			if (la->n >= la->max)
-				return -E2BIG;
-			la->out[la->n++] = info;
-		}
-	}
+	if (napi_parse_reply(msg, len, &info) < 0)
+		return -EPROTO;
+	/* A kernel that ignores the filter (before it had one) lists them all. */
+	if (info.ifindex != la->ifindex)
+		return 0;
+	if (la->n >= la->max)
+		return -E2BIG;
+	la->out[la->n++] = info;
+	return 0;
 }
 
 static int request_err(int r, const struct ethnl_ack *ack, const char *what, struct rterr *err)
@@ -197,7 +158,7 @@ int napi_nl_list(struct napi_nl *nl, int ifindex, struct napi_info *out, unsigne
 		nlmsg_free(req);
 		return rterr_sys(err, ENOMEM, "%s", what);
 	}
-	r = transact(nl, req, &la, &ack);
+	r = genl_transact(nl->sk, nl->family, nl->buf, NAPI_BUF_SIZE, req, list_cb, &la, &ack);
 	nlmsg_free(req);
 	if (r < 0 || ack.error < 0)
 		return request_err(r, &ack, what, err);
@@ -227,7 +188,7 @@ int napi_nl_set(struct napi_nl *nl, uint32_t napi_id, enum napi_setting s, uint6
 		nlmsg_free(req);
 		return rterr_sys(err, ENOMEM, "%s", what);
 	}
-	r = transact(nl, req, NULL, &ack);
+	r = genl_transact(nl->sk, nl->family, nl->buf, NAPI_BUF_SIZE, req, NULL, NULL, &ack);
 	nlmsg_free(req);
 	if (r < 0 || ack.error < 0)
 		return request_err(r, &ack, what, err);
