@@ -26,6 +26,7 @@
 #include "sampler.h"
 #include "trust.h"
 #include "tune.h"
+#include "tune_json.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"

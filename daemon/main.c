@@ -37,6 +37,7 @@
 #include "state.h"
 #include "trust.h"
 #include "tune.h"
+#include "tune_act.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -164,7 +165,7 @@ static int reload(struct rterr *err)
 	/* The journal is judged anew (the operator's way back from an untrusted one) and,
 	 * trusted, has what a crash left in flight rolled back before any apply. */
 	if (trust_check())
-		tune_recover_orphans();
+		tune_recover_orphans(NULL);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
 	/* cpu_dma_latency may have changed with no interface event; a refused request gets
@@ -417,7 +418,7 @@ static int run(void)
 	/* Before any change: a journal that cannot be trusted stops them all; one that can
 	 * has a trial or apply a crash left in flight rolled back first. */
 	if (trust_check())
-		tune_recover_orphans();
+		tune_recover_orphans(NULL);
 	r = tune_start(&err);
 	if (r < 0)
 		goto out;

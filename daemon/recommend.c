@@ -16,7 +16,7 @@
 #include "bpf.h"
 #include "iface.h"
 #include "sampler.h"
-#include "tune.h"
+#include "tune_json.h"
 
 /* Below this many events in the window a share means nothing. */
 #define MIN_EVENTS 200

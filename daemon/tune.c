@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The autotuner wired into the daemon (docs/tuning.md): lib/tuner/tuner.c decides, this file
- * feeds it one sample per managed interface per sample interval and carries out what it
- * says through the actuator, which keeps a trial's pre-values in flight in the journal
- * until the verdict, so that a crash mid-trial is rolled back at the next start.
+ * keeps it, tracks the managed interfaces in it and feeds it one sample per interface per
+ * sample interval; tune_act.c carries out what it says through the actuator, which keeps a
+ * trial's pre-values in flight in the journal until the verdict, so that a crash
+ * mid-trial is rolled back at the next start.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,8 +21,7 @@
 #include "rtltune/tuner.h"
 #include "trust.h"
 #include "tune.h"
-
-#define TUNE_LOCK_WAIT_MS 300
+#include "tune_act.h"
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
@@ -37,206 +37,6 @@ static uint64_t now_ms(void)
 {
 	return now_us() / 1000;
 }
-
-static enum decision_outcome outcome_of(enum tuner_action_kind k)
-{
-	switch (k) {
-	case TUNER_START_TRIAL:
-		return OUTCOME_TRIAL;
-	case TUNER_KEEP:
-		return OUTCOME_KEPT;
-	case TUNER_ROLLBACK:
-		return OUTCOME_ROLLED_BACK;
-	case TUNER_ABANDON:
-		return OUTCOME_ABANDONED;
-	case TUNER_STEP:
-		return OUTCOME_STEP;
-	default:
-		return OUTCOME_FAILED;
-	}
-}
-
-/* One decision: counted and logged (the journal's log gets it from the actuator). */
-static void record(struct iface *ifc, const struct tuner_action *a)
-{
-	char from[24], to[24];
-
-	if (!(a->kind == TUNER_ROLLBACK && a->retry))
-		iface_count_decision(ifc, a->knob, outcome_of(a->kind));
-	/* knob_value_str() returns "on"/"off" for a feature without touching the buffer. */
-	dlog(LOG_NOTICE, ifc->name, "tuner %s %s %s -> %s: %s", tuner_outcome_name(a->kind),
-	     knob_name(a->knob),
-	     knob_value_str(a->knob, a->n_changes ? a->changes[0].from : LINK_UNSET, from,
-			    sizeof(from)),
-	     knob_value_str(a->knob, a->n_changes ? a->changes[0].to : LINK_UNSET, to, sizeof(to)),
-	     a->reason);
-}
-
-/* The interface and the devices its changes reach, as the last read saw them. */
-static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET_MAX],
-			       int levels[PLAN_SET_MAX])
-{
-	unsigned int n = 1, u;
-
-	nics[0] = ifc->m->snap;
-	levels[0] = 0;
-	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++) {
-		levels[n] = (int)u + 1;
-		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n++]);
-	}
-	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
-	 * records say which devices a trial reached. */
-	for (u = 0; u < ifc->m->stack.n_lowers && n < PLAN_SET_MAX; u++) {
-		levels[n] = -1;
-		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n++]);
-	}
-	return n;
-}
-
-/*
- * Set the action's values through the actuator, on the interface and the uppers that carry
- * its traffic (docs/stack.md). The tuner asks for a size of what the traffic gets (the
- * effective value, the smallest on the path): a raise takes every device of the stack to
- * at least that, lowering none; a decrease takes every device down to it. A trial (START_
- * TRIAL, STEP) stays in flight in the journal with the pre-trial values until the verdict;
- * a ROLLBACK puts back, on every device the trial reached, the pre-values its records hold.
- * The plan starts from the snapshot this sample took, and the read-back becomes the
- * interface's next one.
- */
-static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_action *a)
-{
-	struct act_opts opts = {
-		.op = "trial",
-		.actor = "daemon",
-		.outcome = tuner_outcome_name(a->kind),
-		.reason = a->reason,
-		.journal_originals = true,
-		.keep_inflight = a->kind != TUNER_ROLLBACK,
-	};
-	int64_t targets[KNOB__COUNT], want[KNOB__COUNT];
-	bool which[KNOB__COUNT] = {0};
-	struct plan_request req = {.targets = targets,
-				   .which = which,
-				   .src = "tuner",
-				   .want = want,
-				   .refuse_skip = true};
-	struct plan set[PLAN_SET_MAX];
-	struct nic nics[PLAN_SET_MAX];
-	int levels[PLAN_SET_MAX];
-	struct rterr err = {0};
-	unsigned int i, n = 1;
-	int r, k;
-
-	set[0].after_valid = false;
-	set[0].rerouted[0] = '\0';
-	if (iface_stacked(ifc))
-		iface_read_stack(ifc);
-	if (a->kind == TUNER_ROLLBACK) {
-		unsigned int nn = stack_nics(ifc, nics, levels);
-
-		r = actuate_rollback(rtd.act, j, nics, levels, nn, &opts, set, &err);
-		n = nn;
-		goto done;
-	}
-	for (k = 0; k < KNOB__COUNT; k++)
-		targets[k] = want[k] = LINK_UNSET;
-	for (i = 0; i < a->n_changes; i++) {
-		enum knob_id kk = a->changes[i].knob;
-		int64_t to = a->changes[i].to, own = ifc->m->snap.val[kk];
-
-		want[kk] = to;
-		/* A raise of the effective size never lowers the interface itself. */
-		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
-		which[kk] = true;
-	}
-	r = plan_device(&ifc->m->snap, rtd.chips, &req, &ifc->m->stack, ifc->m->stack_links,
-			ifc->m->n_stack_links, set, &n, &err);
-	if (r == 0)
-		r = actuate_set(rtd.act, j, set, n, &opts, &err);
-done:
-	/* Its own change: the read-back, or a fresh read, is what rtltuned set (on the
-	 * uppers too). */
-	for (i = 1; i < n && i < PLAN_SET_MAX; i++)
-		if (set[i].after_valid && iface_by_index(set[i].ifindex))
-			iface_update(iface_by_index(set[i].ifindex), &set[i].after);
-	if (set[0].after_valid)
-		iface_update(ifc, &set[0].after);
-	else
-		iface_refresh(ifc);
-	if (r == 0 && set[0].rerouted[0])
-		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
-	if (r == 0)
-		snprintf(ifc->m->reroute_note, sizeof(ifc->m->reroute_note), "%s",
-			 set[0].reroute_failed ? set[0].rerouted : "");
-	if (r < 0)
-		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
-	return r == 0;
-}
-
-/* A decision that changes nothing: logged, and a kept or abandoned trial ends on every
- * device it reached. */
-static void conclude(struct iface *ifc, struct journal *j, const struct tuner_action *a)
-{
-	struct journal_event ev = {
-		.ifname = ifc->name,
-		.knob = (int)a->knob,
-		.old_value = a->n_changes ? a->changes[0].from : JOURNAL_NO_VALUE,
-		.new_value = a->n_changes ? a->changes[0].to : JOURNAL_NO_VALUE,
-		.outcome = tuner_outcome_name(a->kind),
-		.reason = a->reason,
-		.actor = "daemon",
-	};
-	struct nic nics[PLAN_SET_MAX];
-	int levels[PLAN_SET_MAX];
-	struct rterr err = {0};
-
-	if (j && actuate_conclude(j, nics, stack_nics(ifc, nics, levels), &ev,
-				  a->kind != TUNER_FAILED, &err) < 0)
-		dlog(LOG_WARNING, ifc->name, "tuner: ending the trial: %s", err.msg);
-}
-
-/* Carry out an action and the ones that follow from its result, in one journal lock. */
-static void act(struct iface *ifc, struct tuner_action *a)
-{
-	struct journal *j = NULL;
-	struct rterr err = {0};
-	unsigned int rounds;
-
-	if (a->kind == TUNER_NONE)
-		return;
-	/* An untrusted journal was logged once by trust.c; a rollback waiting for it is
-	 * given again at every sample, which would repeat it. */
-	if (trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err) < 0 && err.errnum != EBADMSG)
-		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
-	for (rounds = 0; a->kind != TUNER_NONE && rounds < 8; rounds++) {
-		struct tuner_action next = {0};
-		bool ok;
-
-		record(ifc, a);
-		switch (a->kind) {
-		case TUNER_START_TRIAL:
-		case TUNER_STEP:
-		case TUNER_ROLLBACK:
-			ok = j && set_values(ifc, j, a);
-			if (tuner_applied(tuner, ifc->ifindex, ok, now_ms(), &next) < 0)
-				goto out;
-			*a = next;
-			continue;
-		case TUNER_KEEP:
-		case TUNER_ABANDON:
-		case TUNER_FAILED:
-			conclude(ifc, j, a);
-			break;
-		default:
-			break;
-		}
-		break;
-	}
-out:
-	journal_close(j);
-}
-
-static void recover_orphans(struct iface *only);
 
 static void track(struct iface *ifc)
 {
@@ -258,7 +58,7 @@ static void untrack(struct iface *ifc, const char *why)
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
 	if (why && tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0)
-		act(ifc, &a);
+		tune_act(tuner, ifc, &a);
 	tuner_iface_remove(tuner, ifc->ifindex);
 	ifc->m->tune.tuned = false;
 }
@@ -283,7 +83,7 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 		/* After `autotune off`: a trial in progress is rolled back now. */
 		if (tuner && ifc->m && ifc->m->tune.tuned && !ifc->autotune &&
 		    tuner_abort(tuner, ifc->ifindex, now_ms(), "autotune off", &a) == 0)
-			act(ifc, &a);
+			tune_act(tuner, ifc, &a);
 		break;
 	case IFACE_GONE:
 		/* Gone: nothing to roll back on it (the applier forgets its records). */
@@ -372,7 +172,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		return;
 	if (ifc->m->tune.recover) {
 		ifc->m->tune.recover = false;
-		recover_orphans(ifc);
+		tune_recover_orphans(ifc);
 	}
 	/* Uppers' sizes change without a notification (rtnetlink sends none for them). */
 	if (iface_stacked(ifc))
@@ -423,7 +223,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	 * on, trials do not. */
 	env.autotune = ifc->autotune && !tp->paused && trust_ok();
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
-		act(ifc, &a);
+		tune_act(tuner, ifc, &a);
 }
 
 int tune_start(struct rterr *err)
@@ -452,86 +252,6 @@ void tune_stop(const char *why)
 	tuner = NULL;
 }
 
-/* The interface a journal record is about, if it is here. */
-static struct iface *iface_of(const struct journal_ident *rec)
-{
-	struct journal_ident id;
-	struct iface *ifc;
-
-	for (ifc = iface_first(); ifc; ifc = ifc->next)
-		if (journal_ident_read_index(ifc->ifindex, ifc->name, &id, NULL) == 0 &&
-		    journal_ident_same(rec, &id))
-			return ifc;
-	return NULL;
-}
-
-/*
- * journal.h: an operation whose process is gone must be rolled back (its pre-values set)
- * before anything else touches the device. A trial the daemon was running when it was
- * killed is the common case; an `rtltune apply` or `sweep` killed mid-way is handled the
- * same way. only: that interface's records alone (NULL: every interface here).
- */
-static void recover_orphans(struct iface *only)
-{
-	const struct journal_inflight *ops;
-	struct journal_inflight *orphans;
-	struct journal *j = NULL;
-	struct rterr err = {0};
-	int n, i, k = 0, opened;
-
-	/* Untrusted: said once, with what to do, by trust.c; the records wait for the file. */
-	opened = trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err);
-	if (opened == -EBADMSG)
-		return;
-	if (opened < 0) {
-		dlog(LOG_WARNING, only ? only->name : NULL,
-		     "operations a crash left in flight not looked at: %s (again on reload)",
-		     err.msg);
-		return;
-	}
-	/* Copies: every change rewrites the journal's own array. */
-	n = journal_inflight_list(j, &ops);
-	orphans = calloc((size_t)n + 1, sizeof(*orphans));
-	for (i = 0; orphans && i < n; i++)
-		if (ops[i].orphaned)
-			orphans[k++] = ops[i];
-	for (i = 0; i < k; i++) {
-		const struct journal_inflight *op = &orphans[i];
-		struct iface *ifc = iface_of(&op->id);
-		struct plan plan;
-		struct nic nic;
-		int r;
-
-		if (!ifc || (only && ifc != only) ||
-		    actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
-			continue; /* not here (another netns, unplugged): left for later */
-		r = actuate_orphan(rtd.act, j, op, &nic, &plan, &err);
-		if (r < 0) {
-			/* The record stays: the next start tries again. */
-			dlog(LOG_ERR, ifc->name, "rolling back an interrupted %s: %s", op->op,
-			     err.msg);
-			continue;
-		}
-		if (r == ACT_ORPHAN_NOTHING_LEFT)
-			dlog(LOG_NOTICE, ifc->name,
-			     "the %s that was in flight when %s (pid %d) stopped left nothing to "
-			     "roll back: every knob it touched is at its original",
-			     op->op, op->actor, (int)op->pid);
-		else
-			dlog(LOG_NOTICE, ifc->name,
-			     "rolled back the %s that was in flight when %s (pid %d) stopped",
-			     op->op, op->actor, (int)op->pid);
-		iface_refresh(ifc);
-	}
-	free(orphans);
-	journal_close(j);
-}
-
-void tune_recover_orphans(void)
-{
-	recover_orphans(NULL);
-}
-
 int tune_pause(struct iface *ifc, bool on, const char *by)
 {
 	struct iface_tune *tp;
@@ -557,95 +277,13 @@ int tune_pause(struct iface *ifc, bool on, const char *by)
 	snprintf(why, sizeof(why), "tuner paused by %s", by);
 	if (tuner && tp->tuned && tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0 &&
 	    a.kind != TUNER_NONE) {
-		act(ifc, &a);
+		tune_act(tuner, ifc, &a);
 		return 1;
 	}
 	return 0;
 }
 
-static json_object *changes_json(const struct tuner_change *c, unsigned int n)
+const struct tuner *tune_tuner(void)
 {
-	json_object *a = json_object_new_array();
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "knob", json_object_new_string(knob_name(c[i].knob)));
-		json_object_object_add(o, "from", json_object_new_int64(c[i].from));
-		json_object_object_add(o, "to", json_object_new_int64(c[i].to));
-		json_object_array_add(a, o);
-	}
-	return a;
-}
-
-json_object *tune_status_json(const struct iface *ifc)
-{
-	struct tuner_iface_info info;
-	json_object *o, *r;
-
-	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
-	    tuner_iface_info(tuner, ifc->ifindex, &info) < 0)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
-	json_object_object_add(o, "paused_by",
-			       ifc->m->tune.paused ? json_object_new_string(ifc->m->tune.paused_by)
-						   : NULL);
-	json_object_object_add(o, "samples", json_object_new_int((int)info.samples));
-	json_object_object_add(o, "needed", json_object_new_int((int)info.needed));
-	if (info.in_trial) {
-		json_object *t = json_object_new_object();
-
-		json_object_object_add(t, "rule",
-				       json_object_new_string(tuner_rule_name(info.trial.rule)));
-		json_object_object_add(t, "knob",
-				       json_object_new_string(knob_name(info.trial.knob)));
-		json_object_object_add(t, "changes",
-				       changes_json(info.trial.changes, info.trial.n_changes));
-		json_object_object_add(t, "reason", json_object_new_string(info.trial.reason));
-		json_object_object_add(o, "trial", t);
-	} else {
-		json_object_object_add(o, "trial", NULL);
-	}
-	r = json_object_new_object();
-	json_object_object_add(r, "counted", json_object_new_uint64(ifc->m->tune.retrans_segs));
-	json_object_object_add(r, "spurious",
-			       json_object_new_uint64(ifc->m->tune.retrans_spurious));
-	json_object_object_add(o, "retransmit_segments", r);
-	return o;
-}
-
-json_object *tune_recommend_json(const struct iface *ifc)
-{
-	struct tuner_recommendation rec;
-	json_object *o, *cands;
-	unsigned int i;
-
-	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
-	    tuner_recommend(tuner, ifc->ifindex, now_ms(), &rec) < 0)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(rec.state)));
-	json_object_object_add(o, "samples", json_object_new_int((int)rec.samples));
-	json_object_object_add(o, "needed", json_object_new_int((int)rec.needed));
-	json_object_object_add(o, "summary", json_object_new_string(rec.summary));
-	cands = json_object_new_array();
-	for (i = 0; i < TUNER_RULE__COUNT; i++) {
-		const struct tuner_candidate *c = &rec.cands[i];
-		json_object *co = json_object_new_object();
-
-		json_object_object_add(co, "rule",
-				       json_object_new_string(tuner_rule_name(c->rule)));
-		json_object_object_add(co, "status",
-				       json_object_new_string(tuner_cand_status_name(c->status)));
-		json_object_object_add(co, "knob", json_object_new_string(knob_name(c->knob)));
-		json_object_object_add(co, "dir", json_object_new_string(tuner_dir_name(c->dir)));
-		json_object_object_add(co, "changes", changes_json(c->changes, c->n_changes));
-		json_object_object_add(co, "reason", json_object_new_string(c->reason));
-		json_object_object_add(co, "next", json_object_new_boolean((int)i == rec.next));
-		json_object_array_add(cands, co);
-	}
-	json_object_object_add(o, "candidates", cands);
-	return o;
+	return tuner;
 }

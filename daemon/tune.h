@@ -2,16 +2,17 @@
 #ifndef RTLTUNED_TUNE_H
 #define RTLTUNED_TUNE_H
 
-#include <json-c/json.h>
 #include <stdint.h>
 
 #include "iface.h"
 #include "rtltune/err.h"
+#include "rtltune/tuner.h"
 
 /*
  * The autotuner (lib/tuner/tuner.c) wired to the daemon: fed one sample per managed interface
  * by the sampler, it carries out what the tuner says through the actuator, one journal
- * operation per decision (docs/tuning.md).
+ * operation per decision (docs/tuning.md). The carrying out is tune_act.c's, the state as
+ * status and recommend show it tune_json.c's.
  */
 int tune_start(struct rterr *err);
 /* Roll back trials in progress (shutdown, reconfiguration) and free the tuner. */
@@ -22,8 +23,6 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c);
 void tune_sample_begin(void);
 /* Feed ifc's sample (its stats are current) and act on what the tuner says. */
 void tune_sample(struct iface *ifc, uint64_t now_us);
-/* Operations a crash left in flight: their pre-values put back (start-up). */
-void tune_recover_orphans(void);
 /*
  * Pause the tuner on ifc (on; by says who: "rtltune sweep mtu (pid 812)") or let one pause
  * go. Pauses nest: the tuner starts no trial while any is held. Taking one rolls a trial in
@@ -32,7 +31,7 @@ void tune_recover_orphans(void);
  * midway), as at start. -ENOENT when ifc is not managed (nothing tunes it).
  */
 int tune_pause(struct iface *ifc, bool on, const char *by);
-json_object *tune_status_json(const struct iface *ifc);
-json_object *tune_recommend_json(const struct iface *ifc);
+/* The tuner, for what shows its state (tune_json.c); NULL while autotuning is off. */
+const struct tuner *tune_tuner(void);
 
 #endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner's state per interface as status and recommend show it (tune_json.h): its
+ * state, the samples it has and needs, the trial in progress, and each rule's candidate.
+ */
+#include "loop.h"
+#include "tune.h"
+#include "tune_json.h"
+
+static json_object *changes_json(const struct tuner_change *c, unsigned int n)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "knob", json_object_new_string(knob_name(c[i].knob)));
+		json_object_object_add(o, "from", json_object_new_int64(c[i].from));
+		json_object_object_add(o, "to", json_object_new_int64(c[i].to));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+json_object *tune_status_json(const struct iface *ifc)
+{
+	const struct tuner *tuner = tune_tuner();
+	struct tuner_iface_info info;
+	json_object *o, *r;
+
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
+	    tuner_iface_info(tuner, ifc->ifindex, &info) < 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
+	json_object_object_add(o, "paused_by",
+			       ifc->m->tune.paused ? json_object_new_string(ifc->m->tune.paused_by)
+						   : NULL);
+	json_object_object_add(o, "samples", json_object_new_int((int)info.samples));
+	json_object_object_add(o, "needed", json_object_new_int((int)info.needed));
+	if (info.in_trial) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "rule",
+				       json_object_new_string(tuner_rule_name(info.trial.rule)));
+		json_object_object_add(t, "knob",
+				       json_object_new_string(knob_name(info.trial.knob)));
+		json_object_object_add(t, "changes",
+				       changes_json(info.trial.changes, info.trial.n_changes));
+		json_object_object_add(t, "reason", json_object_new_string(info.trial.reason));
+		json_object_object_add(o, "trial", t);
+	} else {
+		json_object_object_add(o, "trial", NULL);
+	}
+	r = json_object_new_object();
+	json_object_object_add(r, "counted", json_object_new_uint64(ifc->m->tune.retrans_segs));
+	json_object_object_add(r, "spurious",
+			       json_object_new_uint64(ifc->m->tune.retrans_spurious));
+	json_object_object_add(o, "retransmit_segments", r);
+	return o;
+}
+
+json_object *tune_recommend_json(const struct iface *ifc)
+{
+	const struct tuner *tuner = tune_tuner();
+	struct tuner_recommendation rec;
+	json_object *o, *cands;
+	unsigned int i;
+
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
+	    tuner_recommend(tuner, ifc->ifindex, now_us() / 1000, &rec) < 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(rec.state)));
+	json_object_object_add(o, "samples", json_object_new_int((int)rec.samples));
+	json_object_object_add(o, "needed", json_object_new_int((int)rec.needed));
+	json_object_object_add(o, "summary", json_object_new_string(rec.summary));
+	cands = json_object_new_array();
+	for (i = 0; i < TUNER_RULE__COUNT; i++) {
+		const struct tuner_candidate *c = &rec.cands[i];
+		json_object *co = json_object_new_object();
+
+		json_object_object_add(co, "rule",
+				       json_object_new_string(tuner_rule_name(c->rule)));
+		json_object_object_add(co, "status",
+				       json_object_new_string(tuner_cand_status_name(c->status)));
+		json_object_object_add(co, "knob", json_object_new_string(knob_name(c->knob)));
+		json_object_object_add(co, "dir", json_object_new_string(tuner_dir_name(c->dir)));
+		json_object_object_add(co, "changes", changes_json(c->changes, c->n_changes));
+		json_object_object_add(co, "reason", json_object_new_string(c->reason));
+		json_object_object_add(co, "next", json_object_new_boolean((int)i == rec.next));
+		json_object_array_add(cands, co);
+	}
+	json_object_object_add(o, "candidates", cands);
+	return o;
+}

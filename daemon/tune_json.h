@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_TUNE_JSON_H
+#define RTLTUNED_TUNE_JSON_H
+
+#include <json-c/json.h>
+
+#include "iface.h"
+
+/* The tuner on ifc for `status` (NULL when it does not tune ifc). */
+json_object *tune_status_json(const struct iface *ifc);
+/* Each rule's candidate on ifc and which comes next, for `recommend` (NULL likewise). */
+json_object *tune_recommend_json(const struct iface *ifc);
+
+#endif
