@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rtltune/paths.h"
 
 #define NETNS_RUN_DIR "/run/netns"
 #define NETNS_ETC_DIR "/etc/netns"
@@ -74,6 +75,9 @@ int cli_netns_enter(const char *name, void (*warn)(const char *msg), struct rter
 		return -err->errnum;
 	}
 	close(fd);
+	/* The data directories of a binary run from its source tree are found through
+	 * /proc/self/exe, which a chroot reads wrongly from a new mount namespace. */
+	paths_pin_exe();
 	if (unshare(CLONE_NEWNS) < 0)
 		return rterr_sys(err, errno, "-n %s: a mount namespace for its /sys", name);
 	/* Nothing mounted from here on propagates back to the namespace we came from. */

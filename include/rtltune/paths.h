@@ -17,6 +17,12 @@
  * Directories that do not exist are kept out.
  */
 char **paths_search_dirs(const char *env_var, const char *subdir);
+/*
+ * Read the running binary's path now, for the source-tree directory above: after a change of
+ * mount namespace (rtltune -n) under a chroot, /proc/self/exe names the binary from the
+ * real root, a path that does not exist in the chroot.
+ */
+void paths_pin_exe(void);
 void paths_free(char **dirs);
 
 /* write(2) until all of buf is written (EINTR retried): 0, or -errno (-ENOSPC when

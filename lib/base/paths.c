@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +45,35 @@ static int push(char ***dirs, size_t *n, const char *path)
 	return 0;
 }
 
+/* The running binary's path as paths_pin_exe() read it ("" before, or when unreadable). */
+static char pinned_exe[PATH_MAX];
+static bool exe_pinned;
+
+void paths_pin_exe(void)
+{
+	ssize_t r = readlink("/proc/self/exe", pinned_exe, sizeof(pinned_exe) - 1);
+
+	pinned_exe[r > 0 ? r : 0] = '\0';
+	exe_pinned = true;
+}
+
 /* The source tree the running binary was built in, if it runs from TREE/build*. */
 static int source_tree_dir(const char *subdir, char *out, size_t len)
 {
 	char exe[PATH_MAX], probe[PATH_MAX + 32];
-	ssize_t r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t r;
 	char *slash;
 
+	if (exe_pinned) {
+		r = (ssize_t)strlen(pinned_exe);
+		memcpy(exe, pinned_exe, (size_t)r + 1);
+	} else {
+		r = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (r > 0)
+			exe[r] = '\0';
+	}
 	if (r <= 0)
 		return -1;
-	exe[r] = '\0';
 	slash = strrchr(exe, '/'); /* strip program name */
 	if (!slash)
 		return -1;
