@@ -125,7 +125,8 @@ static void run_free(struct run *r)
 	free(r->n_set);
 }
 
-/* The ethtool groups whose knobs any section of the profile sets: all a plan reads. */
+/* The ethtool groups whose knobs any section of the profile sets, and the knobs around the
+ * NIC if it sets one of them: all a plan reads. */
 static unsigned int profile_groups(const struct profile *prof)
 {
 	unsigned int s, k, mask = 0;
@@ -135,8 +136,12 @@ static unsigned int profile_groups(const struct profile *prof)
 			const struct knob_desc *d = knob_desc((enum knob_id)k);
 			enum knob_value_kind v = prof->sections[s].knobs[k].value.kind;
 
-			if (d->backend == KNOB_B_ETHNL && v != KV_UNSET && v != KV_KEEP)
+			if (v == KV_UNSET || v == KV_KEEP)
+				continue;
+			if (d->backend == KNOB_B_ETHNL)
 				mask |= NIC_GROUP_BIT(d->ethnl_group);
+			else if (d->backend == KNOB_B_NAPI || d->backend == KNOB_B_QUEUE)
+				mask |= NIC_GROUP_AROUND;
 		}
 	return mask;
 }

@@ -408,6 +408,9 @@ static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, co
 	nic_io_read_groups(actuator_io(s->act),
 			   knob_desc(s->run.knob)->backend == KNOB_B_ETHNL
 				   ? NIC_GROUP_BIT(knob_desc(s->run.knob)->ethnl_group)
+			   : knob_desc(s->run.knob)->backend == KNOB_B_NAPI ||
+					   knob_desc(s->run.knob)->backend == KNOB_B_QUEUE
+				   ? NIC_GROUP_AROUND
 				   : 0);
 	r = cli_select(s->cli, actuator_io(s->act), names, 1, true, false, &all, &n_all, &sel,
 		       &n_sel, err);

@@ -359,8 +359,9 @@ static void link_new(const struct link_info *li)
 	ifc->next = ifaces;
 	ifaces = ifc;
 	n_ifaces++;
-	/* Identity (driver, chip) decides selection: read it (not the ethtool groups, which
-	 * only a managed interface needs: a host of 1000 unmanaged veths stays cheap). */
+	/* Identity (driver, chip) decides selection: read it (not the ethtool groups nor the
+	 * NAPI and queue settings, which only a managed interface needs: a host of 1000
+	 * unmanaged veths stays cheap). */
 	nic_io_read_groups(actuator_io(rtd.act), 0);
 	nic_from_link(actuator_io(rtd.act), li, &nic);
 	nic_io_read_groups(actuator_io(rtd.act), NIC_GROUPS_ALL);
@@ -374,6 +375,7 @@ static void link_new(const struct link_info *li)
 		} else {
 			for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 				nic_read_group(actuator_io(rtd.act), (enum ethnl_group)k, &nic);
+			nic_read_around(actuator_io(rtd.act), &nic);
 			iface_update(ifc, &nic);
 		}
 	}

@@ -26,6 +26,8 @@ struct around_io {
 
 /* Fill nic's around-the-NIC knobs (val[], around_err[], n_napi) through io. */
 void around_read(const struct around_io *io, struct nic *nic);
+/* The same knobs as not read (around_err -ENODATA, LINK_UNSET): a snapshot that skips them. */
+void around_unread(struct nic *nic);
 /*
  * Set knob k (an around-the-NIC row) of the device ifindex to v: on every NAPI of it, or
  * on every queue of the kind. Only lib/actuate/actuate.c calls it (the one actuation path).

@@ -80,6 +80,12 @@ struct ethnl;
  */
 int ethnl_open(struct ethnl **e, struct rterr *err);
 void ethnl_close(struct ethnl *e); /* NULL is fine */
+/*
+ * The handle's generic netlink socket, for requests to another family on the same socket
+ * (the netdev family's, napi_nl_open()): one process, one generic netlink socket. NULL for
+ * a NULL handle.
+ */
+struct nl_sock *ethnl_socket(struct ethnl *e);
 
 /*
  * A group's current values. A driver without the operation: -EOPNOTSUPP ("get rings (not

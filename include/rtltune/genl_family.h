@@ -25,9 +25,12 @@ struct genl_family_info {
  * when the kernel has no such family; -errno when the controller could not be asked.
  */
 int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err);
+struct nl_sock;
+/* The same on sk, a connected generic netlink socket (one a caller already has open). */
+int genl_family_probe_on(struct nl_sock *sk, const char *name, struct genl_family_info *out,
+			 struct rterr *err);
 bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd);
 
-struct nl_sock;
 struct nl_msg;
 struct ethnl_ack;
 

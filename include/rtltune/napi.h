@@ -58,10 +58,13 @@ const char *napi_setting_name(enum napi_setting s);
 struct napi_nl;
 
 /*
- * One genl socket on the netdev family. No family (kernel < 6.3): -EOPNOTSUPP. has_get /
- * has_set: whether the family has napi-get and napi-set.
+ * The netdev family on shared, a connected generic netlink socket the caller keeps open
+ * longer than the handle (the ethtool family's: ethnl_socket()), or on a socket of its own
+ * when shared is NULL. No family (kernel < 6.3): -EOPNOTSUPP. has_get / has_set: whether
+ * the family has napi-get and napi-set.
  */
-int napi_nl_open(struct napi_nl **out, struct rterr *err);
+struct nl_sock;
+int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err);
 void napi_nl_close(struct napi_nl *nl); /* NULL is fine */
 bool napi_nl_has_get(const struct napi_nl *nl);
 bool napi_nl_has_set(const struct napi_nl *nl);

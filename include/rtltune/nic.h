@@ -64,14 +64,19 @@ struct nic {
 };
 
 /*
- * Which ethtool groups (rings, coalescing, channels, pause) a snapshot through io reads:
+ * Which ethtool groups (rings, coalescing, channels, pause) and whether the knobs around
+ * the NIC (NAPI and queue settings: NIC_GROUP_AROUND) a snapshot through io reads:
  * NIC_GROUPS_ALL (the default), or the bits of the groups a command's knobs are in (an
  * apply of size and offload knobs reads none). A group not read has group_err -ENODATA
- * and its knobs LINK_UNSET; a read-back does not read it either. Features are always read.
+ * and its knobs LINK_UNSET (the knobs around the NIC: around_err -ENODATA); a read-back
+ * does not read it either. Features are always read.
  */
-#define NIC_GROUP_BIT(g) (1u << (unsigned int)(g))
-#define NIC_GROUPS_ALL	 ((1u << ETHNL_GROUP_COUNT) - 1)
+#define NIC_GROUP_BIT(g)  (1u << (unsigned int)(g))
+#define NIC_GROUP_AROUND  (1u << ETHNL_GROUP_COUNT)
+#define NIC_GROUPS_ALL	  ((1u << (ETHNL_GROUP_COUNT + 1)) - 1)
 void nic_io_read_groups(struct nic_io *io, unsigned int groups);
+/* The knobs around the NIC of nic, read now through io (for a snapshot that skipped them). */
+void nic_read_around(struct nic_io *io, struct nic *nic);
 /*
  * A snapshot from a link already read (a dump, a targeted get, a link event): the ethtool
  * and PCI parts are read now through io, groups and features by ifindex.

@@ -175,6 +175,18 @@ static void read_queues(const struct around_io *io, struct nic *nic)
 	}
 }
 
+void around_unread(struct nic *nic)
+{
+	int k;
+
+	nic->n_napi = -1;
+	nic->napi_path = NAPI_PATH_NONE;
+	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++) {
+		*err_of(nic, (enum knob_id)k) = -ENODATA;
+		nic->val[k] = LINK_UNSET;
+	}
+}
+
 void around_read(const struct around_io *io, struct nic *nic)
 {
 	read_napi(io, nic);

@@ -52,6 +52,11 @@ void ethnl_close(struct ethnl *e)
 	free(e);
 }
 
+struct nl_sock *ethnl_socket(struct ethnl *e)
+{
+	return e ? e->sk : NULL;
+}
+
 int ethnl_open(struct ethnl **out, struct rterr *err)
 {
 	struct timeval tv = {.tv_sec = 5};

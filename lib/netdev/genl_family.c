@@ -8,32 +8,34 @@
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <sys/socket.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 
 #include "rtltune/ethnl.h"
 #include "rtltune/genl_family.h"
 
-struct family_reply {
-	struct genl_family_info *out;
-	int error;
-};
+/* A controller reply this large would be a family with thousands of commands. */
+#define FAMILY_BUF_SIZE (64 * 1024)
 
-static int family_cb(struct nl_msg *msg, void *arg)
+/* CTRL_CMD_GETFAMILY's reply: the family's id, version and commands. */
+static int family_cb(const void *msg, size_t len, void *arg)
 {
-	struct family_reply *fr = arg;
+	struct genl_family_info *out = arg;
 	struct nlattr *tb[CTRL_ATTR_MAX + 1], *op, *ob[CTRL_ATTR_OP_MAX + 1];
 	int rem;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	if (genlmsg_parse((struct nlmsghdr *)msg, 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
 	    !tb[CTRL_ATTR_FAMILY_ID])
-		return NL_SKIP;
-	fr->out->present = true;
-	fr->out->id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+		return 0;
+	(void)len;
+	out->present = true;
+	out->id = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
 	if (tb[CTRL_ATTR_VERSION])
-		fr->out->version = nla_get_u32(tb[CTRL_ATTR_VERSION]);
+		out->version = nla_get_u32(tb[CTRL_ATTR_VERSION]);
 	if (!tb[CTRL_ATTR_OPS])
-		return NL_OK;
+		return 0;
 	nla_for_each_nested(op, tb[CTRL_ATTR_OPS], rem)
 	{
 		uint32_t id;
@@ -42,22 +44,47 @@ static int family_cb(struct nl_msg *msg, void *arg)
 			continue;
 		id = nla_get_u32(ob[CTRL_ATTR_OP_ID]);
 		if (id < GENL_MAX_OPS)
-			fr->out->ops[id / 32] |= 1u << (id % 32);
+			out->ops[id / 32] |= 1u << (id % 32);
 	}
-	return NL_OK;
+	return 0;
 }
 
-static int family_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+int genl_family_probe_on(struct nl_sock *sk, const char *name, struct genl_family_info *out,
+			 struct rterr *err)
 {
-	((struct family_reply *)arg)->error = e->error;
-	return NL_STOP;
+	struct ethnl_ack ack;
+	struct nl_msg *msg;
+	void *buf;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	msg = nlmsg_alloc();
+	buf = malloc(FAMILY_BUF_SIZE);
+	if (!msg || !buf ||
+	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, NLM_F_ACK,
+			 CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, name) < 0) {
+		nlmsg_free(msg);
+		free(buf);
+		return rterr_sys(err, ENOMEM, "genl family %s", name);
+	}
+	r = genl_transact(sk, GENL_ID_CTRL, buf, FAMILY_BUF_SIZE, msg, family_cb, out, &ack);
+	nlmsg_free(msg);
+	free(buf);
+	if (r < 0)
+		return rterr_sys(err, -r, "genl family %s", name);
+	/* The controller answers ENOENT for a family this kernel does not have. */
+	if (ack.error == -ENOENT || (out->present && !ack.error))
+		return 0;
+	if (ack.error)
+		return rterr_sys(err, -ack.error, "genl family %s", name);
+	return rterr_sys(err, EPROTO, "genl family %s: no answer with its id", name);
 }
 
 int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err)
 {
-	struct family_reply fr = {.out = out};
+	struct timeval tv = {.tv_sec = 5};
 	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_msg *msg = NULL;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -69,28 +96,10 @@ int genl_family_probe(const char *name, struct genl_family_info *out, struct rte
 		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
 				 nl_geterror(r));
 	}
-	msg = nlmsg_alloc();
-	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0, CTRL_CMD_GETFAMILY,
-			 1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, name) < 0) {
-		nlmsg_free(msg);
-		nl_socket_free(sk);
-		return rterr_sys(err, ENOMEM, "genl family %s", name);
-	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, family_cb, &fr);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, family_err_cb, &fr);
-	r = nl_send_auto(sk, msg);
-	if (r >= 0)
-		r = nl_recvmsgs_default(sk);
-	nlmsg_free(msg);
+	setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	r = genl_family_probe_on(sk, name, out, err);
 	nl_socket_free(sk);
-	/* The controller answers ENOENT for a family this kernel does not have. */
-	if (fr.error == -ENOENT || out->present)
-		return 0;
-	if (fr.error)
-		return rterr_sys(err, -fr.error, "genl family %s", name);
-	return r < 0 ? rterr_sys(err, EIO, "genl family %s (%s)", name, nl_geterror(r)) : 0;
+	return r;
 }
 
 bool genl_family_has_op(const struct genl_family_info *f, unsigned int cmd)

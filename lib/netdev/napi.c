@@ -27,6 +27,7 @@
 
 struct napi_nl {
 	struct nl_sock *sk;
+	bool own_sk; /* false: the ethtool family's socket, borrowed (nic_io_open()) */
 	uint16_t family;
 	bool has_get, has_set;
 	uint8_t *buf;
@@ -36,13 +37,13 @@ void napi_nl_close(struct napi_nl *nl)
 {
 	if (!nl)
 		return;
-	if (nl->sk)
+	if (nl->sk && nl->own_sk)
 		nl_socket_free(nl->sk);
 	free(nl->buf);
 	free(nl);
 }
 
-int napi_nl_open(struct napi_nl **out, struct rterr *err)
+int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err)
 {
 	struct timeval tv = {.tv_sec = 5};
 	struct genl_family_info fi;
@@ -50,32 +51,42 @@ int napi_nl_open(struct napi_nl **out, struct rterr *err)
 	int one = 1, fd, r;
 
 	*out = NULL;
-	r = genl_family_probe(NETDEV_GENL_NAME, &fi, err);
-	if (r < 0)
-		return r;
-	if (!fi.present)
-		return rterr_sys(err, EOPNOTSUPP,
-				 "no netdev generic netlink family (kernel before 6.3)");
 	nl = calloc(1, sizeof(*nl));
 	if (nl) {
 		nl->buf = malloc(NAPI_BUF_SIZE);
-		nl->sk = nl_socket_alloc();
+		nl->sk = shared;
+		if (!shared) {
+			nl->sk = nl_socket_alloc();
+			nl->own_sk = true;
+		}
 	}
 	if (!nl || !nl->buf || !nl->sk) {
 		napi_nl_close(nl);
 		return rterr_sys(err, ENOMEM, "netdev netlink socket");
 	}
-	r = genl_connect(nl->sk);
+	if (nl->own_sk) {
+		r = genl_connect(nl->sk);
+		if (r < 0) {
+			napi_nl_close(nl);
+			return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
+					 nl_geterror(r));
+		}
+		fd = nl_socket_get_fd(nl->sk);
+		setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+		setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+		/* The kernel answers within sendmsg(); a wait this long means the reply was
+		 * lost. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		nl_socket_disable_auto_ack(nl->sk);
+	}
+	r = genl_family_probe_on(nl->sk, NETDEV_GENL_NAME, &fi, err);
+	if (r == 0 && !fi.present)
+		r = rterr_sys(err, EOPNOTSUPP,
+			      "no netdev generic netlink family (kernel before 6.3)");
 	if (r < 0) {
 		napi_nl_close(nl);
-		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
-				 nl_geterror(r));
+		return r;
 	}
-	fd = nl_socket_get_fd(nl->sk);
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	/* The kernel answers within sendmsg(); a wait this long means the reply was lost. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	nl->family = fi.id;
 	nl->has_get = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_GET);
 	nl->has_set = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_SET);

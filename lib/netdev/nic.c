@@ -67,7 +67,9 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 			"the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
 			"channel or pause commands");
 	}
-	if (napi_nl_open(&io->napi, &e) < 0)
+	/* The netdev family's requests go on the ethtool family's socket (one apply, one
+	 * generic netlink socket); napi closes before ethnl (nic_io_close()). */
+	if (napi_nl_open(ethnl_socket(io->en), &io->napi, &e) < 0)
 		io->napi = NULL;
 	*out = io;
 	return 0;
@@ -77,8 +79,8 @@ void nic_io_close(struct nic_io *io)
 {
 	if (!io)
 		return;
-	ethnl_close(io->en);
 	napi_nl_close(io->napi);
+	ethnl_close(io->en);
 	link_sock_close(io->ls);
 	free(io);
 }
@@ -215,6 +217,14 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	ethtool_speed(li->ifname, &nic->speed_mbps, &ignored);
 	pci_ident_read(io->sysfs_root, li->ifname, &nic->pci);
 	read_ethtool(io, nic, false);
+	if (io->groups & NIC_GROUP_AROUND)
+		nic_read_around(io, nic);
+	else
+		around_unread(nic);
+}
+
+void nic_read_around(struct nic_io *io, struct nic *nic)
+{
 	around_read(&(struct around_io){io->napi, io->sysfs_root}, nic);
 }
 
@@ -228,7 +238,8 @@ int nic_reread(struct nic_io *io, struct nic *nic, struct rterr *err)
 	nic->link = li;
 	link_knob_values(&li, nic->val);
 	read_ethtool(io, nic, true);
-	around_read(&(struct around_io){io->napi, io->sysfs_root}, nic);
+	if (io->groups & NIC_GROUP_AROUND)
+		nic_read_around(io, nic);
 	return 0;
 }
 
