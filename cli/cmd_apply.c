@@ -20,85 +20,90 @@ static const char *text_of(json_object *v, char *buf, unsigned int len)
 	return cli_text_value(v, buf, len);
 }
 
-/* "IFACE KNOB OLD -> NEW" per change; skips with their reason; errors last. */
+/* "IFACE KNOB OLD -> NEW" per change of one plan's document; skips with their reason;
+ * errors last. */
+static void render_plan(json_object *p, bool dry)
+{
+	json_object *ch = json_object_object_get(p, "changes");
+	const char *ifname = json_object_get_string(json_object_object_get(p, "ifname"));
+	json_object *w = json_object_object_get(p, "warnings");
+	json_object *e = json_object_object_get(p, "error");
+	json_object *jn = json_object_object_get(p, "journal");
+	json_object *up = json_object_object_get(p, "upper_of");
+	json_object *rr = json_object_object_get(p, "rerouted");
+	char upper[48] = "";
+	size_t printed = 0, j;
+
+	if (up)
+		snprintf(upper, sizeof(upper), " (upper of %s)", json_object_get_string(up));
+
+	for (j = 0; j < json_object_array_length(ch); j++) {
+		json_object *c = json_object_array_get_idx(ch, j);
+		const char *act = json_object_get_string(json_object_object_get(c, "action"));
+		const char *knob = json_object_get_string(json_object_object_get(c, "knob"));
+		json_object *note = json_object_object_get(c, "note");
+		char a[32], b[32];
+
+		if (strcmp(act, "change") == 0) {
+			json_object *undone = json_object_object_get(c, "undone");
+			json_object *applied = json_object_object_get(c, "applied");
+			const char *state = "";
+
+			if (dry)
+				state = " (dry run)";
+			else if (undone && json_object_get_boolean(undone))
+				state = " (undone)";
+			else if (applied && !json_object_get_boolean(applied))
+				state = " (not applied)";
+			printf("%s %s %s -> %s%s%s\n", ifname, knob,
+			       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
+			       text_of(json_object_object_get(c, "new"), b, sizeof(b)), upper,
+			       state);
+			printed++;
+			/* An upper not raised as far as its lower: which device stops it.
+			 */
+			if (up && note)
+				printf("%s: note: %s\n", ifname, json_object_get_string(note));
+		} else if (up && note) {
+			/* An upper not raised as far as its lower: which device limits it.
+			 */
+			printf("%s: note: %s\n", ifname, json_object_get_string(note));
+			printed++;
+		} else if (strcmp(act, "skip") == 0) {
+			printf("%s %s skipped: %s\n", ifname, knob,
+			       note ? json_object_get_string(note) : "");
+			printed++;
+		}
+	}
+	if (!printed && !e && !up)
+		printf("%s: nothing to change\n", ifname);
+	if (rr)
+		printf("%s: %s\n", ifname, json_object_get_string(rr));
+	if (w)
+		printf("%s: note: %s\n", ifname, json_object_get_string(w));
+	if (e)
+		fprintf(stderr, "rtltune: %s\n", json_object_get_string(e));
+	if (jn)
+		fprintf(stderr,
+			"rtltune: %s: restored, but the journal was %s; it keeps the "
+			"originals, now the current values: run 'rtltune restore' again "
+			"once the state dir is writable\n",
+			ifname, json_object_get_string(jn));
+}
+
+/* The host's plan first (its host-wide knobs: "host net.core.X OLD -> NEW"), then each
+ * interface's. */
 static void render_plans(json_object *doc)
 {
 	json_object *ifaces = json_object_object_get(doc, "interfaces");
-	size_t i, j, n = json_object_array_length(ifaces);
+	json_object *host = json_object_object_get(doc, "host");
+	size_t i, n = json_object_array_length(ifaces);
 	bool dry = json_object_get_boolean(json_object_object_get(doc, "dry_run"));
 
-	for (i = 0; i < n; i++) {
-		json_object *p = json_object_array_get_idx(ifaces, i);
-		json_object *ch = json_object_object_get(p, "changes");
-		const char *ifname = json_object_get_string(json_object_object_get(p, "ifname"));
-		json_object *w = json_object_object_get(p, "warnings");
-		json_object *e = json_object_object_get(p, "error");
-		json_object *jn = json_object_object_get(p, "journal");
-		json_object *up = json_object_object_get(p, "upper_of");
-		json_object *rr = json_object_object_get(p, "rerouted");
-		char upper[48] = "";
-		size_t printed = 0;
-
-		if (up)
-			snprintf(upper, sizeof(upper), " (upper of %s)",
-				 json_object_get_string(up));
-
-		for (j = 0; j < json_object_array_length(ch); j++) {
-			json_object *c = json_object_array_get_idx(ch, j);
-			const char *act =
-				json_object_get_string(json_object_object_get(c, "action"));
-			const char *knob =
-				json_object_get_string(json_object_object_get(c, "knob"));
-			json_object *note = json_object_object_get(c, "note");
-			char a[32], b[32];
-
-			if (strcmp(act, "change") == 0) {
-				json_object *undone = json_object_object_get(c, "undone");
-				json_object *applied = json_object_object_get(c, "applied");
-				const char *state = "";
-
-				if (dry)
-					state = " (dry run)";
-				else if (undone && json_object_get_boolean(undone))
-					state = " (undone)";
-				else if (applied && !json_object_get_boolean(applied))
-					state = " (not applied)";
-				printf("%s %s %s -> %s%s%s\n", ifname, knob,
-				       text_of(json_object_object_get(c, "old"), a, sizeof(a)),
-				       text_of(json_object_object_get(c, "new"), b, sizeof(b)),
-				       upper, state);
-				printed++;
-				/* An upper not raised as far as its lower: which device stops it.
-				 */
-				if (up && note)
-					printf("%s: note: %s\n", ifname,
-					       json_object_get_string(note));
-			} else if (up && note) {
-				/* An upper not raised as far as its lower: which device limits it.
-				 */
-				printf("%s: note: %s\n", ifname, json_object_get_string(note));
-				printed++;
-			} else if (strcmp(act, "skip") == 0) {
-				printf("%s %s skipped: %s\n", ifname, knob,
-				       note ? json_object_get_string(note) : "");
-				printed++;
-			}
-		}
-		if (!printed && !e && !up)
-			printf("%s: nothing to change\n", ifname);
-		if (rr)
-			printf("%s: %s\n", ifname, json_object_get_string(rr));
-		if (w)
-			printf("%s: note: %s\n", ifname, json_object_get_string(w));
-		if (e)
-			fprintf(stderr, "rtltune: %s\n", json_object_get_string(e));
-		if (jn)
-			fprintf(stderr,
-				"rtltune: %s: restored, but the journal was %s; it keeps the "
-				"originals, now the current values: run 'rtltune restore' again "
-				"once the state dir is writable\n",
-				ifname, json_object_get_string(jn));
-	}
+	if (host)
+		render_plan(host, dry);
+	for (i = 0; i < n; i++)
+		render_plan(json_object_array_get_idx(ifaces, i), dry);
 }
 
 /* What apply and verify work on: the selected interfaces and their plans. */
@@ -113,6 +118,8 @@ struct run {
 	/* Per interface, its plan and its uppers' (plan_stack()): sets[i][0 .. n_set[i]). */
 	struct plan (*sets)[PLAN_SET_MAX];
 	unsigned int *n_set;
+	/* The host's plan when the profile sets a host-wide knob (once per run), else NULL. */
+	struct plan *host;
 };
 
 static void run_free(struct run *r)
@@ -123,6 +130,7 @@ static void run_free(struct run *r)
 	free(r->nics);
 	free(r->sets);
 	free(r->n_set);
+	free(r->host);
 }
 
 /* The ethtool groups whose knobs any section of the profile sets, and the knobs around the
@@ -174,6 +182,17 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
 		rc = plan_device(&run->nics[i], run->db, &req, &st, run->links, run->n_links,
 				 run->sets[i], &run->n_set[i], err);
+	}
+	/* The host-wide knobs: once, on the host's own plan (skipped with why outside the
+	 * initial network namespace). */
+	if (rc == 0 && profile_sets_host(prof)) {
+		struct nic host;
+
+		run->host = malloc(sizeof(*run->host));
+		if (!run->host)
+			return rterr_sys(err, ENOMEM, "plan");
+		actuator_host_snapshot(run->act, &host);
+		rc = plan_profile(prof, &host, NULL, run->host, err);
 	}
 	return rc;
 }
@@ -322,6 +341,7 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	char **names = argv + 2;
 	const char *pname = argv[1];
 	json_object *doc, *ifaces;
+	unsigned int n_items = 0;
 	int i, n_names = argc - 2, rc, code = EXIT_OK;
 
 	cli_dedupe_names(names, &n_names);
@@ -359,27 +379,39 @@ static int cmd_apply(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(dry));
 	if (!dry)
 		forget_gone(doc, j, run.links, run.n_links);
-	/* Every interface in one run: two journal writes in all (actuate_run()). */
-	items = calloc((size_t)run.n_nics + 1, sizeof(*items));
+	/* Every interface in one run, the host first when planned: two journal writes in all
+	 * (actuate_run()). */
+	items = calloc((size_t)run.n_nics + 2, sizeof(*items));
 	if (!items) {
 		rterr_sys(&err, ENOMEM, "apply");
 		code = cli_fail(ctx, &err);
 		goto out;
 	}
+	if (run.host)
+		items[n_items++] = (struct act_item){.plans = run.host, .n = 1};
 	for (i = 0; i < run.n_nics; i++)
-		items[i] = (struct act_item){.plans = run.sets[i], .n = run.n_set[i]};
-	if (!dry && actuate_run(run.act, j, items, (unsigned int)run.n_nics, &opts, &err) < 0 &&
-	    err.kind) {
+		items[n_items++] = (struct act_item){.plans = run.sets[i], .n = run.n_set[i]};
+	if (!dry && actuate_run(run.act, j, items, n_items, &opts, &err) < 0 && err.kind) {
 		code = cli_fail(ctx, &err);
 		goto out;
 	}
-	for (i = 0; i < run.n_nics; i++) {
-		if (!dry && items[i].rc < 0) {
+	for (i = 0; i < (int)n_items; i++) {
+		const struct act_item *it = &items[i];
+		bool failed = !dry && it->rc < 0;
+		json_object *arr = ifaces;
+
+		if (it->plans == run.host)
+			arr = json_object_new_array();
+		if (failed) {
 			cli_explain(ctx, &items[i].err);
-			add_set_json(ifaces, run.sets[i], run.n_set[i], true, items[i].err.msg);
-			code = items[i].err.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
-		} else {
-			add_set_json(ifaces, run.sets[i], run.n_set[i], !dry, NULL);
+			code = it->err.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+		}
+		add_set_json(arr, it->plans, it->n, !dry, failed ? it->err.msg : NULL);
+		/* The host's plan is no interface's: its own key. */
+		if (arr != ifaces) {
+			json_object_object_add(doc, "host",
+					       json_object_get(json_object_array_get_idx(arr, 0)));
+			json_object_put(arr);
 		}
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
@@ -416,6 +448,30 @@ static void render_verify(json_object *doc)
 		       json_object_get_int(json_object_object_get(doc, "checked")));
 }
 
+/* The knobs plan would change, as verify's differences; how many. */
+static int plan_diffs(json_object *diffs, const struct plan *pl)
+{
+	int k, n = 0;
+
+	for (k = 0; k < KNOB__COUNT; k++) {
+		const struct plan_item *it = &pl->items[k];
+		json_object *d;
+
+		if (it->action != PLAN_CHANGE)
+			continue;
+		d = json_object_new_object();
+		json_object_object_add(d, "ifname", json_object_new_string(pl->ifname));
+		json_object_object_add(d, "knob",
+				       json_object_new_string(knob_name((enum knob_id)k)));
+		json_object_object_add(d, "current", knob_value_json((enum knob_id)k, it->cur));
+		json_object_object_add(d, "wanted", knob_value_json((enum knob_id)k, it->target));
+		json_object_object_add(d, "source", cli_json_str(plan_src(pl, (enum knob_id)k)));
+		json_object_array_add(diffs, d);
+		n++;
+	}
+	return n;
+}
+
 static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 {
 	const struct apply_opts *o = ctx->opts;
@@ -424,7 +480,7 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	struct rterr err = {0};
 	json_object *doc, *diffs;
 	unsigned int u;
-	int i, k, rc, ndiff = 0;
+	int i, rc, ndiff = 0;
 
 	rc = profile_load(argv[1], &prof, &err);
 	if (rc == 0)
@@ -438,33 +494,13 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
 	diffs = json_object_new_array();
 	json_object_object_add(doc, "profile", json_object_new_string(prof->name));
 	json_object_object_add(doc, "checked", json_object_new_int(run.n_nics));
-	for (i = 0; i < run.n_nics; i++) {
-		for (u = 0; u < run.n_set[i]; u++) {
-			const struct plan *pl = &run.sets[i][u];
-
-			for (k = 0; k < KNOB__COUNT; k++) {
-				const struct plan_item *it = &pl->items[k];
-				json_object *d;
-
-				if (it->action != PLAN_CHANGE)
-					continue;
-				d = json_object_new_object();
-				json_object_object_add(d, "ifname",
-						       json_object_new_string(pl->ifname));
-				json_object_object_add(
-					d, "knob",
-					json_object_new_string(knob_name((enum knob_id)k)));
-				json_object_object_add(d, "current",
-						       knob_value_json((enum knob_id)k, it->cur));
-				json_object_object_add(
-					d, "wanted", knob_value_json((enum knob_id)k, it->target));
-				json_object_object_add(d, "source",
-						       cli_json_str(plan_src(pl, (enum knob_id)k)));
-				json_object_array_add(diffs, d);
-				ndiff++;
-			}
-		}
-	}
+	/* The host-wide knobs the profile sets, as "host" (once; nothing outside the initial
+	 * network namespace, where they are skipped). */
+	if (run.host)
+		ndiff += plan_diffs(diffs, run.host);
+	for (i = 0; i < run.n_nics; i++)
+		for (u = 0; u < run.n_set[i]; u++)
+			ndiff += plan_diffs(diffs, &run.sets[i][u]);
 	json_object_object_add(doc, "match", json_object_new_boolean(ndiff == 0));
 	json_object_object_add(doc, "differences", diffs);
 	profile_free(prof);
@@ -502,6 +538,38 @@ static bool restore_one(const struct cli_ctx *ctx, struct actuator *act, struct 
 		json_object_object_add(json_object_array_get_idx(arr, first), "journal",
 				       json_object_new_string(note));
 	return true;
+}
+
+/*
+ * The host-wide knobs back to their originals, into doc's "host" (restore without IFACE).
+ * The host's record is this netns's and boot's (journal_ident_host()): outside the initial
+ * network namespace, which alone changes them, there is none.
+ */
+static void restore_host(const struct cli_ctx *ctx, struct actuator *act, struct journal *j,
+			 json_object *doc, int *code)
+{
+	struct plan plans[PLAN_SET_MAX];
+	struct rterr e = {0};
+	char note[sizeof(e.msg)];
+	unsigned int n = 1;
+	json_object *arr;
+	struct nic host;
+	int r;
+
+	actuator_host_snapshot(act, &host);
+	r = actuate_restore(act, j, &host, NULL, "cli", plans, &n, note, sizeof(note), &e);
+	if (r == 0)
+		return;
+	if (r < 0) {
+		cli_explain(ctx, &e);
+		*code = e.kind == RTERR_INPUT ? EXIT_USAGE : EXIT_SYSTEM;
+	}
+	arr = plan_set_json(plans, n, true, r < 0 ? e.msg : NULL);
+	if (r > 0 && note[0])
+		json_object_object_add(json_object_array_get_idx(arr, 0), "journal",
+				       json_object_new_string(note));
+	json_object_object_add(doc, "host", json_object_get(json_object_array_get_idx(arr, 0)));
+	json_object_put(arr);
 }
 
 /* Whether the journal holds originals for link li (by identity: renamed ones count). */
@@ -556,6 +624,8 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	ifaces = json_object_new_array();
 	json_object_object_add(doc, "dry_run", json_object_new_boolean(false));
 	forget_gone(doc, j, links, n);
+	if (argc < 2)
+		restore_host(ctx, act, j, doc, &code);
 	/* The named ones, else every current interface the journal knows (renamed ones are
 	 * found by identity); only those are read beyond the dump. */
 	for (k = 0; k < n; k++) {
@@ -591,7 +661,8 @@ CLI_COMMAND(apply, .name = "apply", .args = "PROFILE [IFACE...]",
 	    .details =
 		    "Without IFACE: every interface backed by a device (lo, veth, bridges only by\n"
 		    "name). A PROFILE containing '/' is a file. Prints IFACE KNOB OLD -> NEW per\n"
-		    "change, or why a knob was skipped.",
+		    "change, or why a knob was skipped. The host-wide knobs a profile sets\n"
+		    "(net.core.*) go once, as host, from the initial network namespace only.",
 	    .example = "apply throughput eth0 --dry-run", .options = apply_options,
 	    .opts_size = sizeof(struct apply_opts), .needs = CLI_NEEDS_NET_ADMIN | CLI_NEEDS_STATE,
 	    .run = cmd_apply);
@@ -602,6 +673,7 @@ CLI_COMMAND(verify, .name = "verify", .args = "PROFILE [IFACE...]",
 	    .opts_size = sizeof(struct apply_opts), .run = cmd_verify);
 CLI_COMMAND(restore, .name = "restore", .args = "[IFACE...]",
 	    .help = "back to the values recorded before rtltune first changed them",
-	    .details = "Without IFACE: every interface the journal holds originals for.",
+	    .details = "Without IFACE: every interface the journal holds originals for, and the\n"
+		       "host-wide knobs (net.core.*) when an apply changed them.",
 	    .example = "restore eth0", .needs = CLI_NEEDS_NET_ADMIN | CLI_NEEDS_STATE,
 	    .run = cmd_restore);

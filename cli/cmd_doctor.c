@@ -272,7 +272,7 @@ static json_object *knobs_json(const struct nic *nic)
 	json_object_object_add(o, "features_fixed", feat_fixed);
 	json_object_object_add(o, "features_absent", json_object_new_int((int)n_absent));
 	link_yes = json_object_new_array();
-	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++)
+	for (k = KNOB_FIRST_AROUND; k < KNOB_FIRST_HOST; k++)
 		if (nic->val[k] != LINK_UNSET)
 			json_object_array_add(link_yes,
 					      json_object_new_string(knob_name((enum knob_id)k)));

@@ -42,6 +42,10 @@ static json_object *row_json(enum knob_id k)
 		json_object_object_add(o, "set_by", json_object_new_string("netdev napi-set"));
 	} else if (d->backend == KNOB_B_QUEUE) {
 		json_object_object_add(o, "set_by", json_object_new_string("sysfs queues"));
+	} else if (d->backend == KNOB_B_SYSCTL) {
+		/* Once for the host, from the initial network namespace only. */
+		json_object_object_add(o, "set_by", json_object_new_string("/proc/sys (host)"));
+		json_object_object_add(o, "host_wide", json_object_new_boolean(true));
 	} else {
 		json_object_object_add(o, "set_by", json_object_new_string("ethtool features"));
 		f = json_object_new_array();

@@ -7,13 +7,15 @@
 #include "cli.h"
 #include "rtltune/around.h"
 #include "rtltune/chipdb.h"
+#include "rtltune/hostknob.h"
 #include "rtltune/nic.h"
 #include "rtltune/stack.h"
 
 /*
  * The SPEC's `show --json` keys: identity, state and limits here, then every knob of the
- * knob table under its name (a feature knob also as NAME_requested, the state asked for).
- * The text view walks the same document.
+ * knob table under its name (a feature knob also as NAME_requested, the state asked for;
+ * a host-wide knob the host's value, the same for every interface, null outside the
+ * initial network namespace). The text view walks the same document.
  */
 /* Uppers and lowers with the sizes they have, and what local traffic gets (stack.h). */
 static void stack_json(json_object *o, const struct nic *nic, const struct link_info *links, int n)
@@ -56,7 +58,8 @@ static void stack_json(json_object *o, const struct nic *nic, const struct link_
 			       cli_json_i64(stack_effective_gro(&nic->link, &st)));
 }
 
-static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
+static json_object *show_nic_json(const struct nic *nic, const struct nic *host,
+				  const char *chip_id)
 {
 	json_object *o = json_object_new_object(), *unsup, *fixed;
 	char pci[16], key[80];
@@ -91,7 +94,11 @@ static json_object *show_nic_json(const struct nic *nic, const char *chip_id)
 	for (k = 0; k < KNOB__COUNT; k++) {
 		const struct knob_desc *d = knob_desc((enum knob_id)k);
 
-		json_object_object_add(o, d->name, knob_value_json((enum knob_id)k, nic->val[k]));
+		json_object_object_add(
+			o, d->name,
+			knob_value_json((enum knob_id)k, knob_is_host((enum knob_id)k)
+								 ? host->val[k]
+								 : nic->val[k]));
 		if (d->backend == KNOB_B_ETHNL && d->ethnl_max_attr) {
 			snprintf(key, sizeof(key), "%s_max", d->name);
 			json_object_object_add(o, key, cli_json_i64(nic->max[k]));
@@ -256,7 +263,7 @@ static void render_around(json_object *o)
 
 	printf("    %-20s %s NAPI, via %s\n", "napi", val(o, "napi_count", a, sizeof(a)),
 	       val(o, "napi_path", b, sizeof(b)));
-	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++)
+	for (k = KNOB_FIRST_AROUND; k < KNOB_FIRST_HOST; k++)
 		render_knob(o, knob_desc((enum knob_id)k));
 }
 
@@ -288,6 +295,22 @@ static void render_nic(json_object *o)
 	render_stack(o);
 }
 
+/* The host-wide knobs once, after the interfaces, where this namespace has them. */
+static void render_host(json_object *o)
+{
+	char v[32];
+	int k;
+
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT && !get(o, knob_name((enum knob_id)k)); k++)
+		;
+	if (k == KNOB__COUNT)
+		return;
+	printf("\nhost (host-wide, every interface)\n");
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++)
+		printf("    %-30s %s\n", knob_name((enum knob_id)k),
+		       val(o, knob_name((enum knob_id)k), v, sizeof(v)));
+}
+
 static void render_show(json_object *doc)
 {
 	size_t i, n = json_object_array_length(doc);
@@ -297,6 +320,8 @@ static void render_show(json_object *doc)
 			putchar('\n');
 		render_nic(json_object_array_get_idx(doc, i));
 	}
+	if (n)
+		render_host(json_object_array_get_idx(doc, 0));
 }
 
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
@@ -305,7 +330,7 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db = NULL;
-	struct nic *nics = NULL;
+	struct nic *nics = NULL, host;
 	json_object *doc;
 	int n = 0, n_links = 0, i, r;
 
@@ -321,9 +346,10 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
+	host_snapshot(HOST_PROC_SYS, &host);
 	doc = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		json_object *o = show_nic_json(&nics[i], chip_id_of(db, &nics[i]));
+		json_object *o = show_nic_json(&nics[i], &host, chip_id_of(db, &nics[i]));
 
 		stack_json(o, &nics[i], links, n_links);
 		json_object_array_add(doc, o);
@@ -336,5 +362,6 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 
 CLI_COMMAND(show, .name = "show", .args = "[IFACE...]",
 	    .help = "identity, settings and limits of interfaces",
-	    .details = "Without IFACE: every link of the network namespace. No daemon needed.",
+	    .details = "Without IFACE: every link of the network namespace. No daemon needed.\n"
+		       "The host-wide knobs (net.core.*) follow, in the initial network namespace.",
 	    .example = "show eth0", .run = cmd_show);

@@ -399,6 +399,12 @@ static int prepare(struct sweep_ctx *s, const char *ifname, const char *knob, co
 	if (k < 0)
 		return rterr_input(err, "sweep: unknown knob '%s' (knobs: %s)", knob,
 				   knob_names_list());
+	/* A sweep judges one interface's traffic by one of its knobs. */
+	if (knob_is_host((enum knob_id)k))
+		return rterr_input(err,
+				   "sweep: %s is host-wide, no knob of %s (a profile's [knobs] "
+				   "sets it for the host)",
+				   knob, ifname);
 	s->run.knob = (enum knob_id)k;
 	r = chipdb_load_default(&s->db, err);
 	if (r == 0)

@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "outside.h"
 #include "rtltune/actuate.h"
+#include "rtltune/profile.h"
 #include "trust.h"
 
 /*
@@ -201,6 +202,137 @@ static int apply_configured(struct iface *ifc, struct rterr *err)
 	return r;
 }
 
+/* ---- the host-wide knobs (docs/knobs-stack.md "Host-wide knobs") ----------------------- */
+
+/* The configured profile's host-wide knobs: due at start and after each reload. */
+static struct {
+	bool pending;
+	uint64_t due_us;
+} host_apply;
+
+static void host_log(const struct plan *plan, int rc, const char *why)
+{
+	char a[24], b[24];
+	int k;
+
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++) {
+		const struct plan_item *it = &plan->items[k];
+
+		if (it->action != PLAN_CHANGE || !it->changed || it->undone || rc < 0)
+			continue;
+		dlog(LOG_NOTICE, KNOB_HOST_NAME, "%s %s -> %s (%s)", knob_name((enum knob_id)k),
+		     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
+		     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)), why);
+	}
+}
+
+int applier_host_apply(const struct profile *p, bool dry_run, const char *why, json_object **out,
+		       struct rterr *err)
+{
+	struct act_opts opts = {
+		.op = "apply", .actor = "daemon", .reason = why, .journal_originals = true};
+	struct journal *j = NULL;
+	struct plan *plan;
+	struct nic host;
+	bool executed = false;
+	int r;
+
+	*out = NULL;
+	if (!profile_sets_host(p))
+		return 0;
+	plan = malloc(sizeof(*plan));
+	if (!plan)
+		return rterr_sys(err, ENOMEM, "host");
+	actuator_host_snapshot(rtd.act, &host);
+	r = plan_profile(p, &host, NULL, plan, err);
+	if (r == 0 && !dry_run && plan->n_changes) {
+		r = trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, err);
+		if (r == 0) {
+			r = actuate(rtd.act, j, plan, &opts, err);
+			executed = true;
+			journal_close(j);
+			host_log(plan, r, why);
+			state_changed();
+		}
+	}
+	*out = applier_set_json(plan, 1, executed, r < 0 ? err->msg : NULL);
+	free(plan);
+	return r;
+}
+
+int applier_host_restore(uid_t uid, json_object **out, struct rterr *err)
+{
+	struct plan *plans = calloc(PLAN_SET_MAX, sizeof(*plans));
+	struct journal *j = NULL;
+	char note[sizeof(err->msg)] = "";
+	unsigned int n = 1;
+	struct nic host;
+	int r;
+
+	*out = NULL;
+	if (!plans)
+		return rterr_sys(err, ENOMEM, "host");
+	r = trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, err);
+	if (r == 0) {
+		/* Its targets are originals already durable (docs/journal.md). */
+		journal_set_inflight_optional(j, true);
+		actuator_host_snapshot(rtd.act, &host);
+		r = actuate_restore(rtd.act, j, &host, NULL, "daemon", plans, &n, note,
+				    sizeof(note), err);
+		journal_close(j);
+	}
+	if (r != 0 && (r > 0 || plans[0].host)) {
+		*out = applier_set_json(plans, n, r > 0, r < 0 ? err->msg : NULL);
+		if (note[0])
+			json_object_object_add(*out, "journal", json_object_new_string(note));
+		host_log(&plans[0], r, "restore");
+		if (r > 0)
+			dlog(LOG_NOTICE, KNOB_HOST_NAME, "restored (requested by uid %u)",
+			     (unsigned int)uid);
+		state_changed();
+	}
+	free(plans);
+	return r < 0 ? r : 0;
+}
+
+void applier_host_schedule(void)
+{
+	host_apply.pending = rtd.cfg.profile[0] != '\0';
+	host_apply.due_us = now_us();
+}
+
+/* The configured profile's host-wide knobs, when due; a journal held by a CLI run is tried
+ * again a second later. */
+static void host_run_pending(uint64_t now, uint64_t *next)
+{
+	json_object *out = NULL;
+	struct rterr err = {0};
+	char why[300];
+	int r;
+
+	if (!host_apply.pending)
+		return;
+	if (host_apply.due_us > now) {
+		if (host_apply.due_us - now < *next)
+			*next = host_apply.due_us - now;
+		return;
+	}
+	host_apply.pending = false;
+	if (!rtd.profile || !trust_ok())
+		return;
+	snprintf(why, sizeof(why), "profile %s", rtd.profile->name);
+	r = applier_host_apply(rtd.profile, false, why, &out, &err);
+	json_object_put(out);
+	if (r == -EBUSY || r == -ETIMEDOUT || r == -EAGAIN) {
+		dlog(LOG_INFO, KNOB_HOST_NAME, "%s; retrying in 1 s", err.msg);
+		host_apply.pending = true;
+		host_apply.due_us = now_us() + DAEMON_APPLY_RETRY_US;
+	} else if (r < 0) {
+		dlog(LOG_ERR, KNOB_HOST_NAME, "profile %s not applied: %s", rtd.profile->name,
+		     err.msg);
+	}
+}
+
 /* Applications per loop turn are bounded in time: a burst of 200 new interfaces (each a
  * journal write with fsync) must not keep the socket and /metrics waiting for seconds. */
 #define APPLY_SLICE_US 20000
@@ -211,6 +343,7 @@ uint64_t applier_run_pending(void)
 	struct iface *ifc;
 	struct rterr err;
 
+	host_run_pending(now, &next);
 	for (ifc = iface_first(); ifc; ifc = ifc->next) {
 		struct iface_apply *ap;
 
@@ -320,7 +453,12 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 void applier_restore_all(void)
 {
 	struct iface *ifc;
+	json_object *host = NULL;
+	struct rterr herr = {0};
 
+	if (applier_host_restore(0, &host, &herr) < 0)
+		dlog(LOG_ERR, KNOB_HOST_NAME, "restore on exit failed: %s", herr.msg);
+	json_object_put(host);
 	for (ifc = iface_first(); ifc; ifc = ifc->next) {
 		json_object *out = NULL;
 		struct rterr err = {0};

@@ -27,7 +27,19 @@ uint64_t applier_run_pending(void);
 int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, uid_t uid,
 			  json_object **out, struct rterr *err);
 int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, struct rterr *err);
-/* Restore every interface the daemon manages (restore_on_exit). */
+/*
+ * The host-wide knobs (docs/knobs-stack.md "Host-wide knobs"): profile p's, once, on the
+ * host's own plan (skipped with why outside the initial network namespace); *out gets the
+ * plan's document (NULL when p sets none). And back to their originals (*out NULL when
+ * none are journaled here). applier_host_schedule(): the configured profile's, due now
+ * (at start and after a reload).
+ */
+struct profile;
+int applier_host_apply(const struct profile *p, bool dry_run, const char *why, json_object **out,
+		       struct rterr *err);
+int applier_host_restore(uid_t uid, json_object **out, struct rterr *err);
+void applier_host_schedule(void);
+/* Restore every interface the daemon manages, and the host-wide knobs (restore_on_exit). */
 void applier_restore_all(void);
 /* The documents `rtltune apply --json` prints for a plan set: one object for the device
  * alone, an array when uppers are in it. */

@@ -554,15 +554,38 @@ static void add_docs(json_object *arr, json_object *one)
 	json_object_put(one);
 }
 
+/* The host-wide knobs of an apply (once, whichever interfaces it names): "host". */
+static int host_apply(json_object *req, uid_t uid, json_object **host, struct rterr *err)
+{
+	const char *profile = req_str(req, "profile");
+	struct profile *p = NULL;
+	char why[320];
+	int r;
+
+	*host = NULL;
+	if (profile && profile_load(profile, &p, err) < 0)
+		return -EINVAL;
+	if (!p && !rtd.profile)
+		return 0; /* each interface says it */
+	snprintf(why, sizeof(why), "profile %s, requested by uid %u",
+		 p ? p->name : rtd.profile->name, (unsigned int)uid);
+	r = applier_host_apply(p ? p : rtd.profile, req_bool(req, "dry_run", 0), why, host, err);
+	profile_free(p);
+	/* A failure is in the document; without one, the request fails. */
+	return r < 0 && !*host ? r : 0;
+}
+
 static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	const char *profile = req_str(rc->req, "profile");
 	bool dry_run = req_bool(rc->req, "dry_run", 0);
-	json_object *o, *a;
+	json_object *o, *a, *host = NULL;
 	int n, i;
 
 	n = req_targets(rc->req, list_buf, MAX_LIST, err);
 	if (n < 0)
+		return NULL;
+	if (host_apply(rc->req, rc->peer->uid, &host, err) < 0)
 		return NULL;
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
@@ -572,6 +595,7 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 			    0 &&
 		    !one) {
 			json_object_put(a);
+			json_object_put(host);
 			return NULL;
 		}
 		add_docs(a, one);
@@ -582,17 +606,24 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 			       : rtd.profile ? json_object_new_string(rtd.profile->name)
 					     : NULL);
 	json_object_object_add(o, "dry_run", json_object_new_boolean(dry_run));
+	if (host)
+		json_object_object_add(o, "host", host);
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
 
 static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 {
-	json_object *o, *a;
+	json_object *o, *a, *host = NULL, *ifaces;
 	int n, i;
 
 	n = req_targets(rc->req, list_buf, MAX_LIST, err);
 	if (n < 0)
+		return NULL;
+	/* Without "ifaces" (rtltune restore without IFACE), the host-wide knobs too. */
+	if ((!json_object_object_get_ex(rc->req, "ifaces", &ifaces) ||
+	     !json_object_array_length(ifaces)) &&
+	    applier_host_restore(rc->peer->uid, &host, err) < 0 && !host)
 		return NULL;
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {
@@ -600,11 +631,14 @@ static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 
 		if (applier_restore_request(list_buf[i], rc->peer->uid, &one, err) < 0 && !one) {
 			json_object_put(a);
+			json_object_put(host);
 			return NULL;
 		}
 		add_docs(a, one);
 	}
 	o = json_object_new_object();
+	if (host)
+		json_object_object_add(o, "host", host);
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }

@@ -168,6 +168,7 @@ static int reload(struct rterr *err)
 		tune_recover_orphans(NULL);
 	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
 	iface_reselect_all(true);
+	applier_host_schedule();
 	/* cpu_dma_latency may have changed with no interface event; a refused request gets
 	 * another try. */
 	pmqos_update(true);
@@ -423,6 +424,7 @@ static int run(void)
 	if (r < 0)
 		goto out;
 	iface_reselect_all(false);
+	applier_host_schedule();
 	dlog(trust_ok() ? LOG_INFO : LOG_WARNING, NULL,
 	     "ready: socket %s, metrics %s, %s, ethtool via %s, profile %s%s", rtd.cfg.socket,
 	     rtd.cfg.metrics[0] ? rtd.cfg.metrics : "off",

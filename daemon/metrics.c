@@ -13,7 +13,9 @@
 #include "iface.h"
 #include "metrics.h"
 #include "pmqos.h"
+#include "rtltune/hostknob.h"
 #include "rtltune/link.h"
+#include "rtltune/nic.h"
 #include "rtltune/paths.h"
 #include "sampler.h"
 #include "trust.h"
@@ -363,6 +365,24 @@ static void render_tail(struct sbuf *b)
 	}
 }
 
+/* The host-wide knobs, read now: no device label (none is theirs). Outside the initial
+ * network namespace the kernel has none to read, and there are no such series. */
+static void host_knobs(struct sbuf *b)
+{
+	struct nic host;
+	int k;
+
+	host_snapshot(HOST_PROC_SYS, &host);
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++) {
+		if (host.val[k] == LINK_UNSET)
+			continue;
+		series(b, "rtltune_knob_value", NULL, NULL, "knob", knob_name((enum knob_id)k),
+		       NULL, NULL);
+		sb_i64(b, host.val[k]);
+		sb_mem(b, "\n", 1);
+	}
+}
+
 /* The family line(s) of a section; false when the section has no interface part. */
 static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int sub)
 {
@@ -394,7 +414,9 @@ static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int
 		return true;
 	case SEC_KNOB:
 		family(b, "rtltune_knob_value", "gauge",
-		       "Current value of each knob (booleans 1/0; sizes in bytes).");
+		       "Current value of each knob (booleans 1/0; sizes in bytes); the host-wide "
+		       "ones (net.core.*) without a device.");
+		host_knobs(b);
 		return true;
 	case SEC_DECISIONS:
 		family(b, "rtltune_tuning_decisions_total", "counter",

@@ -250,31 +250,41 @@ void tune_recover_orphans(struct iface *only)
 			orphans[k++] = ops[i];
 	for (i = 0; i < k; i++) {
 		const struct journal_inflight *op = &orphans[i];
-		struct iface *ifc = iface_of(&op->id);
+		bool host = journal_ident_is_host(&op->id);
+		struct iface *ifc = host ? NULL : iface_of(&op->id);
+		const char *name = host ? KNOB_HOST_NAME : ifc ? ifc->name : NULL;
+		struct journal_ident here;
 		struct plan plan;
 		struct nic nic;
 		int r;
 
-		if (!ifc || (only && ifc != only) ||
-		    actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+		/* The host's knobs: a record of this boot's initial netns, when that is ours. */
+		if (host) {
+			journal_ident_host(&here);
+			if (only || !journal_ident_same(&op->id, &here))
+				continue;
+			actuator_host_snapshot(rtd.act, &nic);
+		} else if (!ifc || (only && ifc != only) ||
+			   actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0) {
 			continue; /* not here (another netns, unplugged): left for later */
+		}
 		r = actuate_orphan(rtd.act, j, op, &nic, &plan, &err);
 		if (r < 0) {
 			/* The record stays: the next start tries again. */
-			dlog(LOG_ERR, ifc->name, "rolling back an interrupted %s: %s", op->op,
-			     err.msg);
+			dlog(LOG_ERR, name, "rolling back an interrupted %s: %s", op->op, err.msg);
 			continue;
 		}
 		if (r == ACT_ORPHAN_NOTHING_LEFT)
-			dlog(LOG_NOTICE, ifc->name,
+			dlog(LOG_NOTICE, name,
 			     "the %s that was in flight when %s (pid %d) stopped left nothing to "
 			     "roll back: every knob it touched is at its original",
 			     op->op, op->actor, (int)op->pid);
 		else
-			dlog(LOG_NOTICE, ifc->name,
+			dlog(LOG_NOTICE, name,
 			     "rolled back the %s that was in flight when %s (pid %d) stopped",
 			     op->op, op->actor, (int)op->pid);
-		iface_refresh(ifc);
+		if (ifc)
+			iface_refresh(ifc);
 	}
 	free(orphans);
 	journal_close(j);

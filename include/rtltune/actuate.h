@@ -30,6 +30,13 @@ struct link_sock *actuator_link_sock(struct actuator *a);
 const char *actuator_sysfs_root(const struct actuator *a);
 /* A snapshot over the actuator's socket: by ifindex (a targeted RTM_GETLINK). */
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err);
+/*
+ * The host's snapshot (hostknob.h: host_snapshot()): what a plan of the host-wide knobs is
+ * made from and actuate() reads back; through HOST_PROC_SYS, or the directory a test set
+ * with actuator_set_proc_sys() (kept, not copied).
+ */
+void actuator_host_snapshot(struct actuator *a, struct nic *out);
+void actuator_set_proc_sys(struct actuator *a, const char *proc_sys);
 
 struct act_opts {
 	const char *op;		/* the journal's in-flight name: "apply", "restore", "trial", ... */

@@ -64,6 +64,18 @@ int journal_ident_read_index(int ifindex, const char *was, struct journal_ident 
 			     struct rterr *err);
 /* Whether a and b are the same device (rules above). */
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b);
+/*
+ * The host's own identity, for its host-wide knobs (docs/journal.md "The host"): named
+ * KNOB_HOST_NAME, ifindex 0 (no device has it), no permanent address, this boot and the
+ * caller's netns. Only a process in the initial network namespace changes those knobs, so
+ * the records it makes are the initial netns's of this boot; rule 3 matches them exactly
+ * there, and never a device's (ifindex > 0) or another boot's.
+ */
+void journal_ident_host(struct journal_ident *id);
+static inline bool journal_ident_is_host(const struct journal_ident *id)
+{
+	return id->ifindex == 0;
+}
 
 struct journal;
 

@@ -88,6 +88,11 @@ enum knob_id {
 	KNOB_RPS_CPUS,
 	KNOB_RPS_FLOW_CNT,
 	KNOB_XPS_CPUS,
+/* Host-wide: the initial network namespace's net.core sysctls (lib/host/hostknob.c), set
+ * once per apply on the host's own plan, never on an interface's. */
+	KNOB_NETDEV_MAX_BACKLOG,
+	KNOB_NETDEV_BUDGET,
+	KNOB_NETDEV_BUDGET_USECS,
 	KNOB__COUNT
 };
 
@@ -96,7 +101,15 @@ enum knob_id {
 #define KNOB_FIRST_FEATURE KNOB_FEAT_TX_SCATTER_GATHER
 /* The first knob of the stack around the NIC (NAPI, RPS/XPS): the features end there. */
 #define KNOB_FIRST_AROUND  KNOB_NAPI_THREADED
-#define KNOB_AROUND_COUNT  (KNOB__COUNT - KNOB_FIRST_AROUND)
+#define KNOB_AROUND_COUNT  (KNOB_FIRST_HOST - KNOB_FIRST_AROUND)
+/* The host-wide knobs: the last rows. */
+#define KNOB_FIRST_HOST	   KNOB_NETDEV_MAX_BACKLOG
+#define KNOB_HOST_COUNT	   (KNOB__COUNT - KNOB_FIRST_HOST)
+/*
+ * The name the host's own plan, journal record and outputs go by ("host KNOB OLD -> NEW"):
+ * its knobs' names (net.core.*) say which they are, whatever a device may be called.
+ */
+#define KNOB_HOST_NAME "host"
 
 enum knob_type {
 	KNOB_T_NUMBER,
@@ -113,6 +126,7 @@ enum knob_backend {
 	KNOB_B_ETHNL,	 /* one attribute of an ethtool netlink group (ethnl.h) */
 	KNOB_B_NAPI,	 /* one setting of every NAPI of the device (napi.h, .sub) */
 	KNOB_B_QUEUE,	 /* one sysfs file of every rx or tx queue (queues.h, .sub) */
+	KNOB_B_SYSCTL,	 /* a host-wide /proc/sys file, named by the knob (hostknob.h) */
 };
 
 /* Which traffic a knob moves: what the tuner judges a change of it by. */
@@ -151,7 +165,7 @@ struct knob_desc {
 	/* A rule of the value beyond its range (rps_flow_cnt: a power of two), or NULL:
 	 * returns NULL when v is fine, else what is expected. */
 	const char *(*check)(int64_t v);
-	int limit;	  /* enum chip_limit bounding it (kernel cut by chip database), or -1 */
+	int limit; /* enum chip_limit bounding it (kernel cut by chip database), or -1 */
 	const char *limit_name; /* how a refusal names that limit ("tso_max_size") */
 	/* Ceiling for "max" when the kernel reports no limit (older kernels); LINK_UNSET:
 	 * none, then "max" is skipped. */
@@ -181,6 +195,11 @@ const char *knob_names_list(void);
 static inline bool knob_is_feature(enum knob_id id)
 {
 	return id >= KNOB_FIRST_FEATURE && id < KNOB_FIRST_AROUND;
+}
+/* A host-wide knob (net.core.*): set on the host's plan, never an interface's. */
+static inline bool knob_is_host(enum knob_id id)
+{
+	return id >= KNOB_FIRST_HOST && id < KNOB__COUNT;
 }
 /* The kernel name of a feature.NAME knob ("rx-gro-hw"), NULL for other knobs. */
 const char *knob_feature_name(enum knob_id id);

@@ -59,6 +59,12 @@ struct nic {
 	int16_t around_err[KNOB_AROUND_COUNT];
 	int16_t n_napi;
 	uint8_t napi_path;
+	/* The host's own snapshot (hostknob.h: host_snapshot()), not a device: its name is
+	 * KNOB_HOST_NAME, its ifindex 0, and only the host-wide knobs have values; per such
+	 * knob 0 or the negative errno that left it unknown (an interface's snapshot has them
+	 * all LINK_UNSET, and host false). */
+	bool host;
+	int16_t host_err[KNOB_HOST_COUNT];
 	int64_t speed_mbps; /* -1 unknown */
 	struct pci_ident pci;
 };

@@ -53,8 +53,11 @@ struct plan_item {
 struct plan {
 	char ifname[IF_NAMESIZE];   /* as asked for; reports keep it across a rename */
 	char upper_of[IF_NAMESIZE]; /* an upper (or lower) planned along with this device */
-	int level;	  /* in a set: 0 the device, > 0 its uppers (nearest 1), < 0 its lowers */
-	int ifindex;	  /* actuate() follows the device by this */
+	int level;   /* in a set: 0 the device, > 0 its uppers (nearest 1), < 0 its lowers */
+	int ifindex; /* actuate() follows the device by this */
+	/* The host's own plan (hostknob.h: a snapshot with host set): its host-wide knobs,
+	 * journaled under the host's identity (journal_ident_host()); ifindex 0. */
+	bool host;
 	char chip_id[48]; /* "" when no entry matched */
 	struct plan_item items[KNOB__COUNT];
 	char warnings[512];   /* plan-wide notes ("jumbo MTU turns TSO off on this chip") */
@@ -84,6 +87,12 @@ struct plan {
  */
 int plan_profile(const struct profile *p, const struct nic *nic, const struct chip_entry *chip,
 		 struct plan *plan, struct rterr *err);
+/*
+ * A device's plan leaves the host-wide knobs (knob_is_host()) alone and the host's plan
+ * everything else: a profile's host knobs go to the host's plan only (plan_profile() of
+ * host_snapshot()), once per apply; an explicit target of the other kind is skipped with
+ * why (refused where the request sets refuse_skip).
+ */
 /* Explicit targets: which[] knobs to targets[], src naming who asks ("tuner"). */
 int plan_values(const struct nic *nic, const struct chip_entry *chip,
 		const int64_t targets[KNOB__COUNT], const bool which[KNOB__COUNT], const char *src,

@@ -83,6 +83,9 @@ void profile_free(struct profile *p); /* accepts NULL */
 void profile_resolve(const struct profile *p, const char *driver, const char *chip_id,
 		     struct profile_setting out[KNOB__COUNT]);
 
+/* Whether p sets a host-wide knob (only [knobs] can): then an apply plans the host too. */
+bool profile_sets_host(const struct profile *p);
+
 /* The section with this scope and match (match ignored for GENERIC), or NULL. */
 const struct profile_section *profile_find_section(const struct profile *p,
 						   enum profile_scope scope, const char *match);

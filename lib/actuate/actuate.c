@@ -12,11 +12,13 @@
 #include "rtltune/actuate.h"
 #include "rtltune/around.h"
 #include "rtltune/ethtool_groups.h"
+#include "rtltune/hostknob.h"
 #include "rtltune/route.h"
 #include "rtltune/testhook.h"
 
 struct actuator {
 	struct nic_io *io;
+	const char *proc_sys; /* the host-wide knobs' files (HOST_PROC_SYS) */
 };
 
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err)
@@ -32,6 +34,7 @@ int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *er
 		free(a);
 		return r;
 	}
+	a->proc_sys = HOST_PROC_SYS;
 	*out = a;
 	return 0;
 }
@@ -62,6 +65,26 @@ const char *actuator_sysfs_root(const struct actuator *a)
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err)
 {
 	return nic_snapshot_index(a->io, ifindex, out, err);
+}
+
+void actuator_set_proc_sys(struct actuator *a, const char *proc_sys)
+{
+	a->proc_sys = proc_sys;
+}
+
+void actuator_host_snapshot(struct actuator *a, struct nic *out)
+{
+	host_snapshot(a->proc_sys, out);
+}
+
+/* The journal's identity of the device (or the host) nic is. */
+static int ident_of(const struct nic *nic, struct journal_ident *id, struct rterr *err)
+{
+	if (nic->host) {
+		journal_ident_host(id);
+		return 0;
+	}
+	return journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
 }
 
 /* ---- the setters ------------------------------------------------------------------ */
@@ -149,6 +172,8 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 		r = around_set(&(struct around_io){nic_io_napi(a->io), nic_io_sysfs_root(a->io)},
 			       ifindex, ifname, (enum knob_id)k, values[k], err);
 		return gone_or(r, ifname, ifindex, d->name, err);
+	case KNOB_B_SYSCTL:
+		return host_knob_write(a->proc_sys, (enum knob_id)k, values[k], err);
 	}
 	return rterr_sys(err, EINVAL, "%s: no way to set %s", ifname, d->name);
 }
@@ -377,8 +402,11 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 	int k, r;
 
 	/* Only the knobs, where the plan holds the snapshot it was made from (identity kept). */
-	if (plan->ifindex > 0 && plan->after.link.ifindex == plan->ifindex &&
-	    plan->after.have_drvinfo)
+	if (plan->host) {
+		host_snapshot(a->proc_sys, &plan->after);
+		r = 0;
+	} else if (plan->ifindex > 0 && plan->after.link.ifindex == plan->ifindex &&
+		   plan->after.have_drvinfo)
 		r = nic_reread(a->io, &plan->after, &e);
 	else if (plan->ifindex > 0)
 		r = actuator_snapshot(a, plan->ifindex, &plan->after, &e);
@@ -474,9 +502,12 @@ static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
 	for (i = 0; i < nd && r == 0; i++) {
 		struct plan *p = run[i].plan;
 
-		r = p->ifindex > 0
-			    ? journal_ident_read_index(p->ifindex, p->ifname, &run[i].id, err)
-			    : journal_ident_read(p->ifname, &run[i].id, err);
+		if (p->host)
+			journal_ident_host(&run[i].id); /* the host's knobs: no device */
+		else
+			r = p->ifindex > 0 ? journal_ident_read_index(p->ifindex, p->ifname,
+								      &run[i].id, err)
+					   : journal_ident_read(p->ifname, &run[i].id, err);
 		if (r < 0)
 			break;
 		run[i].existed = journal_inflight_get(j, &run[i].id, &before) > 0;
@@ -802,6 +833,7 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->host = nic->host;
 	plan->after = *nic;
 }
 
@@ -813,7 +845,7 @@ static int plan_originals(struct journal *j, const struct nic *nic, struct journ
 	int r;
 
 	plan_blank(plan, nic);
-	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
+	r = ident_of(nic, id, err);
 	if (r == 0)
 		r = journal_get_originals(j, id, orig, have, err);
 	if (r <= 0)
@@ -929,8 +961,7 @@ int actuate_rollback(struct actuator *a, struct journal *j, const struct nic *ni
 
 	for (i = 0; i < n && i < PLAN_SET_MAX; i++) {
 		plan_blank(&plans[i], &nics[i]);
-		r = journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &ids[i],
-					     err);
+		r = ident_of(&nics[i], &ids[i], err);
 		if (r < 0)
 			return r;
 		if (journal_inflight_get(j, &ids[i], &op) <= 0)
@@ -963,8 +994,7 @@ int actuate_conclude(struct journal *j, const struct nic *nics, unsigned int n,
 	int r = 0, e;
 
 	for (i = 0; end_inflight && i < n; i++)
-		if (journal_ident_read_index(nics[i].link.ifindex, nics[i].link.ifname, &id, err) ==
-			    0 &&
+		if (ident_of(&nics[i], &id, err) == 0 &&
 		    (e = journal_inflight_end(j, &id, err)) < 0 && r == 0)
 			r = e;
 	journal_log_append(j, ev, &ignored);

@@ -63,6 +63,10 @@ static const char *power_of_two(int64_t v)
 	.backend = KNOB_B_NAPI, .sub = s, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
 #define QUEUE_FILE(f)                                                                              \
 	.backend = KNOB_B_QUEUE, .sub = f, .limit = -1, .legacy_max = LINK_UNSET, .twin = -1
+/* An int sysctl (proc_dointvec): 0 to INT_MAX, the range a journal can hold of it. */
+#define SYSCTL_INT                                                                                 \
+	.backend = KNOB_B_SYSCTL, .min = 0, .max = INT32_MAX, .limit = -1,                         \
+	.legacy_max = LINK_UNSET, .twin = -1
 
 /* One row per knob: read as a table, so laid out by hand. */
 // clang-format off
@@ -204,6 +208,27 @@ static const struct knob_desc knobs[KNOB__COUNT] = {
 		.max = INT64_MAX, .dir = KNOB_DIR_TX, .unit = "",
 		.help = "CPUs whose packets each tx queue takes (transmit packet steering)",
 	},
+
+	/* Host-wide (lib/host/hostknob.c, docs/knobs-stack.md): /proc/sys/net/core files of
+	 * the initial network namespace (net/core/sysctl_net_core.c, net_core_table). */
+	[KNOB_NETDEV_MAX_BACKLOG] = {
+		.name = "net.core.netdev_max_backlog", .type = KNOB_T_NUMBER, SYSCTL_INT,
+		.dir = KNOB_DIR_RX, .unit = "packets",
+		.help = "host-wide: packets each CPU's backlog queue holds before dropping "
+			"(drop reason CPU_BACKLOG)",
+	},
+	[KNOB_NETDEV_BUDGET] = {
+		.name = "net.core.netdev_budget", .type = KNOB_T_NUMBER, SYSCTL_INT,
+		.dir = KNOB_DIR_RX, .unit = "packets",
+		.help = "host-wide: packets one NET_RX softirq run polls before it yields "
+			"(time_squeeze)",
+	},
+	[KNOB_NETDEV_BUDGET_USECS] = {
+		.name = "net.core.netdev_budget_usecs", .type = KNOB_T_NUMBER, SYSCTL_INT,
+		.dir = KNOB_DIR_RX, .unit = "microseconds",
+		.help = "host-wide: time one NET_RX softirq run may poll before it yields "
+			"(time_squeeze)",
+	},
 };
 // clang-format on
 
@@ -234,7 +259,7 @@ enum knob_type knob_type(enum knob_id id)
 
 const char *knob_names_list(void)
 {
-	static char list[(KNOB_FIRST_ETHNL + KNOB_AROUND_COUNT) * 24 + 160];
+	static char list[(KNOB_FIRST_ETHNL + KNOB__COUNT - KNOB_FIRST_AROUND) * 32 + 160];
 	size_t len = 0;
 	int i;
 
@@ -282,6 +307,14 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 	if (strcasecmp(text, "keep") == 0) {
 		out->kind = KV_KEEP;
 		return 0;
+	}
+	if (strcasecmp(text, "max") == 0 && d->backend == KNOB_B_SYSCTL) {
+		/* No device reports a ceiling for a host-wide value: "max" would mean nothing. */
+		snprintf(why, whylen,
+			 "%s expects a number up to %lld (optional K or M suffix) or keep: a "
+			 "host-wide value has no 'max'",
+			 d->name, (long long)d->max);
+		return -EINVAL;
 	}
 	if (strcasecmp(text, "max") == 0) {
 		out->kind = KV_MAX;
@@ -338,8 +371,8 @@ int knob_value_parse(enum knob_id id, const char *text, struct knob_value *out, 
 	return 0;
 bad:
 	snprintf(why, whylen,
-		 "%s expects a number up to %lld (optional K or M suffix), max or keep, got '%s'",
-		 d->name, (long long)d->max, text);
+		 "%s expects a number up to %lld (optional K or M suffix), %s, got '%s'", d->name,
+		 (long long)d->max, d->backend == KNOB_B_SYSCTL ? "or keep" : "max or keep", text);
 	return -EINVAL;
 }
 

@@ -149,6 +149,11 @@ const char *jr_boot_id(void)
 	return id;
 }
 
+bool jr_host_ok(const struct journal_ident *id)
+{
+	return id->ifindex == 0 && !strcmp(id->ifname, KNOB_HOST_NAME) && !id->perm_addr[0];
+}
+
 bool journal_ident_same(const struct journal_ident *a, const struct journal_ident *b)
 {
 	if (a->perm_addr[0] && b->perm_addr[0])

@@ -113,7 +113,8 @@ static int parse_attr(struct parser *p, const char *tok, struct journal_ident *i
 	val = eq + 1;
 	if (!strcmp(key, "ifindex")) {
 		bit = K_IFINDEX;
-		if (parse_i64(val, &v) || v <= 0 || v > INT_MAX)
+		/* 0 is the host's own record (journal_ident_host()), checked with its name. */
+		if (parse_i64(val, &v) || v < 0 || v > INT_MAX)
 			return perr(p, "ifindex must be a positive integer, got '%s'", val);
 		id->ifindex = (int)v;
 	} else if (!strcmp(key, "netns")) {
@@ -192,7 +193,8 @@ static int block_done(struct parser *p, int kind, unsigned int start_line, int c
 	return r;
 }
 
-static int parse_knob_line(struct parser *p, char **tok, int ntok, bool *have, int64_t *vals)
+static int parse_knob_line(struct parser *p, char **tok, int ntok, const struct journal_ident *id,
+			   bool *have, int64_t *vals)
 {
 	int64_t v;
 	int k;
@@ -202,6 +204,11 @@ static int parse_knob_line(struct parser *p, char **tok, int ntok, bool *have, i
 	k = knob_from_name(tok[1]);
 	if (k < 0)
 		return perr(p, "unknown knob '%s'", tok[1]);
+	if (knob_is_host((enum knob_id)k) != journal_ident_is_host(id))
+		return perr(p, "%s in the block of %s: %s", tok[1],
+			    journal_ident_is_host(id) ? "the host" : "a device",
+			    journal_ident_is_host(id) ? "only host-wide knobs belong there"
+						      : "a host-wide knob belongs to the host's");
 	if (parse_i64(tok[2], &v) || !knob_value_valid(k, v))
 		return perr(p, "value '%s' out of range for %s", tok[2], tok[1]);
 	if (have[k])
@@ -292,6 +299,11 @@ int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err)
 					    is_op ? "ifindex netns perm boot since op actor pid "
 						    "pidstart"
 						  : "ifindex netns perm boot since");
+			if (journal_ident_is_host(&id) && !jr_host_ok(&id))
+				return perr(&p,
+					    "ifindex=0 is the host's record only ('%s %s ifindex=0 "
+					    "... perm=-')",
+					    tok[0], KNOB_HOST_NAME);
 			if (is_op ? !!jr_find_op(j, &id) : !!jr_find_entry(j, &id))
 				return perr(&p, "second %s block for the same device %s", tok[0],
 					    id.ifname);
@@ -318,10 +330,12 @@ int jr_parse(struct journal *j, char *buf, size_t len, struct rterr *err)
 				return perr(&p, "'%s' outside an %s block", tok[0],
 					    is_pre ? "inflight" : "iface");
 			if (is_pre)
-				r = parse_knob_line(&p, tok, ntok, j->ops[j->n_ops - 1].which,
+				r = parse_knob_line(&p, tok, ntok, &j->ops[j->n_ops - 1].id,
+						    j->ops[j->n_ops - 1].which,
 						    j->ops[j->n_ops - 1].pre);
 			else
-				r = parse_knob_line(&p, tok, ntok, j->ents[j->n_ents - 1].have,
+				r = parse_knob_line(&p, tok, ntok, &j->ents[j->n_ents - 1].id,
+						    j->ents[j->n_ents - 1].have,
 						    j->ents[j->n_ents - 1].orig);
 			if (r)
 				return r;

@@ -31,7 +31,9 @@ static int cmp_int(const void *a, const void *b)
 static bool ident_gone(const struct journal_ident *id, const struct journal_here *here,
 		       const int *sorted)
 {
-	if (id->perm_addr[0] || !here->boot_id[0] || !here->netns_cookie)
+	/* The host's record names no device; its knobs stay as long as the kernel runs. */
+	if (id->perm_addr[0] || journal_ident_is_host(id) || !here->boot_id[0] ||
+	    !here->netns_cookie)
 		return false;
 	if (strcmp(id->boot_id, here->boot_id) || id->netns_cookie != here->netns_cookie)
 		return false;

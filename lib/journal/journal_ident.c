@@ -96,6 +96,14 @@ int journal_ident_read(const char *ifname, struct journal_ident *id, struct rter
 	return 0;
 }
 
+void journal_ident_host(struct journal_ident *id)
+{
+	memset(id, 0, sizeof(*id));
+	snprintf(id->ifname, sizeof(id->ifname), "%s", KNOB_HOST_NAME);
+	snprintf(id->boot_id, sizeof(id->boot_id), "%s", jr_boot_id());
+	id->netns_cookie = jr_netns_cookie();
+}
+
 /*
  * The identity read goes by name: read under the current one until it names our device.
  * Under a rename storm most tries lose: the name is looked up while a rename holds the
@@ -144,7 +152,10 @@ bool jr_ident_equal(const struct journal_ident *a, const struct journal_ident *b
 
 void jr_ident_describe(const struct journal_ident *id, char *buf, size_t len)
 {
-	if (id->perm_addr[0])
+	if (journal_ident_is_host(id))
+		snprintf(buf, len, "the host's own, netns %" PRIu64 ", boot %.8s", id->netns_cookie,
+			 id->boot_id[0] ? id->boot_id : "?");
+	else if (id->perm_addr[0])
 		snprintf(buf, len, "%s, permanent address %s", id->ifname, id->perm_addr);
 	else
 		snprintf(buf, len, "%s, ifindex %d, netns %" PRIu64 ", boot %.8s", id->ifname,

@@ -16,9 +16,25 @@ int jr_check_ident(const struct journal_ident *id, struct rterr *err)
 	if (!id || !jr_ifname_ok(id->ifname))
 		return rterr_input(err, "invalid interface name '%s'", id ? id->ifname : "");
 	if ((id->perm_addr[0] && !jr_perm_addr_ok(id->perm_addr)) ||
-	    (id->boot_id[0] && !jr_boot_id_ok(id->boot_id)) || id->ifindex <= 0)
+	    (id->boot_id[0] && !jr_boot_id_ok(id->boot_id)) || id->ifindex < 0 ||
+	    (journal_ident_is_host(id) && !jr_host_ok(id)))
 		return rterr_input(err, "%s: malformed identity (use journal_ident_read)",
 				   id->ifname);
+	return 0;
+}
+
+/* A device's record holds device knobs, the host's the host-wide ones: never a mix. */
+static int check_scope(const struct journal_ident *id, const bool which[KNOB__COUNT],
+		       struct rterr *err)
+{
+	int k;
+
+	for (k = 0; k < KNOB__COUNT; k++)
+		if (which[k] && knob_is_host((enum knob_id)k) != journal_ident_is_host(id))
+			return rterr_input(err, "%s: %s is %s", id->ifname, knob_name(k),
+					   journal_ident_is_host(id)
+						   ? "not a host-wide knob"
+						   : "host-wide: journaled as the host's");
 	return 0;
 }
 
@@ -30,8 +46,10 @@ int jr_check_ident(const struct journal_ident *id, struct rterr *err)
 int jr_check_values(const struct journal_ident *id, const int64_t values[KNOB__COUNT],
 		    const bool which[KNOB__COUNT], struct rterr *err)
 {
-	int k;
+	int k, r = check_scope(id, which, err);
 
+	if (r)
+		return r;
 	for (k = 0; k < KNOB__COUNT; k++)
 		if (which[k] && values[k] != JOURNAL_UNKNOWN && !knob_value_valid(k, values[k]))
 			return rterr_input(err,
@@ -130,7 +148,10 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 		return 1;
 	}
 	for (i = 0; i < j->n_ents; i++) {
-		if (strcmp(j->ents[i].id.ifname, id->ifname))
+		/* The host's record of another netns or boot is not another device's: nothing
+		 * to restore from here, and no device is ever taken for the host. */
+		if (strcmp(j->ents[i].id.ifname, id->ifname) || journal_ident_is_host(id) ||
+		    journal_ident_is_host(&j->ents[i].id))
 			continue;
 		jr_ident_describe(&j->ents[i].id, then, sizeof(then));
 		jr_ident_describe(id, now, sizeof(now));

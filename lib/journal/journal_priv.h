@@ -76,6 +76,7 @@ bool jr_ifname_ok(const char *s);
 bool jr_word_ok(const char *s, size_t max);
 bool jr_perm_addr_ok(const char *s);
 bool jr_boot_id_ok(const char *s);
+bool jr_host_ok(const struct journal_ident *id); /* the host's record: its name, no address */
 const char *jr_boot_id(void);
 struct journal_entry *jr_find_entry(struct journal *j, const struct journal_ident *id);
 struct journal_inflight *jr_find_op(struct journal *j, const struct journal_ident *id);

@@ -14,6 +14,7 @@
 
 #include "rtltune/around.h"
 #include "rtltune/cpus.h"
+#include "rtltune/hostknob.h"
 #include "rtltune/plan.h"
 
 const char *plan_action_name(enum plan_action a)
@@ -130,6 +131,8 @@ static void unsupported_note(const struct nic *nic, enum knob_id k, struct plan 
 			 knob_feature_name(k));
 	else if (d->backend == KNOB_B_NAPI || d->backend == KNOB_B_QUEUE)
 		around_why(nic, k, note, len);
+	else if (d->backend == KNOB_B_SYSCTL)
+		host_why(nic, k, note, len);
 	else
 		snprintf(note, len, "%s not reported by this kernel/driver", d->name);
 	plan_set_note(plan, k, "%s", note);
@@ -142,6 +145,7 @@ static void plan_init(struct plan *plan, const struct nic *nic, const struct chi
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->host = nic->host;
 	/* The read-back starts from the snapshot: its identity stays, its knobs are read. */
 	plan->after = *nic;
 	if (chip)
@@ -168,6 +172,18 @@ static int plan_target(struct plan *plan, const struct nic *nic, const struct ch
 	int64_t max;
 
 	plan_set_src(plan, k, "%s", src);
+	if (knob_is_host(k) != nic->host) {
+		it->action = PLAN_SKIP;
+		if (nic->host)
+			plan_set_note(plan, k, "%s is a knob of each interface, not host-wide",
+				      d->name);
+		else
+			plan_set_note(plan, k,
+				      "%s is host-wide, not a knob of %s (a profile's [knobs] "
+				      "sets it once for the host)",
+				      d->name, plan->ifname);
+		return 0;
+	}
 	if (it->cur == LINK_UNSET) {
 		it->action = PLAN_SKIP;
 		unsupported_note(nic, k, plan);
@@ -413,6 +429,9 @@ int plan_profile(const struct profile *p, const struct nic *nic, const struct ch
 		const struct profile_setting *s = &set[k];
 		char src[320];
 
+		/* The host's knobs are the host plan's, the others each interface's. */
+		if (knob_is_host((enum knob_id)k) != nic->host)
+			continue;
 		if (s->value.kind == KV_UNSET || s->value.kind == KV_KEEP) {
 			if (s->file)
 				plan_set_src(plan, (enum knob_id)k, "%s:%u", s->file, s->line);

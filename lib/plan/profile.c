@@ -332,6 +332,10 @@ static int handle_knob(struct parse *ps, const char *key, const char *value)
 	if (id < 0)
 		return parse_fail(ps, "unknown knob '%s' in [%s]; expected one of %s", key, s->name,
 				  knob_names_list());
+	/* One host, one value: a driver or a chip cannot each have its own. */
+	if (knob_is_host((enum knob_id)id) && s->scope != PROFILE_SCOPE_GENERIC)
+		return parse_fail(ps, "%s is host-wide: set it in [knobs], not in [%s]", key,
+				  s->name);
 	set = &s->knobs[id];
 	if (set->line)
 		return parse_fail(ps, "duplicate key '%s' in [%s] (first set at line %u)", key,
@@ -811,6 +815,17 @@ const struct profile_section *profile_find_section(const struct profile *p,
 			return s;
 	}
 	return NULL;
+}
+
+bool profile_sets_host(const struct profile *p)
+{
+	int k;
+
+	for (k = KNOB_FIRST_HOST; p->n_sections && k < KNOB__COUNT; k++)
+		if (p->sections[0].knobs[k].value.kind != KV_UNSET &&
+		    p->sections[0].knobs[k].value.kind != KV_KEEP)
+			return true;
+	return false;
 }
 
 void profile_resolve(const struct profile *p, const char *driver, const char *chip_id,

@@ -43,3 +43,12 @@ t_eq "$(sed -n 's/^DeviceAllow=//p' "$svc")" "/dev/cpu_dma_latency rw" "rtltuned
 # The boot test gives the apply unit an interface (its container has no device-backed one).
 t_eq "$(sed -n 's/^ExecStart=//p' "$TOP/systemd/rtltune-apply@.service")" \
 	"/usr/sbin/rtltune apply %i" "rtltune-apply@ ExecStart"
+# The host-wide knobs (docs/knobs-stack.md): /proc/sys stays read-only but for exactly their
+# three files, each optional (a container with its own network namespace has none). That
+# systemd 252 mounts such a file read-write over the read-only /proc/sys, and starts the
+# unit where it is missing, was seen in a container booted with systemd-nspawn.
+t_eq "$(sed -n 's/^ProtectKernelTunables=//p' "$svc")" yes "rtltuned.service ProtectKernelTunables"
+t_eq "$(sed -n 's/^ReadWritePaths=\(.*\/proc\/sys.*\)/\1/p' "$svc" | tr '\n' ' ')" \
+	"-/proc/sys/net/core/netdev_max_backlog -/proc/sys/net/core/netdev_budget -/proc/sys/net/core/netdev_budget_usecs " \
+	"rtltuned.service opens the host-wide knobs' files, and nothing else of /proc/sys"
+t_eq "$(grep -c '^ReadWritePaths=.*/proc/sys' "$svc")" 3 "ReadWritePaths= under /proc/sys"

@@ -68,7 +68,11 @@ static void test_rows_consistent(void **state)
 			assert_false(knob_is_feature((enum knob_id)k));
 		} else if (d->backend == KNOB_B_NAPI || d->backend == KNOB_B_QUEUE) {
 			/* The stack around the NIC (test_around.c). */
-			assert_true(k >= KNOB_FIRST_AROUND);
+			assert_true(k >= KNOB_FIRST_AROUND && k < KNOB_FIRST_HOST);
+		} else if (d->backend == KNOB_B_SYSCTL) {
+			/* Host-wide, the last rows (test_hostknob.c). */
+			assert_true(knob_is_host((enum knob_id)k));
+			assert_true(strncmp(d->name, "net.core.", 9) == 0);
 		} else {
 			assert_int_equal(d->backend, KNOB_B_FEATURES);
 			assert_true(d->n_features > 0);

@@ -332,13 +332,15 @@ static void test_errors(void **state)
 		"[chip:ID]",
 		BAD("unknown_section_kind.conf"));
 	expect_error("unknown_section_kind", bad, want);
-	snprintf(want, sizeof(want),
-		 "%s:3: unknown knob 'gso_max_sz' in [knobs]; expected one of mtu, tso, gso, gro, "
-		 "gso_max_size, gso_ipv4_max_size, gro_max_size, gro_ipv4_max_size, gso_max_segs, "
-		 "txqueuelen, ring_*, coalesce_*, channels_*, pause_*, feature.NAME, napi_threaded, "
-		 "napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, rps_cpus, "
-		 "rps_flow_cnt, xps_cpus (`rtltune knobs` lists them all)",
-		 BAD("unknown_knob.conf"));
+	snprintf(
+		want, sizeof(want),
+		"%s:3: unknown knob 'gso_max_sz' in [knobs]; expected one of mtu, tso, gso, gro, "
+		"gso_max_size, gso_ipv4_max_size, gro_max_size, gro_ipv4_max_size, gso_max_segs, "
+		"txqueuelen, ring_*, coalesce_*, channels_*, pause_*, feature.NAME, napi_threaded, "
+		"napi_defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, rps_cpus, "
+		"rps_flow_cnt, xps_cpus, net.core.netdev_max_backlog, net.core.netdev_budget, "
+		"net.core.netdev_budget_usecs (`rtltune knobs` lists them all)",
+		BAD("unknown_knob.conf"));
 	expect_error("unknown_knob", bad, want);
 	snprintf(want, sizeof(want),
 		 "%s:2: unknown key 'descripton' in [profile]; expected description or include",
