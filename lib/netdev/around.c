@@ -181,7 +181,7 @@ void around_unread(struct nic *nic)
 
 	nic->n_napi = -1;
 	nic->napi_path = NAPI_PATH_NONE;
-	for (k = KNOB_FIRST_AROUND; k < KNOB__COUNT; k++) {
+	for (k = KNOB_FIRST_AROUND; k < KNOB_FIRST_HOST; k++) {
 		*err_of(nic, (enum knob_id)k) = -ENODATA;
 		nic->val[k] = LINK_UNSET;
 	}
