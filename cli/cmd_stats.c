@@ -73,6 +73,134 @@ static void hist_line(json_object *o, const char *key, const char *label, const 
 	       count ? sum / count : 0, unit);
 }
 
+/* The driver's queue statistics: the device's, then a line per queue; "-" never: a
+ * device without them has no line at all. */
+static void qstats_lines(json_object *o)
+{
+	json_object *q = json_object_object_get(o, "qstats");
+	json_object *queues = json_object_object_get(o, "qstats_queues");
+	json_object *rates = json_object_object_get(json_object_object_get(o, "rates"), "qstats");
+	size_t i, n = queues ? json_object_array_length(queues) : 0;
+	char a[16], b[16];
+	int col;
+
+	if (!q || json_object_is_type(q, json_type_null))
+		return;
+	printf("    qstats:");
+	col = 11;
+	json_object_object_foreach(q, key, val)
+	{
+		json_object *r = rates ? json_object_object_get(rates, key) : NULL;
+		char item[96];
+		int len;
+
+		len = snprintf(item, sizeof(item), " %s %s", key,
+			       human((double)json_object_get_int64(val), a, sizeof(a)));
+		if (r)
+			len += snprintf(item + len, sizeof(item) - (size_t)len, " (%s/s)",
+					human(json_object_get_double(r), b, sizeof(b)));
+		if (col + len > 96) {
+			printf("\n           ");
+			col = 11;
+		}
+		printf("%s", item);
+		col += len;
+	}
+	printf("\n");
+	for (i = 0; i < n; i++) {
+		json_object *qq = json_object_array_get_idx(queues, i);
+
+		printf("      %s-%" PRId64 ":",
+		       json_object_get_string(json_object_object_get(qq, "type")),
+		       json_object_get_int64(json_object_object_get(qq, "queue")));
+		json_object_object_foreach(qq, qkey, qval)
+		{
+			if (!strcmp(qkey, "type") || !strcmp(qkey, "queue"))
+				continue;
+			printf(" %s %s", qkey,
+			       human((double)json_object_get_int64(qval), a, sizeof(a)));
+		}
+		printf("\n");
+	}
+}
+
+static void napi_lines(json_object *o)
+{
+	json_object *t = json_object_object_get(o, "napi_threads");
+	size_t i, n = t ? json_object_array_length(t) : 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(t, i);
+
+		printf("    napi %" PRId64 " thread (pid %" PRId64
+		       "): %.1f%% of a CPU, %.2f s in all\n",
+		       json_object_get_int64(json_object_object_get(x, "napi")),
+		       json_object_get_int64(json_object_object_get(x, "pid")),
+		       100 * json_object_get_double(json_object_object_get(x, "cpu_share")),
+		       json_object_get_double(json_object_object_get(x, "cpu_seconds")));
+	}
+}
+
+static double cpu_rate(json_object *c, const char *key)
+{
+	json_object *r = json_object_object_get(c, "rates"), *v;
+
+	return r && json_object_object_get_ex(r, key, &v) && !json_object_is_type(v, json_type_null)
+		       ? json_object_get_double(v)
+		       : -1;
+}
+
+/* A rate, or "-" where the kernel has no such counter. */
+static const char *rate_str(double v, char *buf, size_t len)
+{
+	if (v < 0)
+		return "-";
+	return human(v, buf, len);
+}
+
+/* Per CPU, host-wide: softnet_stat, softirq time, the probes' drops. */
+static void cpu_table(json_object *doc)
+{
+	json_object *cpus = json_object_object_get(doc, "cpus");
+	size_t i, n = cpus ? json_object_array_length(cpus) : 0;
+	char a[16], b[16], c[16], d[16], e[16];
+
+	if (!n)
+		return;
+	printf("\n%-4s %12s %10s %10s %10s %8s  %s\n", "CPU", "processed/s", "dropped/s",
+	       "squeeze/s", "rps/s", "softirq", "drops (managed interfaces)");
+	for (i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(cpus, i);
+		json_object *drops = json_object_object_get(x, "drops");
+		json_object *drate =
+			json_object_object_get(json_object_object_get(x, "rates"), "drops");
+		double si = cpu_rate(x, "softirq_seconds");
+		bool first = true;
+
+		printf("%-4" PRId64 " %12s %10s %10s %10s ",
+		       json_object_get_int64(json_object_object_get(x, "cpu")),
+		       rate_str(cpu_rate(x, "softnet_processed"), a, sizeof(a)),
+		       rate_str(cpu_rate(x, "softnet_dropped"), b, sizeof(b)),
+		       rate_str(cpu_rate(x, "softnet_time_squeeze"), c, sizeof(c)),
+		       rate_str(cpu_rate(x, "softnet_received_rps"), d, sizeof(d)));
+		if (si < 0)
+			printf("%8s ", "-");
+		else
+			printf("%7.1f%% ", 100 * si);
+		json_object_object_foreach(drops, reason, cnt)
+		{
+			json_object *r = drate ? json_object_object_get(drate, reason) : NULL;
+
+			printf("%s %s %s", first ? "" : ",", reason,
+			       human((double)json_object_get_int64(cnt), e, sizeof(e)));
+			if (r)
+				printf(" (%s/s)", human(json_object_get_double(r), e, sizeof(e)));
+			first = false;
+		}
+		printf("%s\n", first ? " -" : "");
+	}
+}
+
 static void render_stats(json_object *doc)
 {
 	json_object *ifaces = json_object_object_get(doc, "interfaces");
@@ -113,7 +241,10 @@ static void render_stats(json_object *doc)
 			}
 			printf("\n");
 		}
+		qstats_lines(o);
+		napi_lines(o);
 	}
+	cpu_table(doc);
 }
 
 struct stats_opts {

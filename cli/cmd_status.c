@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rtltune status [IFACE]: the daemon's state and each interface's, through the socket. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +62,72 @@ static void render_pm_qos(json_object *q)
 	printf("\n");
 }
 
+/* A count in 1000s ("230.1M"), as rtltune stats prints them. */
+static const char *human(uint64_t v, char *buf, size_t len)
+{
+	static const char *const units[] = {"", "k", "M", "G", "T"};
+	double d = (double)v;
+	unsigned int u = 0;
+
+	while (d >= 1000 && u < 4) {
+		d /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", d, units[u]);
+	return buf;
+}
+
+/* "  softnet:   processed 230.1M, dropped 0, ...": the host's sums since boot, the busiest
+ * CPU's softirq share (docs/signals.md); a flow limit that never dropped is left out. */
+static void render_host(json_object *h)
+{
+	json_object *sn = json_object_object_get(h, "softnet");
+	json_object *busiest = json_object_object_get(h, "busiest_softirq");
+	json_object *drops = json_object_object_get(h, "drops");
+	json_object *miss = json_object_object_get(h, "missing");
+	bool first = true;
+	char num[16];
+
+	if (!h)
+		return;
+	if (sn && json_object_object_length(sn)) {
+		printf("  softnet:   ");
+		json_object_object_foreach(sn, key, val)
+		{
+			if (json_object_is_type(val, json_type_null) ||
+			    (!strcmp(key, "flow_limit") && !json_object_get_int64(val)))
+				continue;
+			printf("%s%s %s", first ? "" : ", ", key,
+			       human((uint64_t)json_object_get_int64(val), num, sizeof(num)));
+			first = false;
+		}
+		if (busiest && !json_object_is_type(busiest, json_type_null))
+			printf("; softirq max %.1f%% (cpu%s)",
+			       100 * json_object_get_double(
+					     json_object_object_get(busiest, "share")),
+			       str(busiest, "cpu"));
+		printf("\n");
+	}
+	if (drops && json_object_object_length(drops)) {
+		first = true;
+		printf("  cpu drops:");
+		json_object_object_foreach(drops, reason, cnt)
+		{
+			printf("%s %s %" PRId64, first ? "" : ",", reason,
+			       json_object_get_int64(cnt));
+			first = false;
+		}
+		printf(" (managed interfaces)\n");
+	}
+	if (!miss)
+		return;
+	json_object_object_foreach(miss, what, why)
+	{
+		printf("  no %s:%*s%s\n", what, (int)(8 - strlen(what)), "",
+		       json_object_get_string(why));
+	}
+}
+
 static void render_status(json_object *doc)
 {
 	json_object *d = json_object_object_get(doc, "daemon");
@@ -110,6 +177,7 @@ static void render_status(json_object *doc)
 		printf("  journal:   %s\n", str(journal, "file"));
 	else if (journal)
 		printf("  journal:   UNTRUSTED, changing nothing: %s\n", str(journal, "reason"));
+	render_host(json_object_object_get(doc, "host"));
 
 	n = json_object_array_length(ifaces);
 	if (!n) {
@@ -163,6 +231,36 @@ static void render_status(json_object *doc)
 		for (k = 0; k < m; k++)
 			printf("%s %s", k ? "," : "",
 			       json_object_get_string(json_object_array_get_idx(man, k)));
+		printf("\n");
+	}
+	/* The driver's queue counters that show trouble, and the threaded NAPIs' CPU. */
+	for (i = 0, first = true; i < n; i++) {
+		json_object *f = json_object_array_get_idx(ifaces, i);
+		json_object *q = json_object_object_get(f, "qstats");
+		int threads = json_object_get_int(json_object_object_get(f, "napi_threads"));
+		bool any = false;
+
+		if ((!q || json_object_is_type(q, json_type_null)) && !threads)
+			continue;
+		printf("%s%s:", first ? "\n" : "", str(f, "ifname"));
+		first = false;
+		if (q && !json_object_is_type(q, json_type_null)) {
+			printf(" qstats");
+			json_object_object_foreach(q, key, val)
+			{
+				printf("%s %s %" PRId64, any ? "," : "", key,
+				       json_object_get_int64(val));
+				any = true;
+			}
+			if (!any)
+				printf(" (packets and bytes only)");
+		}
+		if (threads)
+			printf("%s%d threaded NAPI%s at %.1f%% of a CPU",
+			       q && !json_object_is_type(q, json_type_null) ? "; " : " ", threads,
+			       threads > 1 ? "s" : "",
+			       100 * json_object_get_double(
+					     json_object_object_get(f, "napi_threads_cpu_share")));
 		printf("\n");
 	}
 }

@@ -155,6 +155,17 @@ void bpf_iface_event(struct iface *ifc, const struct iface_change *c)
 	}
 }
 
+bool bpf_cpu_drops(const struct probe_cpu_drop **out, unsigned int *n)
+{
+	if (!probes) {
+		*out = NULL;
+		*n = 0;
+		return false;
+	}
+	probes_cpu_drops(probes, out, n);
+	return true;
+}
+
 const char *bpf_drop_reason_name(uint32_t reason, char *buf, size_t len)
 {
 	return probes_drop_reason_name(probes, reason, buf, len);

@@ -28,6 +28,9 @@ bool bpf_counts(int ifindex);
 /* Every counted interface's counters, in one pass (once per sample). */
 typedef void (*bpf_counters_fn)(int ifindex, const struct probe_counters *pc, void *arg);
 void bpf_read_all(bpf_counters_fn fn, void *arg);
+/* The last read's drops by CPU and reason, summed over the counted interfaces
+ * (probes_cpu_drops()); false without probes. */
+bool bpf_cpu_drops(const struct probe_cpu_drop **out, unsigned int *n);
 /* The kernel's name of an skb_drop_reason ("NOT_SPECIFIED"). */
 const char *bpf_drop_reason_name(uint32_t reason, char *buf, size_t len);
 /* Refresh the probes' own run time and count (once per sample). */

@@ -24,6 +24,7 @@
 #include "rtltune/link.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
+#include "signals.h"
 #include "trust.h"
 #include "tune.h"
 #include "tune_json.h"
@@ -261,6 +262,7 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object_object_add(o, "knobs", knobs_json(ifc));
 	json_object_object_add(o, "manual", manual_json(ifc));
 	json_object_object_add(o, "tuner", tune_status_json(ifc));
+	signals_iface_status_json(ifc, o);
 	stack_json(o, ifc);
 	return o;
 }
@@ -281,6 +283,8 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 		json_object_array_add(a, iface_status_json(list_buf[i]));
 	json_object_object_add(o, "daemon", daemon_json());
 	json_object_object_add(o, "journal", trust_status_json());
+	/* Host-wide: every namespace's traffic on the CPUs (docs/signals.md). */
+	json_object_object_add(o, "host", signals_host_json());
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }
@@ -340,6 +344,7 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	}
 	json_object_object_add(o, "knob_value", kv);
 	json_object_object_add(o, "tuning_decisions", dec);
+	signals_iface_json(ifc, o, rates);
 	json_object_object_add(o, "rates", rates);
 	return o;
 }
@@ -363,6 +368,9 @@ static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
 	json_object_object_add(o, "source",
 			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
 	json_object_object_add(o, "interfaces", a);
+	/* Host-wide, per CPU (every namespace's traffic): docs/signals.md. */
+	json_object_object_add(o, "cpus", signals_cpus_json());
+	json_object_object_add(o, "cpu_named", json_object_new_boolean(signals_cpu_named()));
 	return o;
 }
 

@@ -50,6 +50,7 @@ struct iface_tune {
 };
 
 struct history;
+struct iface_signals;
 
 /* Per-knob counts of a managed interface, allocated at its first count (most interfaces
  * never have one): rtltune_tuning_decisions_total (iface_count_decision(); 32 bits: a
@@ -93,10 +94,11 @@ struct iface_mgd {
 	 * rtltune_knob_drift. */
 	bool wanted[KNOB__COUNT];
 	int64_t want[KNOB__COUNT];
-	struct iface_stats stats; /* sampler.c */
-	struct iface_apply apply; /* applier.c */
-	struct iface_tune tune;	  /* tune.c */
-	struct history *history;  /* history.c: recent samples for `rtltune report` */
+	struct iface_stats stats;      /* sampler.c */
+	struct iface_apply apply;      /* applier.c */
+	struct iface_tune tune;	       /* tune.c */
+	struct history *history;       /* history.c: recent samples for `rtltune report` */
+	struct iface_signals *signals; /* signals.c: queue stats, NAPI threads */
 };
 
 struct iface {

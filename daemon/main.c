@@ -34,6 +34,7 @@
 #include "rtltune/actuate.h"
 #include "rtltune/control_client.h"
 #include "sampler.h"
+#include "signals.h"
 #include "state.h"
 #include "trust.h"
 #include "tune.h"
@@ -93,7 +94,8 @@ static void sample_done(void)
 /*
  * The interface table's observers, in the order they act on an event: the probes count
  * a managed interface first, the tuner follows it, the applier gives it the profile, the
- * sampler hands memory back after removals, PM QoS follows the managed shallow-idle chips.
+ * sampler hands memory back after removals, PM QoS follows the managed shallow-idle chips,
+ * the history and the signals (queue stats, NAPI threads) go with the managed part.
  */
 static void subscribe_observers(void)
 {
@@ -103,6 +105,7 @@ static void subscribe_observers(void)
 	iface_subscribe(sampler_iface_event);
 	iface_subscribe(pmqos_iface_event);
 	iface_subscribe(history_iface_event);
+	iface_subscribe(signals_iface_event);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "rtltune/nic.h"
 #include "rtltune/paths.h"
 #include "sampler.h"
+#include "signals.h"
 #include "trust.h"
 
 #ifndef RTLTUNE_VERSION
@@ -219,6 +220,10 @@ enum sec_kind {
 	SEC_DECISIONS,
 	SEC_EXTERNAL,
 	SEC_DRIFT,
+	SEC_QSTATS,
+	SEC_QUEUE,
+	SEC_NAPI,
+	SEC_HOST,
 	SEC_TAIL
 };
 
@@ -229,7 +234,11 @@ enum sec_kind {
 #define SEC_DECIDE_IDX (SEC_KNOB_IDX + 1)
 #define SEC_EXTERN_IDX (SEC_DECIDE_IDX + 1)
 #define SEC_DRIFT_IDX  (SEC_EXTERN_IDX + 1)
-#define SEC_TAIL_IDX   (SEC_DRIFT_IDX + 1)
+#define SEC_QSTATS0    (SEC_DRIFT_IDX + 1)
+#define SEC_QUEUE0     (SEC_QSTATS0 + QSTAT_COUNT)
+#define SEC_NAPI_IDX   (SEC_QUEUE0 + QSTAT_COUNT)
+#define SEC_HOST_IDX   (SEC_NAPI_IDX + 1)
+#define SEC_TAIL_IDX   (SEC_HOST_IDX + 1)
 #define SEC__COUNT     (SEC_TAIL_IDX + 1)
 
 struct metrics_job {
@@ -237,6 +246,7 @@ struct metrics_job {
 	unsigned int sec, i, n;
 	bool in_section; /* the section's head is out: its interfaces come next */
 	char name[96];
+	char help[320];
 	struct iface *list[]; /* managed interfaces with a sample, by ifindex */
 };
 
@@ -265,14 +275,36 @@ static enum sec_kind sec_kind(unsigned int sec, unsigned int *sub)
 		return SEC_EXTERNAL;
 	if (sec == SEC_DRIFT_IDX)
 		return SEC_DRIFT;
+	if (sec < SEC_QUEUE0) {
+		*sub = sec - SEC_QSTATS0;
+		return SEC_QSTATS;
+	}
+	if (sec < SEC_NAPI_IDX) {
+		*sub = sec - SEC_QUEUE0;
+		return SEC_QUEUE;
+	}
+	if (sec == SEC_NAPI_IDX)
+		return SEC_NAPI;
+	if (sec == SEC_HOST_IDX)
+		return SEC_HOST;
 	return SEC_TAIL;
 }
 
 static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int sub)
 {
+	const struct iface_signals *sg = signals_of(ifc);
 	unsigned int k, o;
 
 	switch (kind) {
+	case SEC_QSTATS:
+		return sg && sg->have_qstats && ((sg->qstats.have >> sub) & 1);
+	case SEC_QUEUE:
+		for (k = 0; sg && sg->have_qstats && k < sg->n_queues; k++)
+			if ((sg->queues[k].have >> sub) & 1)
+				return true;
+		return false;
+	case SEC_NAPI:
+		return sg && sg->n_napis > 0;
 	case SEC_COUNTER:
 		return ifc->m->stats.have_counter[sub];
 	case SEC_DROPS:
@@ -297,6 +329,86 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 		return false;
 	default:
 		return true;
+	}
+}
+
+/*
+ * The host's families, per CPU (label cpu, no device): the same in every namespace, so
+ * an rtltuned in any namespace shows them (docs/signals.md).
+ */
+static void render_host(struct sbuf *b)
+{
+	static const char *const softnet_help[SOFTNET_COUNTER_COUNT] = {
+		[SOFTNET_PROCESSED] = "Packets the CPU received into the stack (softnet_stat "
+				      "processed: every receive path).",
+		[SOFTNET_DROPPED] = "Packets dropped because the CPU's backlog was full "
+				    "(softnet_stat dropped: netdev_max_backlog), counted on the "
+				    "CPU whose backlog it was.",
+		[SOFTNET_TIME_SQUEEZE] = "Times the receive softirq stopped with work left, its "
+					 "budget or time used up (softnet_stat time_squeeze: "
+					 "netdev_budget, netdev_budget_usecs).",
+		[SOFTNET_RECEIVED_RPS] = "Times another CPU woke this one to process its backlog "
+					 "(softnet_stat received_rps: RPS/RFS).",
+		[SOFTNET_FLOW_LIMIT] = "Packets dropped by the flow limit (softnet_stat "
+				       "flow_limit_count; 0 without CONFIG_NET_FLOW_LIMIT).",
+	};
+	char name[64], cpu[16];
+	unsigned int k, i, d;
+	bool any;
+
+	for (k = 0; k < SOFTNET_COUNTER_COUNT; k++) {
+		for (i = 0, any = false; i < signals_cpu_count() && !any; i++)
+			any = (signals_cpu(i)->have >> k) & 1;
+		if (!any)
+			continue;
+		snprintf(name, sizeof(name), "rtltune_softnet_%s_total", softnet_counter_name(k));
+		family(b, name, "counter", softnet_help[k]);
+		for (i = 0; i < signals_cpu_count(); i++) {
+			const struct cpu_signals *c = signals_cpu(i);
+
+			if (!((c->have >> k) & 1))
+				continue;
+			snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+			series(b, name, NULL, NULL, "cpu", cpu, NULL, NULL);
+			sb_u64(b, c->total[k]);
+			sb_mem(b, "\n", 1);
+		}
+	}
+	for (i = 0, any = false; i < signals_cpu_count() && !any; i++)
+		any = signals_cpu(i)->have_softirq;
+	if (any) {
+		family(b, "rtltune_softirq_seconds_total", "counter",
+		       "Time the CPU spent in softirqs, all of them (/proc/stat softirq; "
+		       "ksoftirqd's and threaded NAPI's time is the threads' own).");
+		for (i = 0; i < signals_cpu_count(); i++) {
+			const struct cpu_signals *c = signals_cpu(i);
+
+			if (!c->have_softirq)
+				continue;
+			snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+			series(b, "rtltune_softirq_seconds_total", NULL, NULL, "cpu", cpu, NULL,
+			       NULL);
+			sb_double(b, (double)c->softirq_ns / 1e9);
+			sb_mem(b, "\n", 1);
+		}
+	}
+	for (i = 0, any = false; i < signals_cpu_count() && !any; i++)
+		any = signals_cpu(i)->n_drops > 0;
+	if (any) {
+		family(b, "rtltune_cpu_drops_total", "counter",
+		       "Packets of the managed interfaces dropped, by the CPU that dropped them "
+		       "and kernel skb_drop_reason (the probes' drops per CPU).");
+		for (i = 0; i < signals_cpu_count(); i++) {
+			const struct cpu_signals *c = signals_cpu(i);
+
+			snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+			for (d = 0; d < c->n_drops; d++) {
+				series(b, "rtltune_cpu_drops_total", NULL, NULL, "cpu", cpu,
+				       "reason", c->drops[d].reason);
+				sb_u64(b, c->drops[d].total);
+				sb_mem(b, "\n", 1);
+			}
+		}
 	}
 }
 
@@ -432,6 +544,30 @@ static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int
 		       "1 when the knob differs from what the configured profile sets it to, 0 "
 		       "when it matches.");
 		return true;
+	case SEC_QSTATS:
+		snprintf(j->name, sizeof(j->name), "rtltune_qstats_%s_total", qstat_key(sub));
+		snprintf(j->help, sizeof(j->help),
+			 "The driver's queue statistics (qstats-get "
+			 "%s), the device's total: %s",
+			 qstat_name(sub), qstat_help(sub));
+		family(b, j->name, "counter", j->help);
+		return true;
+	case SEC_QUEUE:
+		snprintf(j->name, sizeof(j->name), "rtltune_queue_%s_total", qstat_key(sub));
+		snprintf(j->help, sizeof(j->help),
+			 "The driver's queue statistics (qstats-get "
+			 "%s) per queue, since the queue's last reconfiguration: %s",
+			 qstat_name(sub), qstat_help(sub));
+		family(b, j->name, "counter", j->help);
+		return true;
+	case SEC_NAPI:
+		family(b, "rtltune_napi_thread_cpu_seconds_total", "counter",
+		       "CPU time of a threaded NAPI's kthread (utime + stime), by NAPI id; a new "
+		       "thread (threaded off and on) starts again at 0.");
+		return true;
+	case SEC_HOST:
+		render_host(b);
+		return false;
 	case SEC_TAIL:
 		render_tail(b);
 		return false;
@@ -499,6 +635,36 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 			series(b, "rtltune_knob_external_changes_total", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
 			sb_u64(b, iface_external(ifc, k));
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_QSTATS:
+		series(b, j->name, NULL, ifc->name, NULL, NULL, NULL, NULL);
+		sb_u64(b, signals_of(ifc)->qstats.val[sub]);
+		sb_mem(b, "\n", 1);
+		break;
+	case SEC_QUEUE:
+		for (d = 0; d < signals_of(ifc)->n_queues; d++) {
+			const struct qstats *q = &signals_of(ifc)->queues[d];
+			char qid[16];
+
+			if (!((q->have >> sub) & 1))
+				continue;
+			snprintf(qid, sizeof(qid), "%u", q->queue_id);
+			series(b, j->name, NULL, ifc->name, "queue", qid, NULL, NULL);
+			sb_u64(b, q->val[sub]);
+			sb_mem(b, "\n", 1);
+		}
+		break;
+	case SEC_NAPI:
+		for (d = 0; d < signals_of(ifc)->n_napis; d++) {
+			const struct napi_thread *t = &signals_of(ifc)->napis[d];
+			char id[16];
+
+			snprintf(id, sizeof(id), "%u", t->napi_id);
+			series(b, "rtltune_napi_thread_cpu_seconds_total", NULL, ifc->name, "napi",
+			       id, NULL, NULL);
+			sb_double(b, (double)t->cpu_ns / 1e9);
 			sb_mem(b, "\n", 1);
 		}
 		break;
@@ -578,7 +744,7 @@ int metrics_job_step(struct metrics_job *j, size_t slice)
 		if (!j->in_section) {
 			/* A family with no series at all is left out, its head too. */
 			any = kind == SEC_BUILD || kind == SEC_INFO || kind == SEC_KNOB ||
-			      kind == SEC_TAIL;
+			      kind == SEC_HOST || kind == SEC_TAIL;
 			for (i = 0; i < j->n && !any; i++)
 				any = iface_has(j->list[i], kind, sub);
 			if (!any || !section_head(j, kind, sub)) {

@@ -18,6 +18,7 @@
 #include "rtltune/link.h"
 #include "outside.h"
 #include "sampler.h"
+#include "signals.h"
 #include "tune.h"
 
 static struct ev_timer tick;
@@ -184,6 +185,8 @@ static void sample_finish(int err)
 	sample_now = now_us();
 	busy_us += sample_now - run_start_us;
 	bpf_read_all(store_counters, NULL);
+	/* The per-CPU and queue signals once per sample, after the probes' drops. */
+	signals_sample(sample_now);
 	busy_us += now_us() - sample_now;
 	tune_sample_begin();
 	sampler_step();

@@ -19,7 +19,8 @@
 #   (/etc/rtltune/rtltuned.conf, /run/rtltune/control.sock, /usr/share/rtltune/...);
 # - for --check only, normalise() on both sides: what differs from run to run (pids,
 #   uptimes, ifindexes, MAC addresses, dates and times; in the blocks of counters, every
-#   number and histogram bar) is replaced by a placeholder before comparing.
+#   number and histogram bar; in status, the host's softnet counters) is replaced by a
+#   placeholder before comparing.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
@@ -51,8 +52,13 @@ normalise() {
 		-e 's/ifindex [0-9]+/ifindex N/g; s/([0-9a-f]{2}:){5}[0-9a-f]{2}/MAC/g' |
 		case $1 in
 		stats | hist | metrics)
-			# Counters: every number and bar; drops are listed only when there were some.
-			sed -E -e '/^ *drops: /d; s/[0-9][0-9.]*[kMGT]?/N/g; s/\|[* ]*\|/|B|/g; s/ +/ /g' | uniq ;;
+			# Counters: every number and bar; drops are listed only when there were some
+			# (per interface, and in the last column of the per-CPU table).
+			sed -E -e '/^ *drops: /d; s/^([0-9]+ .*[0-9]%) .*$/\1 D/' \
+				-e 's/[0-9][0-9.]*[kMGT]?/N/g; s/\|[* ]*\|/|B|/g; s/ +/ /g' | uniq ;;
+		status)
+			# The host's counters since boot; drops per CPU only when there were some.
+			sed -E -e 's/^(  softnet: ).*/\1S/; /^  cpu drops: /d' ;;
 		*) cat ;;
 		esac
 }

@@ -2,6 +2,8 @@
 #ifndef RTLTUNE_CPUSTAT_H
 #define RTLTUNE_CPUSTAT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -11,5 +13,39 @@
  * /proc/stat cannot be read or parsed.
  */
 int cpustat_kernel_ns(uint64_t *out);
+
+/*
+ * Softirq time per CPU: the seventh number of each "cpuN" line of /proc/stat (USER_HZ
+ * ticks, since 2.6.0; show_stat() in fs/proc/stat.c), every softirq together (NET_RX and
+ * NET_TX among them: /proc/softirqs counts how often each ran, not for how long). Softirq
+ * work done in ksoftirqd and in threaded NAPI kthreads is the thread's own time instead
+ * (kernel/sched/cputime.c), so it is not in here; with CONFIG_IRQ_TIME_ACCOUNTING=n the
+ * figure is sampled by the tick. Offline CPUs have no line.
+ */
+struct cpu_softirq {
+	unsigned int cpu;
+	uint64_t ticks;
+};
+/* The highest CPU number accepted (the kernel's CONFIG_NR_CPUS is at most 8192). */
+#define CPUSTAT_MAX_CPU 65535
+/*
+ * Parse the text of /proc/stat (len bytes, no NUL needed): the "cpuN" lines, up to max of
+ * them into out[], *n, CPUs ascending. Other lines are skipped. 0; -EBADMSG when a cpuN
+ * line has fewer than 7 numbers, a number is not decimal or does not fit 64 bits, or the
+ * CPU numbers are not ascending or beyond CPUSTAT_MAX_CPU; -E2BIG beyond max.
+ */
+int cpustat_parse_softirq(const char *text, size_t len, struct cpu_softirq *out, unsigned int max,
+			  unsigned int *n);
+/* /proc/stat read and parsed; the ticks converted to nanoseconds in out[].ticks' place. */
+int cpustat_softirq_ns(struct cpu_softirq *out, unsigned int max, unsigned int *n);
+
+/*
+ * A task's CPU time from the text of /proc/PID/stat: utime + stime (fields 14 and 15, in
+ * USER_HZ ticks), the name in parentheses skipped up to its last ')' (a name may hold
+ * spaces and parentheses). 0 and *ticks, or -EBADMSG.
+ */
+int cpustat_parse_task(const char *text, size_t len, uint64_t *ticks);
+/* The same for a live task, in nanoseconds; -ENOENT when it is gone. */
+int cpustat_task_ns(int pid, uint64_t *ns);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "rtltune/err.h"
+#include "rtltune/genl_family.h"
 #include "rtltune/knob.h"
 
 /* include/uapi/linux/netdev.h (6.18); Debian 12's headers predate the family. */
@@ -68,6 +69,22 @@ int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err
 void napi_nl_close(struct napi_nl *nl); /* NULL is fine */
 bool napi_nl_has_get(const struct napi_nl *nl);
 bool napi_nl_has_set(const struct napi_nl *nl);
+
+/* Whether the kernel's netdev family has command cmd (RT_NETDEV_CMD_*). */
+bool napi_nl_has_op(const struct napi_nl *nl, unsigned int cmd);
+/* A u32 attribute of a request. */
+struct napi_nl_attr {
+	uint16_t type;
+	uint32_t value;
+};
+/*
+ * A dump of the netdev family's command cmd with n_attrs u32 attributes: each reply
+ * message to fn (genl_transact()). what names the request in err. The one exchange of
+ * napi-get here, of qstats-get (qstats.h), and of rtltuned's napi-get of every device.
+ */
+int napi_nl_dump(struct napi_nl *nl, uint8_t cmd, const struct napi_nl_attr *attrs,
+		 unsigned int n_attrs, genl_reply_fn fn, void *arg, const char *what,
+		 struct rterr *err);
 
 #define NAPI_MAX_PER_DEV 256
 /* The NAPIs of ifindex (a napi-get dump filtered by ifindex): *n of them into out[]. */

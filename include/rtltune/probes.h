@@ -199,6 +199,20 @@ typedef int (*probes_read_fn)(int slot, int ifindex, const struct probe_counters
  */
 int probes_read_all(struct probes *p, probes_read_fn fn, void *arg, struct rterr *err);
 
+/* Drops of one reason on one CPU: the CPU that freed the skb (kfree_skb ran there). */
+struct probe_cpu_drop {
+	uint32_t cpu;
+	uint32_t reason;
+	uint64_t count;
+};
+/*
+ * The drops of the last probes_read() or probes_read_all() by CPU and reason, summed over
+ * the selected slots: *out (valid until the next read) holds *n entries by CPU, then
+ * reason. The per-CPU drops map has the CPU dimension already (a value per CPU): this is
+ * the same walk, not summed over CPUs. A slot unselected since takes its drops along.
+ */
+void probes_cpu_drops(const struct probes *p, const struct probe_cpu_drop **out, unsigned int *n);
+
 /* Run-time stats of a probe's program (bpf_prog_info run_cnt, run_time_ns). */
 int probes_cost(struct probes *p, enum probe_id id, struct probe_cost *out, struct rterr *err);
 /*

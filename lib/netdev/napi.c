@@ -28,7 +28,7 @@
 struct napi_nl {
 	struct nl_sock *sk;
 	bool own_sk; /* false: the ethtool family's socket, borrowed (nic_io_open()) */
-	uint16_t family;
+	struct genl_family_info fi;
 	bool has_get, has_set;
 	uint8_t *buf;
 };
@@ -87,7 +87,7 @@ int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err
 		napi_nl_close(nl);
 		return r;
 	}
-	nl->family = fi.id;
+	nl->fi = fi;
 	nl->has_get = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_GET);
 	nl->has_set = genl_family_has_op(&fi, RT_NETDEV_CMD_NAPI_SET);
 	*out = nl;
@@ -104,11 +104,16 @@ bool napi_nl_has_set(const struct napi_nl *nl)
 	return nl && nl->has_set;
 }
 
+bool napi_nl_has_op(const struct napi_nl *nl, unsigned int cmd)
+{
+	return nl && genl_family_has_op(&nl->fi, cmd);
+}
+
 static struct nl_msg *request(const struct napi_nl *nl, uint8_t cmd, int flags)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
-	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags, cmd,
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->fi.id, 0, flags, cmd,
 				NETDEV_GENL_VER)) {
 		nlmsg_free(msg);
 		return NULL;
@@ -150,12 +155,35 @@ static int request_err(int r, const struct ethnl_ack *ack, const char *what, str
 	return rterr_sys(err, -ack->error, "%s", what);
 }
 
+int napi_nl_dump(struct napi_nl *nl, uint8_t cmd, const struct napi_nl_attr *attrs,
+		 unsigned int n_attrs, genl_reply_fn fn, void *arg, const char *what,
+		 struct rterr *err)
+{
+	struct ethnl_ack ack;
+	struct nl_msg *req;
+	unsigned int i;
+	int r;
+
+	req = request(nl, cmd, NLM_F_DUMP);
+	for (i = 0; req && i < n_attrs; i++)
+		if (nla_put_u32(req, attrs[i].type, attrs[i].value) < 0) {
+			nlmsg_free(req);
+			req = NULL;
+		}
+	if (!req)
+		return rterr_sys(err, ENOMEM, "%s", what);
+	r = genl_transact(nl->sk, nl->fi.id, nl->buf, NAPI_BUF_SIZE, req, fn, arg, &ack);
+	nlmsg_free(req);
+	if (r < 0 || ack.error < 0)
+		return request_err(r, &ack, what, err);
+	return 0;
+}
+
 int napi_nl_list(struct napi_nl *nl, int ifindex, struct napi_info *out, unsigned int max,
 		 unsigned int *n, struct rterr *err)
 {
 	struct list_arg la = {.out = out, .max = max, .ifindex = ifindex};
-	struct ethnl_ack ack;
-	struct nl_msg *req;
+	struct napi_nl_attr filter = {RT_NETDEV_A_NAPI_IFINDEX, (uint32_t)ifindex};
 	char what[64];
 	int r;
 
@@ -164,15 +192,9 @@ int napi_nl_list(struct napi_nl *nl, int ifindex, struct napi_info *out, unsigne
 	if (!nl->has_get)
 		return rterr_sys(err, EOPNOTSUPP, "%s: the kernel has no napi-get (before 6.9)",
 				 what);
-	req = request(nl, RT_NETDEV_CMD_NAPI_GET, NLM_F_DUMP);
-	if (!req || nla_put_u32(req, RT_NETDEV_A_NAPI_IFINDEX, (uint32_t)ifindex) < 0) {
-		nlmsg_free(req);
-		return rterr_sys(err, ENOMEM, "%s", what);
-	}
-	r = genl_transact(nl->sk, nl->family, nl->buf, NAPI_BUF_SIZE, req, list_cb, &la, &ack);
-	nlmsg_free(req);
-	if (r < 0 || ack.error < 0)
-		return request_err(r, &ack, what, err);
+	r = napi_nl_dump(nl, RT_NETDEV_CMD_NAPI_GET, &filter, 1, list_cb, &la, what, err);
+	if (r < 0)
+		return r;
 	*n = la.n;
 	return 0;
 }
@@ -199,7 +221,7 @@ int napi_nl_set(struct napi_nl *nl, uint32_t napi_id, enum napi_setting s, uint6
 		nlmsg_free(req);
 		return rterr_sys(err, ENOMEM, "%s", what);
 	}
-	r = genl_transact(nl->sk, nl->family, nl->buf, NAPI_BUF_SIZE, req, NULL, NULL, &ack);
+	r = genl_transact(nl->sk, nl->fi.id, nl->buf, NAPI_BUF_SIZE, req, NULL, NULL, &ack);
 	nlmsg_free(req);
 	if (r < 0 || ack.error < 0)
 		return request_err(r, &ack, what, err);

@@ -559,6 +559,7 @@ void probes_close(struct probes *p)
 	free(p->drop_names);
 	free(p->drop_name_text);
 	free(p->drops);
+	free(p->cpu_drops);
 	free(p->batch_keys);
 	free(p->batch_vals);
 	free(p->read_all);

@@ -92,6 +92,9 @@ struct probes {
 	__u32 batch_len;		 /* entries per batch lookup */
 	bool batch_unsupported;		 /* kernel without batch ops on hash maps (before 5.6) */
 	struct probe_counters *read_all; /* probes_read_all()'s scratch */
+	/* The same walk by CPU and reason, summed over slots (probes_cpu_drops()). */
+	struct probe_cpu_drop *cpu_drops;
+	unsigned int n_cpu_drops, cpu_drops_cap;
 
 	struct netns_sock *netns_socks;
 	unsigned int n_netns_socks;

@@ -86,6 +86,60 @@ static int cmp_drop_entry(const void *a, const void *b)
 	return x->reason < y->reason ? -1 : x->reason > y->reason;
 }
 
+static int cmp_cpu_drop(const void *a, const void *b)
+{
+	const struct probe_cpu_drop *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->reason < y->reason ? -1 : x->reason > y->reason;
+}
+
+/* Each CPU's part of one (slot, reason) into p->cpu_drops, merged by cpu_drops_merge(). */
+static int cpu_drops_add(struct probes *p, __u32 reason, const __u64 *vals)
+{
+	int c;
+
+	for (c = 0; c < p->ncpus; c++) {
+		if (!vals[c])
+			continue;
+		if (p->n_cpu_drops == p->cpu_drops_cap) {
+			unsigned int cap = p->cpu_drops_cap ? 2 * p->cpu_drops_cap : 64;
+			struct probe_cpu_drop *d = reallocarray(p->cpu_drops, cap, sizeof(*d));
+
+			if (!d)
+				return -ENOMEM;
+			p->cpu_drops = d;
+			p->cpu_drops_cap = cap;
+		}
+		p->cpu_drops[p->n_cpu_drops++] = (struct probe_cpu_drop){
+			.cpu = (uint32_t)c, .reason = reason, .count = vals[c]};
+	}
+	return 0;
+}
+
+/* Sorted by CPU and reason, the slots of one (CPU, reason) added up. */
+static void cpu_drops_merge(struct probes *p)
+{
+	unsigned int i, n = 0;
+
+	qsort(p->cpu_drops, p->n_cpu_drops, sizeof(*p->cpu_drops), cmp_cpu_drop);
+	for (i = 0; i < p->n_cpu_drops; i++) {
+		if (n && p->cpu_drops[n - 1].cpu == p->cpu_drops[i].cpu &&
+		    p->cpu_drops[n - 1].reason == p->cpu_drops[i].reason)
+			p->cpu_drops[n - 1].count += p->cpu_drops[i].count;
+		else
+			p->cpu_drops[n++] = p->cpu_drops[i];
+	}
+	p->n_cpu_drops = n;
+}
+
+void probes_cpu_drops(const struct probes *p, const struct probe_cpu_drop **out, unsigned int *n)
+{
+	*out = p->cpu_drops;
+	*n = p->n_cpu_drops;
+}
+
 static int drops_add(struct probes *p, const struct rtl_drop_key *key, const __u64 *vals)
 {
 	struct drop_entry *d;
@@ -96,6 +150,8 @@ static int drops_add(struct probes *p, const struct rtl_drop_key *key, const __u
 		n += vals[c];
 	if (!n)
 		return 0;
+	if (cpu_drops_add(p, key->reason, vals) < 0)
+		return -ENOMEM;
 	if (p->n_drops == p->drops_cap) {
 		unsigned int cap = p->drops_cap ? 2 * p->drops_cap : 64;
 
@@ -169,12 +225,12 @@ static int drops_collect(struct probes *p)
 			return -ENOMEM;
 		}
 	}
-	p->n_drops = 0;
+	p->n_drops = p->n_cpu_drops = 0;
 	ret = drops_collect_batch(p, fd);
 	if (ret < 0)
 		return ret;
 	if (ret > 0) {
-		p->n_drops = 0;
+		p->n_drops = p->n_cpu_drops = 0;
 		while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 			prev_key = key;
 			prev = &prev_key;
@@ -186,6 +242,7 @@ static int drops_collect(struct probes *p)
 		}
 	}
 	qsort(p->drops, p->n_drops, sizeof(*p->drops), cmp_drop_entry);
+	cpu_drops_merge(p);
 	return 0;
 }
 

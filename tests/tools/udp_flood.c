@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * udp_flood [-g SIZE] DST_IP PORT COUNT PAYLOAD...: send COUNT UDP datagrams to
- * DST_IP:PORT as fast as sendmmsg(2) goes, their payload sizes cycling through the PAYLOAD
- * list in order. With -g each send is cut into datagrams of SIZE bytes, the last one what
- * remains (UDP_SEGMENT: one GSO skb per send, which a veth peer receives whole).
+ * udp_flood [-g SIZE] [-b BYTES] DST_IP PORT COUNT PAYLOAD...: send COUNT UDP datagrams
+ * to DST_IP:PORT as fast as sendmmsg(2) goes, their payload sizes cycling through the
+ * PAYLOAD list in order. With -g each send is cut into datagrams of SIZE bytes, the last
+ * one what remains (UDP_SEGMENT: one GSO skb per send, which a veth peer receives whole).
+ * With -b the socket's send buffer is BYTES (SO_SNDBUFFORCE, past net.core.wmem_max, which
+ * stays as it is): a veth peer's skbs stay charged to the sender until the receiving CPU
+ * frees them, so the send buffer bounds how many wait in that CPU's backlog
+ * (tests/integration/signals_softnet.sh overflows it).
  * Traffic above the probes' sampling threshold with a known, periodic size pattern (a
  * sampler that took every 2^k-th event would see one phase of it), for
  * tests/integration/probes_sampling.sh. Prints the number sent; exit 1 on an error.
@@ -32,22 +36,32 @@ int main(int argc, char **argv)
 	struct iovec iov[BATCH];
 	unsigned long count, sent = 0;
 	unsigned int max = MAX_PAYLOAD;
-	int fd, n, gso = 0;
+	int fd, n, gso = 0, sndbuf = 0;
 
-	if (argc > 2 && strcmp(argv[1], "-g") == 0) {
-		gso = atoi(argv[2]);
-		if (gso <= 0 || gso > MAX_PAYLOAD) {
-			fprintf(stderr, "udp_flood: GSO size %s not in 1..%d\n", argv[2],
-				MAX_PAYLOAD);
-			return 2;
+	while (argc > 2 && (strcmp(argv[1], "-g") == 0 || strcmp(argv[1], "-b") == 0)) {
+		if (argv[1][1] == 'b') {
+			sndbuf = atoi(argv[2]);
+			if (sndbuf <= 0) {
+				fprintf(stderr, "udp_flood: send buffer %s not a size\n", argv[2]);
+				return 2;
+			}
+		} else {
+			gso = atoi(argv[2]);
+			if (gso <= 0 || gso > MAX_PAYLOAD) {
+				fprintf(stderr, "udp_flood: GSO size %s not in 1..%d\n", argv[2],
+					MAX_PAYLOAD);
+				return 2;
+			}
+			max = MAX_GSO;
 		}
-		max = MAX_GSO;
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc < 5 || argc - 4 > MAX_PATTERN) {
 		fprintf(stderr,
-			"usage: udp_flood [-g SIZE] DST_IP PORT COUNT PAYLOAD... (at most %d)\n",
+			"usage: udp_flood [-g SIZE] [-b BYTES] DST_IP PORT COUNT PAYLOAD... (at "
+			"most "
+			"%d)\n",
 			MAX_PATTERN);
 		return 2;
 	}
@@ -68,6 +82,10 @@ int main(int argc, char **argv)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		perror("udp_flood: socket");
+		return 1;
+	}
+	if (sndbuf && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0) {
+		perror("udp_flood: SO_SNDBUFFORCE");
 		return 1;
 	}
 	if (gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &gso, sizeof(gso)) < 0) {
