@@ -513,16 +513,24 @@ static json_object *h_recommend(struct ctl_request_ctx *rc, struct rterr *err)
 	return o;
 }
 
+/* Whether req names no interface: no "ifaces" array, or an empty one (every managed one). */
+static bool req_all(json_object *req)
+{
+	json_object *arr;
+
+	return !json_object_object_get_ex(req, "ifaces", &arr) ||
+	       !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0;
+}
+
 /* Interfaces an apply/restore request names ("ifaces": [...], each once), else the managed
  * ones. */
 static int req_targets(json_object *req, struct iface **out, unsigned int max, struct rterr *err)
 {
-	json_object *arr;
+	json_object *arr = NULL;
 	unsigned int n = 0, i, len;
 	struct iface *ifc;
 
-	if (!json_object_object_get_ex(req, "ifaces", &arr) ||
-	    !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+	if (req_all(req)) {
 		unsigned int all = sorted_ifaces(out, max);
 
 		for (i = 0; i < all; i++)
@@ -530,6 +538,7 @@ static int req_targets(json_object *req, struct iface **out, unsigned int max, s
 				out[n++] = out[i];
 		return (int)n;
 	}
+	json_object_object_get_ex(req, "ifaces", &arr);
 	len = (unsigned int)json_object_array_length(arr);
 	for (i = 0; i < len && n < max; i++) {
 		const char *name = json_object_get_string(json_object_array_get_idx(arr, i));
@@ -622,16 +631,14 @@ static json_object *h_apply(struct ctl_request_ctx *rc, struct rterr *err)
 
 static json_object *h_restore(struct ctl_request_ctx *rc, struct rterr *err)
 {
-	json_object *o, *a, *host = NULL, *ifaces;
+	json_object *o, *a, *host = NULL;
 	int n, i;
 
 	n = req_targets(rc->req, list_buf, MAX_LIST, err);
 	if (n < 0)
 		return NULL;
 	/* Without "ifaces" (rtltune restore without IFACE), the host-wide knobs too. */
-	if ((!json_object_object_get_ex(rc->req, "ifaces", &ifaces) ||
-	     !json_object_array_length(ifaces)) &&
-	    applier_host_restore(rc->peer->uid, &host, err) < 0 && !host)
+	if (req_all(rc->req) && applier_host_restore(rc->peer->uid, &host, err) < 0 && !host)
 		return NULL;
 	a = json_object_new_array();
 	for (i = 0; i < n; i++) {

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	ifindex = (int)if_nametoindex(ifname);
 	if (!ifindex)
 		return fail(2, "no such interface: %s", ifname);
-	if (napi_nl_open(&nl, &err) < 0)
+	if (napi_nl_open(NULL, &nl, &err) < 0)
 		return fail(3, "%s", err.msg);
 	if (qstats_nl_dump(nl, ifindex, false, print_one, &n, &err) < 0 ||
 	    (queues && qstats_nl_dump(nl, ifindex, true, print_one, &n, &err) < 0)) {
