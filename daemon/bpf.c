@@ -234,6 +234,10 @@ json_object *bpf_status_json(void)
 		json_object_object_add(p, "runs", json_object_new_uint64(costs[i].run_count));
 		json_object_object_add(p, "run_seconds",
 				       json_object_new_double((double)costs[i].run_time_ns / 1e9));
+		/* Events the program missed: it was running on the CPU already (a nested
+		 * event of the same hook), so the kernel skipped it (bpf_prog_info). */
+		json_object_object_add(p, "recursion_misses",
+				       json_object_new_uint64(costs[i].recursion_misses));
 		json_object_array_add(a, p);
 	}
 	return a;
