@@ -26,6 +26,12 @@ struct genl_family_info {
  */
 int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err);
 struct nl_sock;
+/*
+ * A connected generic netlink socket as rtltune's families use it: NETLINK_EXT_ACK (the
+ * kernel's text), NETLINK_CAP_ACK (an error does not echo the request), a 5 s receive
+ * timeout (the kernel answers within sendmsg(): a longer wait is a lost reply).
+ */
+int genl_sock_open(struct nl_sock **out, struct rterr *err);
 /* The same on sk, a connected generic netlink socket (one a caller already has open). */
 int genl_family_probe_on(struct nl_sock *sk, const char *name, struct genl_family_info *out,
 			 struct rterr *err);

@@ -59,31 +59,22 @@ struct nl_sock *ethnl_socket(struct ethnl *e)
 
 int ethnl_open(struct ethnl **out, struct rterr *err)
 {
-	struct timeval tv = {.tv_sec = 5};
 	struct ethnl *e;
-	int one = 1, fd, r;
+	int r;
 
 	*out = NULL;
 	e = calloc(1, sizeof(*e));
-	if (e) {
+	if (e)
 		e->buf = malloc(ETHNL_BUF_SIZE);
-		e->sk = nl_socket_alloc();
-	}
-	if (!e || !e->buf || !e->sk) {
+	if (!e || !e->buf) {
 		ethnl_close(e);
 		return rterr_sys(err, ENOMEM, "ethtool netlink socket");
 	}
-	r = genl_connect(e->sk);
+	r = genl_sock_open(&e->sk, err);
 	if (r < 0) {
 		ethnl_close(e);
-		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
-				 nl_geterror(r));
+		return r;
 	}
-	fd = nl_socket_get_fd(e->sk);
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	/* The kernel answers within sendmsg(); a wait this long means the reply was lost. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	r = genl_ctrl_resolve(e->sk, ETHTOOL_GENL_NAME);
 	if (r < 0) {
 		ethnl_close(e);

@@ -81,13 +81,13 @@ int genl_family_probe_on(struct nl_sock *sk, const char *name, struct genl_famil
 	return rterr_sys(err, EPROTO, "genl family %s: no answer with its id", name);
 }
 
-int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err)
+int genl_sock_open(struct nl_sock **out, struct rterr *err)
 {
 	struct timeval tv = {.tv_sec = 5};
 	struct nl_sock *sk = nl_socket_alloc();
-	int r;
+	int one = 1, fd, r;
 
-	memset(out, 0, sizeof(*out));
+	*out = NULL;
 	if (!sk)
 		return rterr_sys(err, ENOMEM, "generic netlink socket");
 	r = genl_connect(sk);
@@ -96,7 +96,24 @@ int genl_family_probe(const char *name, struct genl_family_info *out, struct rte
 		return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
 				 nl_geterror(r));
 	}
-	setsockopt(nl_socket_get_fd(sk), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	fd = nl_socket_get_fd(sk);
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* The kernel answers within sendmsg(); a wait this long means the reply was lost. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	*out = sk;
+	return 0;
+}
+
+int genl_family_probe(const char *name, struct genl_family_info *out, struct rterr *err)
+{
+	struct nl_sock *sk;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = genl_sock_open(&sk, err);
+	if (r < 0)
+		return r;
 	r = genl_family_probe_on(sk, name, out, err);
 	nl_socket_free(sk);
 	return r;

@@ -45,38 +45,26 @@ void napi_nl_close(struct napi_nl *nl)
 
 int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err)
 {
-	struct timeval tv = {.tv_sec = 5};
 	struct genl_family_info fi;
 	struct napi_nl *nl;
-	int one = 1, fd, r;
+	int r;
 
 	*out = NULL;
 	nl = calloc(1, sizeof(*nl));
-	if (nl) {
+	if (nl)
 		nl->buf = malloc(NAPI_BUF_SIZE);
-		nl->sk = shared;
-		if (!shared) {
-			nl->sk = nl_socket_alloc();
-			nl->own_sk = true;
-		}
-	}
-	if (!nl || !nl->buf || !nl->sk) {
+	if (!nl || !nl->buf) {
 		napi_nl_close(nl);
 		return rterr_sys(err, ENOMEM, "netdev netlink socket");
 	}
-	if (nl->own_sk) {
-		r = genl_connect(nl->sk);
+	nl->sk = shared;
+	if (!shared) {
+		r = genl_sock_open(&nl->sk, err);
 		if (r < 0) {
 			napi_nl_close(nl);
-			return rterr_sys(err, EPROTONOSUPPORT, "connect generic netlink (%s)",
-					 nl_geterror(r));
+			return r;
 		}
-		fd = nl_socket_get_fd(nl->sk);
-		setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-		setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-		/* The kernel answers within sendmsg(); a wait this long means the reply was
-		 * lost. */
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		nl->own_sk = true;
 		nl_socket_disable_auto_ack(nl->sk);
 	}
 	r = genl_family_probe_on(nl->sk, NETDEV_GENL_NAME, &fi, err);
