@@ -2,7 +2,7 @@
 # Chip model 3, burst losses (the i.MX6 fec seed: TCP collapses under big GSO bursts, TSO off
 # or gso_max_size 16384 recovers): an RX ring of 64 frames drained at one frame per 500 ns
 # loses the frames of a burst that find it full. With 64K GSO skbs (45 frames each, back to
-# back) a new connection's rate falls >= 5x below the same with gso_max_size 16384 and with
+# back) a new connection's rate falls >= 1.5x below the same with gso_max_size 16384 and with
 # TSO off; its retransmits that were not spurious (not DSACKed: docs/tuning.md) are >= 1%
 # of its segments and >= 10x TSO off's; with the model off 64K is no slower than 16K (the
 # direction is the model's, not veth's). Best of 2 half-second streams each: the margins
@@ -57,9 +57,11 @@ cm_sender_offload on on
 t_ge "$big_lost" 1 "frames lost at the ring with 64K bursts"
 # 64K bursts either collapse the flow (0.09 Gbit/s, 16K 37x faster) or leave it limping at
 # 2.5 Gbit/s with 5% of its segments lost (16K 1.8x faster): seen both ways on one machine in
-# one day, the outcome of TCP's recovery racing the ring. The chip's verdict holds both ways.
+# one day, the outcome of TCP's recovery racing the ring. The chip's verdict holds both ways,
+# for 16K and for TSO off alike (a fresh-root CI run, 2026-12-07: 64K 0.93 Gbit/s with 2298
+# frames lost, TSO off 4.51, 4.8x: the limping mode, which a 5x bound failed).
 cm_ge_ratio "$small" "$big" 1.5 "gso_max_size 16384 vs 65536 under the model"
-cm_ge_ratio "$tsooff" "$big" 5 "TSO off vs on (gso_max_size 65536) under the model"
+cm_ge_ratio "$tsooff" "$big" 1.5 "TSO off vs on (gso_max_size 65536) under the model"
 t_log "retransmits per million segments not spurious: 64K $big_loss, 16K $small_loss, TSO off $tsooff_loss"
 t_ge "$big_loss" 10000 "retransmits not spurious per million with 64K bursts"
 t_ge "$big_loss" $((10 * tsooff_loss)) "the same vs 10x TSO off's ($tsooff_loss)"
