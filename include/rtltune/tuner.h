@@ -52,7 +52,16 @@ enum tuner_have {
 	TUNER_HAVE_DROPS = 1u << 3,	/* drops */
 	TUNER_HAVE_TX_FAULTS = 1u << 4, /* tx_busy, tx_timeouts */
 	TUNER_HAVE_CPU = 1u << 5,	/* cpu_ns */
+	TUNER_HAVE_SOFTNET = 1u << 6,	/* backlog_drops, time_squeeze (the host's samples) */
 };
+
+/*
+ * The host's pseudo-interface: the host-wide knobs (net.core.*) are tuned on it, from
+ * samples of the whole host (softnet_stat summed over the CPUs) that the daemon feeds
+ * under this ifindex, which no device has. Only the host rules look at it (backlog drops,
+ * time squeeze), and they look at nothing else.
+ */
+#define TUNER_HOST 0
 
 /* Counter deltas over one sample interval of one interface. */
 struct tuner_sample {
@@ -78,6 +87,10 @@ struct tuner_sample {
 	uint64_t tx_busy;     /* driver refusals (NETDEV_TX_BUSY) */
 	uint64_t tx_timeouts; /* TX watchdog */
 	uint64_t cpu_ns;      /* kernel CPU time (system + irq + softirq, all CPUs) */
+	/* The host's samples (TUNER_HOST): rx_packets are the packets the CPUs' receive
+	 * softirqs processed (softnet_stat), rx_bytes what the managed interfaces received. */
+	uint64_t backlog_drops; /* packets a full per-CPU backlog dropped (CPU_BACKLOG) */
+	uint64_t time_squeeze;	/* NET_RX runs that ran out of budget with work left */
 };
 
 /* The interface as it is now, and what the tuner may do to it. Passed with every sample. */
@@ -136,6 +149,11 @@ struct tuner_config {
 	unsigned int switch_baseline;	  /* 4: samples before a switchback trial */
 	unsigned int switch_pairs;	  /* 8: most pairs a switchback trial takes */
 	double false_keep;		  /* 0.05: bound on keeping a gain below min_effect */
+	double backlog_drop_share;	  /* 0.0001: backlog drops / packets that call for a raise */
+	int64_t backlog_max;		  /* 65536: netdev_max_backlog is never raised above this */
+	double squeeze_share;		  /* 0.0005: time squeezes / packets that call for a raise */
+	int64_t budget_max;		  /* 4800: netdev_budget is never raised above this */
+	int64_t budget_usecs_max;	  /* 32000: nor netdev_budget_usecs above this */
 	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
 	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };
@@ -165,9 +183,16 @@ enum tuner_rule {
 	TUNER_RULE_GRO_OFF,    /* high frame rate received with GRO off -> GRO on */
 	TUNER_RULE_GRO_AT_CAP, /* merged skbs pile up at gro_max_size -> raise it */
 	TUNER_RULE_MTU,	       /* full frames, admin allowed a larger MTU -> raise it */
+	/* The host's (TUNER_HOST) rules: fixes that raise a host-wide knob. */
+	TUNER_RULE_BACKLOG, /* per-CPU backlogs overflow -> raise netdev_max_backlog */
+	TUNER_RULE_SQUEEZE, /* NET_RX runs out of budget -> raise netdev_budget(_usecs) */
 	TUNER_RULE__COUNT
 };
 const char *tuner_rule_name(enum tuner_rule r); /* "gso-faults", ... */
+/* A fix (a fault must fall: gso-faults, tso-faults and the host's rules), not a gain. */
+bool tuner_rule_is_fix(enum tuner_rule r);
+/* One of the host's rules (TUNER_HOST), which a device never runs, nor the host a device's. */
+bool tuner_rule_for_host(enum tuner_rule r);
 
 enum tuner_dir { TUNER_DOWN, TUNER_UP };
 const char *tuner_dir_name(enum tuner_dir d); /* "down", "up" */

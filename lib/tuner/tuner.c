@@ -244,9 +244,17 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	tr->base = base;
 	tr->obs = obs;
 	tr->obs.n = 0;
-	tr->kind = c->dir == TUNER_DOWN ? TRIAL_FIX : TRIAL_GAIN;
+	tr->kind = tuner_rule_is_fix(c->rule) ? TRIAL_FIX : TRIAL_GAIN;
 	tnr_aggregate(&tr->base, &a);
-	tr->fault = tr->kind == TRIAL_FIX ? tnr_fault_present(&t->cfg, &a, why, sizeof(why)) : -1;
+	/* The fault the fix must cure: the host's rules name theirs, a device's fix takes the
+	 * worst one present. */
+	if (c->rule == TUNER_RULE_BACKLOG)
+		tr->fault = F_BACKLOG;
+	else if (c->rule == TUNER_RULE_SQUEEZE)
+		tr->fault = F_SQUEEZE;
+	else
+		tr->fault = tr->kind == TRIAL_FIX ? tnr_fault_present(&t->cfg, &a, why, sizeof(why))
+						  : -1;
 	if (tr->kind == TRIAL_FIX && tr->fault < 0)
 		tr->fault = F_RETRANS;
 	tr->min_effect = t->cfg.min_effect;
@@ -313,6 +321,8 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 				  ? (double)s->tcp_retransmit_skbs
 				  : p->retrans;
 	p->drops = (double)s->drops;
+	p->backlog_drops = (double)s->backlog_drops;
+	p->squeezes = (double)s->time_squeeze;
 	p->busy = (double)s->tx_busy;
 	p->timeouts = (double)s->tx_timeouts;
 	p->cpu_ns = (double)s->cpu_ns;
@@ -503,7 +513,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 		return start_trial(t, ifc, env, &cands[r], now, out);
 	if (ifc->win.n < baseline_needed(t, ifc))
 		return 0;
-	if (cands[r].dir == TUNER_UP
+	if (!tuner_rule_is_fix(cands[r].rule)
 		    ? tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why,
 				   sizeof(why))
 		    : tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why)))
@@ -665,7 +675,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	else if (!ifc->in_trial && t->active_trials >= t->cfg.max_trials)
 		snprintf(why, sizeof(why), "another interface's trial is running (max_trials %u)",
 			 t->cfg.max_trials);
-	else if (next >= 0 && out->cands[next].dir == TUNER_UP)
+	else if (next >= 0 && !tuner_rule_is_fix(out->cands[next].rule))
 		tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(out->cands[next].knob), why,
 			     sizeof(why));
 	else if (next >= 0)
@@ -710,6 +720,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info *out)
 {
 	const struct iface *ifc = t ? iface_find(t, ifindex) : NULL;
+	int slot;
 
 	if (!ifc || !out)
 		return ifc ? -EINVAL : -ENOENT;
@@ -744,8 +755,12 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 		memcpy(out->trial.changes, ifc->trial.chg, sizeof(out->trial.changes));
 		out->trial_started_ms = ifc->trial.started_ms;
 	}
-	/* [knob][...] rows: the tuner's TUNER_KNOBS are the first rows of the API's. */
-	memcpy(out->backoff, ifc->backoff, sizeof(ifc->backoff));
-	memcpy(out->decisions, ifc->decisions, sizeof(ifc->decisions));
+	/* [knob][...] rows: the tuner keeps its TUNER_KNOBS slots, the API has every knob. */
+	for (slot = 0; slot < TUNER_KNOBS; slot++) {
+		enum knob_id k = tnr_slot_knob(slot);
+
+		memcpy(out->backoff[k], ifc->backoff[slot], sizeof(ifc->backoff[slot]));
+		memcpy(out->decisions[k], ifc->decisions[slot], sizeof(ifc->decisions[slot]));
+	}
 	return 0;
 }

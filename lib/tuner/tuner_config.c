@@ -39,6 +39,11 @@ void tuner_config_default(struct tuner_config *c)
 		.switch_baseline = 4,
 		.switch_pairs = 8,
 		.false_keep = 0.05,
+		.backlog_drop_share = 0.0001,
+		.backlog_max = 65536,
+		.squeeze_share = 0.0005,
+		.budget_max = 4800,
+		.budget_usecs_max = 32000,
 		.backoff_initial_ms = 300000,
 		.backoff_max_ms = 86400000,
 	};
@@ -84,6 +89,11 @@ static const struct cfg_key {
 	K(switch_baseline, CT_UINT, 2, TUNER_MAX_WINDOW),
 	K(switch_pairs, CT_UINT, 2, TUNER_MAX_WINDOW / 2),
 	K(false_keep, CT_DOUBLE, 1e-6, 0.5),
+	K(backlog_drop_share, CT_DOUBLE, 1e-7, 1),
+	K(backlog_max, CT_I64, 64, 1 << 24),
+	K(squeeze_share, CT_DOUBLE, 1e-7, 1),
+	K(budget_max, CT_I64, 64, 1 << 20),
+	K(budget_usecs_max, CT_I64, 100, 1000000),
 #undef K
 	{"backoff_initial", CT_MS, offsetof(struct tuner_config, backoff_initial_ms), 1000,
 	 7 * 86400000.0},
@@ -263,8 +273,20 @@ const char *tuner_rule_name(enum tuner_rule r)
 		[TUNER_RULE_GSO_FAULTS] = "gso-faults", [TUNER_RULE_TSO_FAULTS] = "tso-faults",
 		[TUNER_RULE_GSO_AT_CAP] = "gso-at-cap", [TUNER_RULE_GRO_OFF] = "gro-off",
 		[TUNER_RULE_GRO_AT_CAP] = "gro-at-cap", [TUNER_RULE_MTU] = "mtu",
+		[TUNER_RULE_BACKLOG] = "backlog-drops", [TUNER_RULE_SQUEEZE] = "time-squeeze",
 	};
 	return (unsigned int)r < TUNER_RULE__COUNT ? names[r] : "?";
+}
+
+bool tuner_rule_for_host(enum tuner_rule r)
+{
+	return r == TUNER_RULE_BACKLOG || r == TUNER_RULE_SQUEEZE;
+}
+
+bool tuner_rule_is_fix(enum tuner_rule r)
+{
+	return r == TUNER_RULE_GSO_FAULTS || r == TUNER_RULE_TSO_FAULTS ||
+	       r == TUNER_RULE_BACKLOG || r == TUNER_RULE_SQUEEZE;
 }
 
 const char *tuner_dir_name(enum tuner_dir d)

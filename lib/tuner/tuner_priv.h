@@ -29,6 +29,7 @@ struct point {
 	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap;
 	double retrans, drops, busy, timeouts, cpu_ns;
 	double retrans_skbs; /* the retransmissions the segments went out in */
+	double backlog_drops, squeezes; /* the host's (TUNER_HAVE_SOFTNET) */
 };
 
 /*
@@ -42,7 +43,7 @@ struct window {
 };
 
 /* Fault counters, in the order a fix looks at them (the most severe first). */
-enum fault { F_TIMEOUTS, F_RETRANS, F_BUSY, F_DROPS, F__COUNT };
+enum fault { F_TIMEOUTS, F_RETRANS, F_BUSY, F_DROPS, F_BACKLOG, F_SQUEEZE, F__COUNT };
 
 struct fault_desc {
 	const char *name;
@@ -128,10 +129,26 @@ struct trial {
 	struct switchback sb;
 };
 
-/* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes) all have
- * ids below KNOB_FIRST_ETHNL (test_rule_knobs_in_range checks): per-knob backoff and counts
- * are kept for those; a knob beyond would get no backoff and no count here. */
-#define TUNER_KNOBS LINK_KNOBS
+/* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes; the
+ * host's net.core knobs) have a slot (test_rule_knobs_in_range checks): per-knob backoff
+ * and counts are kept for those; a knob without one would get no backoff and no count. */
+#define TUNER_KNOBS (LINK_KNOBS + KNOB_HOST_COUNT)
+
+/* Knob k's slot in the rows below, -1 for a knob no rule acts on. */
+static inline int tnr_knob_slot(enum knob_id k)
+{
+	if ((unsigned int)k < LINK_KNOBS)
+		return (int)k;
+	if (knob_is_host(k))
+		return LINK_KNOBS + (int)(k - KNOB_FIRST_HOST);
+	return -1;
+}
+
+static inline enum knob_id tnr_slot_knob(int slot)
+{
+	return slot < LINK_KNOBS ? (enum knob_id)slot
+				 : (enum knob_id)(KNOB_FIRST_HOST + slot - LINK_KNOBS);
+}
 
 struct iface {
 	struct iface *next;
@@ -145,7 +162,7 @@ struct iface {
 	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
 	struct trial trial;
 	struct tuner_action rollback; /* given again while it keeps failing */
-	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 760 bytes, not 11.7 KiB. */
+	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 880 bytes, not 11.7 KiB. */
 	struct tuner_backoff backoff[TUNER_KNOBS][2];
 	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
 	struct tuner_env env;
@@ -154,11 +171,13 @@ struct iface {
 	bool have_ts;
 };
 
-/* The backoff of knob k in direction d; NULL for a knob beyond TUNER_KNOBS. */
+/* The backoff of knob k in direction d; NULL for a knob without a slot. */
 static inline const struct tuner_backoff *tnr_backoff(const struct iface *ifc, enum knob_id k,
 						      enum tuner_dir d)
 {
-	return (unsigned int)k < TUNER_KNOBS ? &ifc->backoff[k][d] : NULL;
+	int slot = tnr_knob_slot(k);
+
+	return slot >= 0 ? &ifc->backoff[slot][d] : NULL;
 }
 
 struct tuner {
@@ -209,11 +228,16 @@ double tnr_win_mean_secs(const struct window *w);
 void tnr_aggregate(const struct window *w, struct agg *a);
 double tnr_agg_rate(const struct agg *a, enum fault f);
 unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f);
+/* The rate from which fault f counts: fault_ratio, the host's shares; 0 for timeouts. */
+double tnr_fault_threshold(const struct tuner_config *cfg, enum fault f);
 int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len);
 double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned int n, double shift,
 		   double g, double *mean);
 
 /* tuner_rules.c */
+/* A host knob's cap (backlog_max, ...) and the next value a fix tries (doubling, capped). */
+int64_t tnr_host_cap(const struct tuner_config *cfg, enum knob_id k);
+int64_t tnr_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur);
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
 		 const struct window *w, uint64_t now, struct tuner_candidate cands[]);
 bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum objective o,

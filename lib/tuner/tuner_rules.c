@@ -355,6 +355,129 @@ static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 }
 
 /* Pins, autotune and backoff, over what the rules found. */
+/* ---- the host's rules ---------------------------------------------------------------- */
+
+/* Whether the host's window shows fault f at or above its threshold; text says it. */
+static bool host_fault(const struct ctx *x, enum fault f, char *text, size_t len)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	double rate = tnr_agg_rate(&x->a, f);
+	char r[48];
+
+	snprintf(text, len, "%s %s (%.0f in %u samples)", tnr_faults[f].name,
+		 tnr_fmt_fault_rate(f, rate, r, sizeof(r)), x->a.ev[f], x->a.n);
+	return x->a.occ[f] >= tnr_fault_min_events(cfg, f) &&
+	       rate >= tnr_fault_threshold(cfg, f);
+}
+
+int64_t tnr_host_cap(const struct tuner_config *cfg, enum knob_id k)
+{
+	switch (k) {
+	case KNOB_NETDEV_MAX_BACKLOG:
+		return cfg->backlog_max;
+	case KNOB_NETDEV_BUDGET:
+		return cfg->budget_max;
+	case KNOB_NETDEV_BUDGET_USECS:
+		return cfg->budget_usecs_max;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The next value of a host knob a fix tries: twice the present one (from at least 64), up
+ * to its cap. Doubling reaches any depth a burst needs in a few trials (the backlog a
+ * 45-frame burst overflows at 32 takes it at 64), and each step's cost stays bounded by
+ * the one before: a backlog's packets wait in it, a budget's run holds the CPU.
+ */
+int64_t tnr_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur)
+{
+	int64_t cap = tnr_host_cap(cfg, k), to = cur < 32 ? 64 : cur * 2;
+
+	return cur >= cap ? cur : to < cap ? to : cap;
+}
+
+static void rule_backlog(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	int64_t cur = x->env->knob[KNOB_NETDEV_MAX_BACKLOG], to;
+	char f[160];
+
+	cand_init(c, TUNER_RULE_BACKLOG, KNOB_NETDEV_MAX_BACKLOG, TUNER_UP);
+	if (cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "net.core.netdev_max_backlog not readable");
+	if (!sampled(x, TUNER_HAVE_SOFTNET))
+		return cand_set(c, TUNER_CAND_NO_DATA, "softnet_stat not sampled");
+	if (!host_fault(x, F_BACKLOG, f, sizeof(f)))
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%s: below %.3f%% or %u drops", f,
+				cfg->backlog_drop_share * 100,
+				tnr_fault_min_events(cfg, F_BACKLOG));
+	to = tnr_host_next(cfg, KNOB_NETDEV_MAX_BACKLOG, cur);
+	if (to <= cur)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"%s, but net.core.netdev_max_backlog %" PRId64
+				" is at the cap %" PRId64 " (backlog_max)",
+				f, cur, cfg->backlog_max);
+	cand_change(c, KNOB_NETDEV_MAX_BACKLOG, cur, to);
+	cand_set(c, TUNER_CAND_READY,
+		 "%s: try net.core.netdev_max_backlog %" PRId64 " (cap %" PRId64 ")", f, to,
+		 cfg->backlog_max);
+}
+
+/* Out of budget: the packet count and the time limit are raised together (a run stops at
+ * whichever comes first); one at its cap, the other alone. */
+static void rule_squeeze(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	int64_t b = x->env->knob[KNOB_NETDEV_BUDGET], u = x->env->knob[KNOB_NETDEV_BUDGET_USECS];
+	int64_t bt, ut;
+	char f[160];
+
+	cand_init(c, TUNER_RULE_SQUEEZE, KNOB_NETDEV_BUDGET, TUNER_UP);
+	if (b < 0 || u < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"net.core.netdev_budget(_usecs) not readable");
+	if (!sampled(x, TUNER_HAVE_SOFTNET))
+		return cand_set(c, TUNER_CAND_NO_DATA, "softnet_stat not sampled");
+	if (!host_fault(x, F_SQUEEZE, f, sizeof(f)))
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%s: below %.3f%% or %u squeezes", f,
+				cfg->squeeze_share * 100, tnr_fault_min_events(cfg, F_SQUEEZE));
+	bt = tnr_host_next(cfg, KNOB_NETDEV_BUDGET, b);
+	ut = tnr_host_next(cfg, KNOB_NETDEV_BUDGET_USECS, u);
+	if (bt <= b && ut <= u)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"%s, but net.core.netdev_budget %" PRId64 " and _usecs %" PRId64
+				" are at their caps (budget_max, budget_usecs_max)",
+				f, b, u);
+	if (bt > b)
+		cand_change(c, KNOB_NETDEV_BUDGET, b, bt);
+	else
+		c->knob = KNOB_NETDEV_BUDGET_USECS;
+	if (ut > u)
+		cand_change(c, KNOB_NETDEV_BUDGET_USECS, u, ut);
+	cand_set(c, TUNER_CAND_READY,
+		 "%s: try net.core.netdev_budget %" PRId64 ", netdev_budget_usecs %" PRId64, f,
+		 bt, ut);
+}
+
+/* A rule of the other kind (the host's on a device, a device's on the host): listed as
+ * not applying, never tried. */
+static void rule_elsewhere(const struct ctx *x, enum tuner_rule r, struct tuner_candidate *c)
+{
+	static const enum knob_id knob[TUNER_RULE__COUNT] = {
+		[TUNER_RULE_GSO_FAULTS] = KNOB_GSO_MAX_SIZE, [TUNER_RULE_TSO_FAULTS] = KNOB_TSO,
+		[TUNER_RULE_GSO_AT_CAP] = KNOB_GSO_MAX_SIZE, [TUNER_RULE_GRO_OFF] = KNOB_GRO,
+		[TUNER_RULE_GRO_AT_CAP] = KNOB_GRO_MAX_SIZE, [TUNER_RULE_MTU] = KNOB_MTU,
+		[TUNER_RULE_BACKLOG] = KNOB_NETDEV_MAX_BACKLOG,
+		[TUNER_RULE_SQUEEZE] = KNOB_NETDEV_BUDGET,
+	};
+
+	cand_init(c, r, knob[r], tuner_rule_is_fix(r) && !tuner_rule_for_host(r) ? TUNER_DOWN
+										   : TUNER_UP);
+	cand_set(c, TUNER_CAND_NOT_ALLOWED, "%s",
+		 x->ifc->ifindex == TUNER_HOST ? "a device's rule" : "a host-wide rule");
+}
+
 static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 {
 	static const struct tuner_backoff none;
@@ -397,15 +520,19 @@ static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 	}
 }
 
-/* Every rule over window w, in cands[rule]; returns the index of the one to try, or -1. */
+/* Every rule over window w, in cands[rule]; returns the index of the one to try, or -1.
+ * The host (TUNER_HOST) has its own rules, a device the rest. */
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
 		 const struct window *w, uint64_t now, struct tuner_candidate cands[])
 {
-	/* Selection order: fixes before gains; a storm-prone chip loses TSO first. */
+	/* Selection order: fixes before gains; a storm-prone chip loses TSO first; the
+	 * host's drops before its squeezes (a drop loses the packet, a squeeze delays it). */
 	static const enum tuner_rule order[] = {TUNER_RULE_GSO_FAULTS, TUNER_RULE_TSO_FAULTS,
 						TUNER_RULE_GSO_AT_CAP, TUNER_RULE_GRO_OFF,
-						TUNER_RULE_GRO_AT_CAP, TUNER_RULE_MTU};
+						TUNER_RULE_GRO_AT_CAP, TUNER_RULE_MTU,
+						TUNER_RULE_BACKLOG,    TUNER_RULE_SQUEEZE};
 	struct ctx x = {.t = t, .ifc = ifc, .env = env, .w = w, .now = now};
+	bool host = ifc->ifindex == TUNER_HOST;
 	unsigned int i;
 	int r;
 
@@ -413,19 +540,29 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 	x.fault = x.a.n ? tnr_fault_present(&t->cfg, &x.a, x.fault_text, sizeof(x.fault_text)) : -1;
 	if (!x.a.n)
 		snprintf(x.fault_text, sizeof(x.fault_text), "no samples");
-	rule_gso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS]);
-	cand_gate(&x, &cands[TUNER_RULE_GSO_FAULTS]);
-	rule_tso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS], &cands[TUNER_RULE_TSO_FAULTS]);
-	cand_gate(&x, &cands[TUNER_RULE_TSO_FAULTS]);
-	rule_gso_at_cap(&x, &cands[TUNER_RULE_GSO_AT_CAP]);
-	rule_gro_off(&x, &cands[TUNER_RULE_GRO_OFF]);
-	rule_gro_at_cap(&x, &cands[TUNER_RULE_GRO_AT_CAP]);
-	rule_mtu(&x, &cands[TUNER_RULE_MTU]);
-	for (i = TUNER_RULE_GSO_AT_CAP; i < TUNER_RULE__COUNT; i++)
-		cand_gate(&x, &cands[i]);
-	if ((env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM) &&
-	    cands[TUNER_RULE_TSO_FAULTS].status == TUNER_CAND_READY)
-		return TUNER_RULE_TSO_FAULTS;
+	for (i = 0; i < TUNER_RULE__COUNT; i++)
+		if (tuner_rule_for_host((enum tuner_rule)i) != host)
+			rule_elsewhere(&x, (enum tuner_rule)i, &cands[i]);
+	if (host) {
+		rule_backlog(&x, &cands[TUNER_RULE_BACKLOG]);
+		cand_gate(&x, &cands[TUNER_RULE_BACKLOG]);
+		rule_squeeze(&x, &cands[TUNER_RULE_SQUEEZE]);
+		cand_gate(&x, &cands[TUNER_RULE_SQUEEZE]);
+	} else {
+		rule_gso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS]);
+		cand_gate(&x, &cands[TUNER_RULE_GSO_FAULTS]);
+		rule_tso_faults(&x, &cands[TUNER_RULE_GSO_FAULTS], &cands[TUNER_RULE_TSO_FAULTS]);
+		cand_gate(&x, &cands[TUNER_RULE_TSO_FAULTS]);
+		rule_gso_at_cap(&x, &cands[TUNER_RULE_GSO_AT_CAP]);
+		rule_gro_off(&x, &cands[TUNER_RULE_GRO_OFF]);
+		rule_gro_at_cap(&x, &cands[TUNER_RULE_GRO_AT_CAP]);
+		rule_mtu(&x, &cands[TUNER_RULE_MTU]);
+		for (i = TUNER_RULE_GSO_AT_CAP; i <= TUNER_RULE_MTU; i++)
+			cand_gate(&x, &cands[i]);
+		if ((env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM) &&
+		    cands[TUNER_RULE_TSO_FAULTS].status == TUNER_CAND_READY)
+			return TUNER_RULE_TSO_FAULTS;
+	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		r = order[i];
 		if (cands[r].status == TUNER_CAND_READY)
@@ -510,6 +647,8 @@ void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
 /* Count a decision in ifc's per-knob tallies. */
 void tnr_count(struct iface *ifc, const struct tuner_action *a)
 {
-	if (a->kind != TUNER_NONE && (unsigned int)a->knob < TUNER_KNOBS)
-		ifc->decisions[a->knob][a->kind]++;
+	int slot = tnr_knob_slot(a->knob);
+
+	if (a->kind != TUNER_NONE && slot >= 0)
+		ifc->decisions[slot][a->kind]++;
 }

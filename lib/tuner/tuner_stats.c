@@ -18,6 +18,8 @@ const struct fault_desc tnr_faults[F__COUNT] = {
 	[F_RETRANS] = {"retransmits", "of segments", TUNER_HAVE_RETRANS},
 	[F_BUSY] = {"driver refusals", "of skbs", TUNER_HAVE_TX_FAULTS},
 	[F_DROPS] = {"drops", "of packets", TUNER_HAVE_DROPS},
+	[F_BACKLOG] = {"backlog drops", "of packets", TUNER_HAVE_SOFTNET},
+	[F_SQUEEZE] = {"time squeezes", "per packet", TUNER_HAVE_SOFTNET},
 };
 
 static double fault_events(const struct point *p, enum fault f)
@@ -29,6 +31,10 @@ static double fault_events(const struct point *p, enum fault f)
 		return p->retrans;
 	case F_BUSY:
 		return p->busy;
+	case F_BACKLOG:
+		return p->backlog_drops;
+	case F_SQUEEZE:
+		return p->squeezes;
 	default:
 		return p->drops;
 	}
@@ -44,8 +50,26 @@ static double fault_exposure(const struct point *p, enum fault f)
 		return p->tx_segs;
 	case F_BUSY:
 		return p->tx_pkts;
+	case F_BACKLOG: /* the packets that reached a backlog: processed or dropped */
+		return p->rx_pkts + p->backlog_drops;
+	case F_SQUEEZE:
+		return p->rx_pkts;
 	default:
 		return p->tx_pkts + p->rx_pkts;
+	}
+}
+
+double tnr_fault_threshold(const struct tuner_config *cfg, enum fault f)
+{
+	switch (f) {
+	case F_TIMEOUTS:
+		return 0; /* one is a fault */
+	case F_BACKLOG:
+		return cfg->backlog_drop_share;
+	case F_SQUEEZE:
+		return cfg->squeeze_share;
+	default:
+		return cfg->fault_ratio;
 	}
 }
 
@@ -413,7 +437,7 @@ unsigned int tnr_fault_min_events(const struct tuner_config *cfg, enum fault f)
 /* The most severe fault present in a window, or -1; text describes it (or the absence). */
 int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char *text, size_t len)
 {
-	char r[48];
+	char r[48], r2[48];
 	int f;
 	bool any = false;
 
@@ -426,7 +450,7 @@ int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char 
 		any = true;
 		if (a->occ[f] < tnr_fault_min_events(cfg, f))
 			continue;
-		if (f != F_TIMEOUTS && rate < cfg->fault_ratio)
+		if (rate < tnr_fault_threshold(cfg, (enum fault)f))
 			continue;
 		snprintf(text, len, "%s %s (%.0f in %u samples)", tnr_faults[f].name,
 			 tnr_fmt_fault_rate(f, rate, r, sizeof(r)), a->ev[f], a->n);
@@ -434,6 +458,10 @@ int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char 
 	}
 	if (!any)
 		snprintf(text, len, "no fault counters (retransmits, drops, refusals) sampled");
+	else if (a->have & TUNER_HAVE_SOFTNET)
+		snprintf(text, len, "no faults (backlog drops %s, time squeezes %s)",
+			 tnr_fmt_fault_rate(F_BACKLOG, tnr_agg_rate(a, F_BACKLOG), r, sizeof(r)),
+			 tnr_fmt_fault_rate(F_SQUEEZE, tnr_agg_rate(a, F_SQUEEZE), r2, sizeof(r2)));
 	else if (a->have & TUNER_HAVE_RETRANS)
 		snprintf(text, len, "no faults (retransmits %s)",
 			 tnr_fmt_fault_rate(F_RETRANS, tnr_agg_rate(a, F_RETRANS), r, sizeof(r)));

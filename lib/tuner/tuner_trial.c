@@ -23,11 +23,12 @@ void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum 
 			enum tuner_dir d, enum backoff_mode mode, uint64_t now)
 {
 	struct tuner_backoff *b, *rev;
+	int slot = tnr_knob_slot(k);
 	uint64_t period;
 
-	if ((unsigned int)k >= TUNER_KNOBS)
+	if (slot < 0)
 		return;
-	b = &ifc->backoff[k][d];
+	b = &ifc->backoff[slot][d];
 	period = b->period_ms ? b->period_ms : cfg->backoff_initial_ms;
 
 	switch (mode) {
@@ -45,7 +46,7 @@ void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum 
 		/* Gains go up, fixes go down: after a kept fix, the gain that undoes it waits
 		 * (its own period), so the two never alternate faster than the backoff. */
 		if (d == TUNER_DOWN) {
-			rev = &ifc->backoff[k][TUNER_UP];
+			rev = &ifc->backoff[slot][TUNER_UP];
 			period = rev->period_ms ? rev->period_ms : cfg->backoff_initial_ms;
 			if (rev->until_ms < now + period)
 				rev->until_ms = now + period;
@@ -116,7 +117,7 @@ static bool penalty_rose(const struct tuner_config *cfg, const struct agg *a, co
 		 * the bursts defeat a rate test: a whole loss episode resends many skbs at once.
 		 * bench-tuner saw 0.016% -> 0.071% in one sample (z 8.1) roll a +60% raise back.
 		 */
-		if (f != F_TIMEOUTS && rb < cfg->fault_ratio / 10)
+		if (rb < tnr_fault_threshold(cfg, (enum fault)f) / 10)
 			continue;
 		z = tnr_fault_z(a, b, f);
 		/* A hung TX queue where the baseline had none needs no statistics. */
@@ -177,9 +178,28 @@ void tnr_describe_cmp(const char *what, const struct cmp *c, bool bps, char *buf
  * mangles a share of big bursts loses twice as many per byte at 32K as at 64K, and the
  * emulated one cost 17-57% there before 16K cured it); the floor's verdict weighs the cost.
  */
+static int64_t step_to(const struct tuner_config *cfg, const struct trial *tr, unsigned int i)
+{
+	int64_t cur = tr->chg[i].to;
+
+	if (tr->start.rule == TUNER_RULE_GSO_FAULTS)
+		return cur / 2 > cfg->gso_floor ? cur / 2 : cfg->gso_floor;
+	if (tuner_rule_for_host(tr->start.rule))
+		return tnr_host_next(cfg, tr->chg[i].knob, cur);
+	return cur;
+}
+
+/* The host's fixes step the same way, up: a backlog or a budget doubles again to its cap. */
 bool tnr_can_step(const struct tuner_config *cfg, const struct trial *tr, bool cured)
 {
-	return tr->start.rule == TUNER_RULE_GSO_FAULTS && tr->chg[0].to > cfg->gso_floor && !cured;
+	unsigned int i;
+
+	if (cured)
+		return false;
+	for (i = 0; i < tr->start.n_changes; i++)
+		if (step_to(cfg, tr, i) != tr->chg[i].to)
+			return true;
+	return false;
 }
 
 /* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */
@@ -221,11 +241,12 @@ void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char 
 		   struct tuner_action *out)
 {
 	struct trial *tr = &ifc->trial;
-	int64_t to = tr->chg[0].to / 2 > t->cfg.gso_floor ? tr->chg[0].to / 2 : t->cfg.gso_floor;
 	unsigned int i;
 
 	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
 	for (i = 0; i < tr->start.n_changes; i++) {
+		int64_t to = step_to(&t->cfg, tr, i);
+
 		tr->step_from[i] = tr->chg[i].to;
 		out->changes[i].from = tr->chg[i].to;
 		out->changes[i].to = to;
@@ -233,7 +254,8 @@ void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char 
 	}
 	tr->steps++;
 	snprintf(out->reason, sizeof(out->reason), "%s; step %u: %s %" PRId64 " -> %" PRId64, why,
-		 tr->steps, knob_name(tr->chg[0].knob), out->changes[0].from, to);
+		 tr->steps, knob_name(tr->chg[0].knob), out->changes[0].from,
+		 out->changes[0].to);
 	tr->obs.n = 0;
 	ifc->state = TUNER_ST_APPLYING;
 	ifc->awaiting = true;

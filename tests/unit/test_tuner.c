@@ -978,8 +978,9 @@ static void test_fault_appearing_waits(void **state)
 	sim_free(&s);
 }
 
-/* The tuner keeps backoff and counts for knobs below KNOB_FIRST_ETHNL only (lib/tuner/tuner_priv.h
- * TUNER_KNOBS): every rule's candidate and every change it carries stays there. */
+/* The tuner keeps backoff and counts for the knobs with a slot only (lib/tuner/tuner_priv.h
+ * TUNER_KNOBS: below KNOB_FIRST_ETHNL, and the host's): every rule's candidate and every
+ * change it carries stays there. */
 static void test_rule_knobs_in_range(void **state)
 {
 	struct tuner_recommendation rec;
@@ -991,9 +992,11 @@ static void test_rule_knobs_in_range(void **state)
 	sim_run(&s, 30);
 	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
 	for (i = 0; i < TUNER_RULE__COUNT; i++) {
-		assert_true((unsigned int)rec.cands[i].knob < KNOB_FIRST_ETHNL);
+		assert_true((unsigned int)rec.cands[i].knob < KNOB_FIRST_ETHNL ||
+			    knob_is_host(rec.cands[i].knob));
 		for (j = 0; j < rec.cands[i].n_changes; j++)
-			assert_true((unsigned int)rec.cands[i].changes[j].knob < KNOB_FIRST_ETHNL);
+			assert_true((unsigned int)rec.cands[i].changes[j].knob < KNOB_FIRST_ETHNL ||
+				    knob_is_host(rec.cands[i].changes[j].knob));
 	}
 	sim_free(&s);
 }
