@@ -346,7 +346,7 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 		chipdb_free(db);
 		return cli_fail(ctx, &err);
 	}
-	host_snapshot(HOST_PROC_SYS, &host);
+	host_snapshot(host_proc_sys(), &host);
 	doc = json_object_new_array();
 	for (i = 0; i < n; i++) {
 		json_object *o = show_nic_json(&nics[i], &host, chip_id_of(db, &nics[i]));

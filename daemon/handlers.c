@@ -126,6 +126,7 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "sample_interval_seconds",
 			       json_object_new_double((double)c->sample_interval_us / 1e6));
 	json_object_object_add(d, "restore_on_exit", json_object_new_boolean(c->restore_on_exit));
+	json_object_object_add(d, "tune_host", json_object_new_boolean(c->tune_host));
 	json_object_object_add(d, "state_dir", json_object_new_string(c->state_dir));
 	json_object_object_add(d, "reloads", json_object_new_int((int)rtd.reloads));
 	json_object_object_add(d, "last_reload_error", opt_str(rtd.last_reload_error));
@@ -269,7 +270,7 @@ static json_object *iface_status_json(const struct iface *ifc)
 
 static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *o = json_object_new_object(), *a = json_object_new_array(), *host;
 	struct iface *only = req_iface(rc->req, false, err);
 	unsigned int i, n;
 
@@ -284,7 +285,9 @@ static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 	json_object_object_add(o, "daemon", daemon_json());
 	json_object_object_add(o, "journal", trust_status_json());
 	/* Host-wide: every namespace's traffic on the CPUs (docs/signals.md). */
-	json_object_object_add(o, "host", signals_host_json());
+	host = signals_host_json();
+	tune_host_status_json(host);
+	json_object_object_add(o, "host", host);
 	json_object_object_add(o, "interfaces", a);
 	return o;
 }

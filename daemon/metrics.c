@@ -484,7 +484,7 @@ static void host_knobs(struct sbuf *b)
 	struct nic host;
 	int k;
 
-	host_snapshot(HOST_PROC_SYS, &host);
+	host_snapshot(host_proc_sys(), &host);
 	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++) {
 		if (host.val[k] == LINK_UNSET)
 			continue;

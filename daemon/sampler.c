@@ -172,6 +172,7 @@ uint64_t sampler_step(void)
 			return 0;
 		}
 	}
+	tune_sample_end(sample_now);
 	busy_us += now_us() - start;
 	sample_done();
 	return UINT64_MAX;

@@ -22,6 +22,7 @@
 #include "trust.h"
 #include "tune.h"
 #include "tune_act.h"
+#include "tune_host.h"
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
@@ -191,6 +192,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 		sample_build(&s, &tp->prev, &now_r, &se, &seg);
 		s.ts_ms = now / 1000;
+		tune_host_add_traffic(&s);
 		tp->retrans_segs += seg;
 		tp->retrans_spurious += seg - s.tcp_retransmits;
 	}
@@ -237,7 +239,13 @@ int tune_start(struct rterr *err)
 	for (ifc = iface_first(); ifc; ifc = ifc->next)
 		if (ifc->managed)
 			track(ifc);
+	tune_host_start(tuner);
 	return 0;
+}
+
+void tune_sample_end(uint64_t now)
+{
+	tune_host_sample(tuner, now);
 }
 
 void tune_stop(const char *why)
@@ -248,6 +256,7 @@ void tune_stop(const char *why)
 		return;
 	for (ifc = iface_first(); ifc; ifc = ifc->next)
 		untrack(ifc, why);
+	tune_host_stop(tuner, why);
 	tuner_free(tuner);
 	tuner = NULL;
 }

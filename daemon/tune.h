@@ -23,6 +23,8 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c);
 void tune_sample_begin(void);
 /* Feed ifc's sample (its stats are current) and act on what the tuner says. */
 void tune_sample(struct iface *ifc, uint64_t now_us);
+/* After the interfaces: the host's sample (tune_host.h), from the same sample's signals. */
+void tune_sample_end(uint64_t now_us);
 /*
  * Pause the tuner on ifc (on; by says who: "rtltune sweep mtu (pid 812)") or let one pause
  * go. Pauses nest: the tuner starts no trial while any is held. Taking one rolls a trial in

@@ -211,6 +211,129 @@ out:
 	journal_close(j);
 }
 
+/* ---- the host's knobs ------------------------------------------------------------- */
+
+static uint32_t host_decisions[KNOB_HOST_COUNT][OUTCOME__COUNT];
+
+uint32_t tune_host_decisions(enum knob_id k, enum decision_outcome o)
+{
+	return knob_is_host(k) && (unsigned int)o < OUTCOME__COUNT
+		       ? host_decisions[k - KNOB_FIRST_HOST][o]
+		       : 0;
+}
+
+/*
+ * A host trial's values through the actuator, on the host's own plan (no stack: nothing
+ * sits above a host-wide knob); a ROLLBACK puts back the pre-values the journal's host
+ * record holds. *after: the read-back.
+ */
+static bool host_set(struct journal *j, const struct tuner_action *a, struct nic *after)
+{
+	struct act_opts opts = {
+		.op = "trial",
+		.actor = "daemon",
+		.outcome = tuner_outcome_name(a->kind),
+		.reason = a->reason,
+		.journal_originals = true,
+		.keep_inflight = a->kind != TUNER_ROLLBACK,
+	};
+	int64_t targets[KNOB__COUNT];
+	bool which[KNOB__COUNT] = {0};
+	struct plan_request req = {
+		.targets = targets, .which = which, .src = "tuner", .refuse_skip = true};
+	static const struct nic_stack none;
+	/* plan_device() takes room for a stack (PLAN_SET_MAX plans of some 15 KiB). */
+	struct plan *set = calloc(PLAN_SET_MAX, sizeof(*set));
+	struct nic host;
+	struct rterr err = {0};
+	unsigned int i, n = 1;
+	int level = 0, r, k;
+
+	if (!set) {
+		dlog(LOG_WARNING, KNOB_HOST_NAME, "tuner: out of memory");
+		return false;
+	}
+	actuator_host_snapshot(rtd.act, &host);
+	if (a->kind == TUNER_ROLLBACK) {
+		r = actuate_rollback(rtd.act, j, &host, &level, 1, &opts, set, &err);
+	} else {
+		for (k = 0; k < KNOB__COUNT; k++)
+			targets[k] = LINK_UNSET;
+		for (i = 0; i < a->n_changes; i++) {
+			targets[a->changes[i].knob] = a->changes[i].to;
+			which[a->changes[i].knob] = true;
+		}
+		r = plan_device(&host, NULL, &req, &none, NULL, 0, set, &n, &err);
+		if (r == 0)
+			r = actuate_set(rtd.act, j, set, 1, &opts, &err);
+	}
+	if (set[0].after_valid)
+		*after = set[0].after;
+	else
+		actuator_host_snapshot(rtd.act, after);
+	free(set);
+	if (r < 0)
+		dlog(LOG_WARNING, KNOB_HOST_NAME, "tuner: %s", err.msg);
+	return r == 0;
+}
+
+void tune_act_host(struct tuner *tuner, struct tuner_action *a, struct nic *after)
+{
+	struct journal *j = NULL;
+	struct rterr err = {0};
+	unsigned int rounds;
+	char from[24], to[24];
+
+	if (a->kind == TUNER_NONE)
+		return;
+	if (trust_journal_open(TUNE_LOCK_WAIT_MS, &j, &err) < 0 && err.errnum != EBADMSG)
+		dlog(LOG_WARNING, KNOB_HOST_NAME, "tuner: %s", err.msg);
+	for (rounds = 0; a->kind != TUNER_NONE && rounds < 8; rounds++) {
+		struct tuner_action next = {0};
+		bool ok;
+
+		if (!(a->kind == TUNER_ROLLBACK && a->retry) && knob_is_host(a->knob)) {
+			host_decisions[a->knob - KNOB_FIRST_HOST][outcome_of(a->kind)]++;
+			state_changed();
+		}
+		dlog(LOG_NOTICE, KNOB_HOST_NAME, "tuner %s %s %s -> %s: %s",
+		     tuner_outcome_name(a->kind), knob_name(a->knob),
+		     knob_value_str(a->knob, a->n_changes ? a->changes[0].from : LINK_UNSET, from,
+				    sizeof(from)),
+		     knob_value_str(a->knob, a->n_changes ? a->changes[0].to : LINK_UNSET, to,
+				    sizeof(to)),
+		     a->reason);
+		if (a->kind == TUNER_START_TRIAL || a->kind == TUNER_STEP ||
+		    a->kind == TUNER_ROLLBACK) {
+			ok = j && host_set(j, a, after);
+			if (tuner_applied(tuner, TUNER_HOST, ok, now_us() / 1000, &next) < 0)
+				break;
+			*a = next;
+			continue;
+		}
+		if ((a->kind == TUNER_KEEP || a->kind == TUNER_ABANDON || a->kind == TUNER_FAILED) &&
+		    j) {
+			struct journal_event ev = {
+				.ifname = KNOB_HOST_NAME,
+				.knob = (int)a->knob,
+				.old_value = a->n_changes ? a->changes[0].from : JOURNAL_NO_VALUE,
+				.new_value = a->n_changes ? a->changes[0].to : JOURNAL_NO_VALUE,
+				.outcome = tuner_outcome_name(a->kind),
+				.reason = a->reason,
+				.actor = "daemon",
+			};
+			struct nic host;
+
+			actuator_host_snapshot(rtd.act, &host);
+			if (actuate_conclude(j, &host, 1, &ev, a->kind != TUNER_FAILED, &err) < 0)
+				dlog(LOG_WARNING, KNOB_HOST_NAME, "tuner: ending the trial: %s",
+				     err.msg);
+		}
+		break;
+	}
+	journal_close(j);
+}
+
 /* The interface a journal record is about, if it is here. */
 static struct iface *iface_of(const struct journal_ident *rec)
 {

@@ -4,6 +4,9 @@
  * state, the samples it has and needs, the trial in progress, and each rule's candidate.
  */
 #include "loop.h"
+#include "rtltune/actuate.h"
+#include "rtltune/nic.h"
+#include "tune_host.h"
 #include "tune.h"
 #include "tune_json.h"
 
@@ -79,7 +82,12 @@ json_object *tune_recommend_json(const struct iface *ifc)
 	cands = json_object_new_array();
 	for (i = 0; i < TUNER_RULE__COUNT; i++) {
 		const struct tuner_candidate *c = &rec.cands[i];
-		json_object *co = json_object_new_object();
+		json_object *co;
+
+		/* The host's rules are the host's (status "host"), not a device's. */
+		if (tuner_rule_for_host(c->rule))
+			continue;
+		co = json_object_new_object();
 
 		json_object_object_add(co, "rule",
 				       json_object_new_string(tuner_rule_name(c->rule)));
@@ -94,4 +102,54 @@ json_object *tune_recommend_json(const struct iface *ifc)
 	}
 	json_object_object_add(o, "candidates", cands);
 	return o;
+}
+
+/* The host's part of status: the host-wide knobs as read now (null where this daemon
+ * cannot read them) and its tuner state, or why the host is not tuned. */
+void tune_host_status_json(json_object *host)
+{
+	const struct tuner *tuner = tune_tuner();
+	json_object *knobs = json_object_new_object(), *o;
+	struct tuner_iface_info info;
+	const char *why = "";
+	struct nic snap;
+	int k;
+
+	if (rtd.act)
+		actuator_host_snapshot(rtd.act, &snap);
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++)
+		json_object_object_add(knobs, knob_name((enum knob_id)k),
+				       rtd.act && snap.val[k] != LINK_UNSET
+					       ? json_object_new_int64(snap.val[k])
+					       : NULL);
+	json_object_object_add(host, "knobs", knobs);
+	if (!tuner || !tune_host_tracked(&why) ||
+	    tuner_iface_info(tuner, TUNER_HOST, &info) < 0) {
+		o = json_object_new_object();
+		json_object_object_add(o, "state", json_object_new_string("off"));
+		json_object_object_add(o, "why",
+				       json_object_new_string(!tuner ? "autotune is off" : why));
+		json_object_object_add(o, "trial", NULL);
+		json_object_object_add(host, "tuner", o);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
+	json_object_object_add(o, "samples", json_object_new_int((int)info.samples));
+	json_object_object_add(o, "needed", json_object_new_int((int)info.needed));
+	if (info.in_trial) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "rule",
+				       json_object_new_string(tuner_rule_name(info.trial.rule)));
+		json_object_object_add(t, "knob",
+				       json_object_new_string(knob_name(info.trial.knob)));
+		json_object_object_add(t, "changes",
+				       changes_json(info.trial.changes, info.trial.n_changes));
+		json_object_object_add(t, "reason", json_object_new_string(info.trial.reason));
+		json_object_object_add(o, "trial", t);
+	} else {
+		json_object_object_add(o, "trial", NULL);
+	}
+	json_object_object_add(host, "tuner", o);
 }

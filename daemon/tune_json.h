@@ -11,4 +11,7 @@ json_object *tune_status_json(const struct iface *ifc);
 /* Each rule's candidate on ifc and which comes next, for `recommend` (NULL likewise). */
 json_object *tune_recommend_json(const struct iface *ifc);
 
+/* status: the host's knobs and tuner state, into host (status's "host" object). */
+void tune_host_status_json(json_object *host);
+
 #endif

@@ -37,6 +37,9 @@ struct rtd_config {
 	char textfile[PATH_MAX]; /* node_exporter textfile, "" when off */
 	uint64_t sample_interval_us;
 	bool restore_on_exit;
+	/* The tuner may change the host-wide knobs (net.core.*) where this daemon reaches
+	 * them (docs/tuning.md "The host's rules"); default yes. */
+	bool tune_host;
 	/* Load the BPF probes; off: link counters only, no BPF program on the host. */
 	bool probes;
 	char socket[PATH_MAX];

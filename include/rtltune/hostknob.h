@@ -21,6 +21,15 @@ struct nic;
 
 /* The /proc/sys a run reads and writes (tests give a directory of their own). */
 #define HOST_PROC_SYS "/proc/sys"
+/*
+ * Where this run finds the host-wide knobs' files: $RTLTUNE_PROC_SYS when it holds an
+ * absolute path, else HOST_PROC_SYS. The files read the namespace they were opened in, so
+ * a directory holding bind mounts of the initial namespace's net/core files (made there)
+ * gives a process in another namespace the host's knobs: how the tests run an rtltuned
+ * in a namespace of their own against the host's backlog, and how a container that is
+ * not in the host's network namespace can be handed them.
+ */
+const char *host_proc_sys(void);
 
 /*
  * Why a host knob reads as unknown (struct nic .host_err): not the initial network

@@ -34,7 +34,7 @@ int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *er
 		free(a);
 		return r;
 	}
-	a->proc_sys = HOST_PROC_SYS;
+	a->proc_sys = host_proc_sys();
 	*out = a;
 	return 0;
 }

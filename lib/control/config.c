@@ -237,8 +237,13 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 			cfg->profile[0] = '\0';
 		return 0;
 	}
-	if (strcmp(key, "autotune") == 0 || strcmp(key, "restore_on_exit") == 0) {
-		if (parse_bool(value, key[0] == 'a' ? &cfg->autotune : &cfg->restore_on_exit) < 0) {
+	if (strcmp(key, "autotune") == 0 || strcmp(key, "restore_on_exit") == 0 ||
+	    strcmp(key, "tune_host") == 0) {
+		bool *b = key[0] == 'a' ? &cfg->autotune
+			  : key[0] == 'r' ? &cfg->restore_on_exit
+					  : &cfg->tune_host;
+
+		if (parse_bool(value, b) < 0) {
 			snprintf(why, whylen, "%s: expected yes or no, got '%s'", key, value);
 			return -EINVAL;
 		}
@@ -371,8 +376,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, profile, "
-		 "autotune, probes, metrics, textfile, sample_interval, restore_on_exit, socket, "
-		 "state_dir, socket_group, log_level, pin, allowed_mtu or cpu_dma_latency)",
+		 "autotune, tune_host, probes, metrics, textfile, sample_interval, restore_on_exit, "
+		 "socket, state_dir, socket_group, log_level, pin, allowed_mtu or cpu_dma_latency)",
 		 key);
 	return -EINVAL;
 #undef COPY
@@ -382,6 +387,7 @@ static void config_defaults(struct rtd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->autotune = true;
+	cfg->tune_host = true;
 	cfg->probes = true;
 	snprintf(cfg->metrics, sizeof(cfg->metrics), "%s", RTD_DEFAULT_METRICS);
 	cfg->sample_interval_us = 1000000;

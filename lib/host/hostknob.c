@@ -15,6 +15,13 @@
 #include "rtltune/hostknob.h"
 #include "rtltune/nic.h"
 
+const char *host_proc_sys(void)
+{
+	const char *env = getenv("RTLTUNE_PROC_SYS");
+
+	return env && env[0] == '/' ? env : HOST_PROC_SYS;
+}
+
 void host_knob_path(const char *proc_sys, enum knob_id k, char *path, size_t len)
 {
 	size_t n = (size_t)snprintf(path, len, "%s/", proc_sys), i;
@@ -130,7 +137,7 @@ const char *host_why(const struct nic *host, enum knob_id k, char *buf, size_t l
 	int e = knob_is_host(k) ? host->host_err[k - KNOB_FIRST_HOST] : -EINVAL;
 	char path[512];
 
-	host_knob_path(HOST_PROC_SYS, k, path, sizeof(path));
+	host_knob_path(host_proc_sys(), k, path, sizeof(path));
 	if (e == HOST_ERR_NETNS) {
 		snprintf(buf, len,
 			 "%s is host-wide: only an rtltune in the initial network namespace "
