@@ -77,6 +77,38 @@ static const char *human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+/* "  host:      net.core.netdev_max_backlog 64, ...; tuner baseline (8/8)": the host-wide
+ * knobs where this daemon reads them, and its tuner on them; nothing elsewhere (the JSON's
+ * host.tuner.why says why). */
+static void render_host_tuning(json_object *h)
+{
+	json_object *knobs = json_object_object_get(h, "knobs");
+	json_object *tuner = json_object_object_get(h, "tuner"), *trial;
+	bool first = true;
+
+	if (!knobs)
+		return;
+	json_object_object_foreach(knobs, name, val)
+	{
+		if (json_object_is_type(val, json_type_null))
+			continue;
+		printf("%s%s %" PRId64, first ? "  host:      " : ", ", name,
+		       json_object_get_int64(val));
+		first = false;
+	}
+	if (first)
+		return;
+	if (tuner && strcmp(str(tuner, "state"), "off") != 0) {
+		trial = json_object_object_get(tuner, "trial");
+		printf("; tuner %s", str(tuner, "state"));
+		if (trial && !json_object_is_type(trial, json_type_null))
+			printf(" (trial: %s)", str(trial, "reason"));
+	} else if (tuner) {
+		printf("; not tuned (%s)", str(tuner, "why"));
+	}
+	printf("\n");
+}
+
 /* "  softnet:   processed 230.1M, dropped 0, ...": the host's sums since boot, the busiest
  * CPU's softirq share (docs/signals.md); a flow limit that never dropped is left out. */
 static void render_host(json_object *h)
@@ -108,6 +140,7 @@ static void render_host(json_object *h)
 			       str(busiest, "cpu"));
 		printf("\n");
 	}
+	render_host_tuning(h);
 	if (drops && json_object_object_length(drops)) {
 		first = true;
 		printf("  cpu drops:");

@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "signals.h"
 #include "trust.h"
+#include "tune_act.h"
 
 #ifndef RTLTUNE_VERSION
 #define RTLTUNE_VERSION "0.1.0"
@@ -495,6 +496,36 @@ static void host_knobs(struct sbuf *b)
 	}
 }
 
+static bool host_decided(void)
+{
+	int k, o;
+
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++)
+		for (o = 0; o < OUTCOME__COUNT; o++)
+			if (tune_host_decisions((enum knob_id)k, (enum decision_outcome)o))
+				return true;
+	return false;
+}
+
+/* The tuner's decisions on the host-wide knobs: no device label, as their values. */
+static void host_decisions(struct sbuf *b)
+{
+	int k, o;
+
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++)
+		for (o = 0; o < OUTCOME__COUNT; o++) {
+			uint32_t n = tune_host_decisions((enum knob_id)k, (enum decision_outcome)o);
+
+			if (!n)
+				continue;
+			series(b, "rtltune_tuning_decisions_total", NULL, NULL, "knob",
+			       knob_name((enum knob_id)k), "outcome",
+			       decision_outcome_name((enum decision_outcome)o));
+			sb_u64(b, n);
+			sb_mem(b, "\n", 1);
+		}
+}
+
 /* The family line(s) of a section; false when the section has no interface part. */
 static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int sub)
 {
@@ -532,7 +563,9 @@ static bool section_head(struct metrics_job *j, enum sec_kind kind, unsigned int
 		return true;
 	case SEC_DECISIONS:
 		family(b, "rtltune_tuning_decisions_total", "counter",
-		       "Changes rtltuned made or tried, by knob and outcome.");
+		       "Changes rtltuned made or tried, by knob and outcome; the host-wide ones "
+		       "(net.core.*) without a device.");
+		host_decisions(b);
 		return true;
 	case SEC_EXTERNAL:
 		family(b, "rtltune_knob_external_changes_total", "counter",
@@ -744,7 +777,8 @@ int metrics_job_step(struct metrics_job *j, size_t slice)
 		if (!j->in_section) {
 			/* A family with no series at all is left out, its head too. */
 			any = kind == SEC_BUILD || kind == SEC_INFO || kind == SEC_KNOB ||
-			      kind == SEC_HOST || kind == SEC_TAIL;
+			      kind == SEC_HOST || kind == SEC_TAIL ||
+			      (kind == SEC_DECISIONS && host_decided());
 			for (i = 0; i < j->n && !any; i++)
 				any = iface_has(j->list[i], kind, sub);
 			if (!any || !section_head(j, kind, sub)) {

@@ -115,13 +115,15 @@ void tune_host_status_json(json_object *host)
 	struct nic snap;
 	int k;
 
+	/* No actuator (the control socket's fuzzer): nothing of the host is read. */
+	for (k = 0; k < KNOB__COUNT; k++)
+		snap.val[k] = LINK_UNSET;
 	if (rtd.act)
 		actuator_host_snapshot(rtd.act, &snap);
 	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++)
 		json_object_object_add(knobs, knob_name((enum knob_id)k),
-				       rtd.act && snap.val[k] != LINK_UNSET
-					       ? json_object_new_int64(snap.val[k])
-					       : NULL);
+				       snap.val[k] != LINK_UNSET ? json_object_new_int64(snap.val[k])
+								 : NULL);
 	json_object_object_add(host, "knobs", knobs);
 	if (!tuner || !tune_host_tracked(&why) ||
 	    tuner_iface_info(tuner, TUNER_HOST, &info) < 0) {

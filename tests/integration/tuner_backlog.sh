@@ -127,6 +127,20 @@ t_eq "$(decisions | grep '^kept ' | tail -n 1 | awk '{ print $5 }' | tr -d :)" "
 t_eq "$(d_rtl --json status | jq -r '.host.knobs["net.core.netdev_max_backlog"]')" "$value" \
 	"status --json host knobs"
 
+d_rtl status | grep -E "^  host: +net\.core\.netdev_max_backlog $value, " ||
+	t_fail "status shows no host line with the backlog: $(d_rtl status)"
+d_http /metrics >"$T_TMP/metrics"
+grep -qx "rtltune_tuning_decisions_total{knob=\"net.core.netdev_max_backlog\",outcome=\"kept\"} 1" \
+	"$T_TMP/metrics" || t_fail "no host decision in /metrics: $(grep decisions "$T_TMP/metrics")"
+grep -qx "rtltune_knob_value{knob=\"net.core.netdev_max_backlog\"} $value" "$T_TMP/metrics" ||
+	t_fail "no host backlog value in /metrics"
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T_TMP/metrics" || t_fail "promtool check metrics complained"
+else
+	t_fail "promtool missing (scripts/deps.sh installs prometheus)"
+fi
+echo "ok: status, /metrics (promtool clean)"
+
 t_stop_loops "$A" udp_flood "${LOOPS[@]}"
 # From the daemon's namespace, where the CLI hands the restore to it (the host's record
 # is the daemon's: its namespace's and this boot's).
