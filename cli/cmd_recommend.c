@@ -6,11 +6,43 @@
 #include "cli.h"
 #include "rtltune/control_client.h"
 
+/* "host net.core.netdev_max_backlog 32 -> 64: ...": the host-wide knobs, when there is
+ * something to say (a suggestion, a note, a host tuner not idle). */
+static void render_host(json_object *h)
+{
+	json_object *recs = json_object_object_get(h, "recommendations");
+	json_object *notes = json_object_object_get(h, "notes");
+	json_object *tuner = json_object_object_get(h, "tuner");
+	size_t j;
+
+	for (j = 0; j < json_object_array_length(recs); j++) {
+		json_object *r = json_object_array_get_idx(recs, j);
+
+		printf("host %s %s -> %s: %s\n",
+		       json_object_get_string(json_object_object_get(r, "knob")),
+		       json_object_get_string(json_object_object_get(r, "current")),
+		       json_object_get_string(json_object_object_get(r, "suggested")),
+		       json_object_get_string(json_object_object_get(r, "reason")));
+	}
+	for (j = 0; j < json_object_array_length(notes); j++)
+		printf("host: %s\n", json_object_get_string(json_object_array_get_idx(notes, j)));
+	if (tuner && !json_object_is_type(tuner, json_type_null) &&
+	    strcmp(json_object_get_string(json_object_object_get(tuner, "state")), "idle") != 0)
+		printf("host: tuner %s (%d of %d samples): %s\n",
+		       json_object_get_string(json_object_object_get(tuner, "state")),
+		       json_object_get_int(json_object_object_get(tuner, "samples")),
+		       json_object_get_int(json_object_object_get(tuner, "needed")),
+		       json_object_get_string(json_object_object_get(tuner, "summary")));
+}
+
 static void render_recommend(json_object *doc)
 {
 	json_object *ifaces = json_object_object_get(doc, "interfaces");
+	json_object *host = json_object_object_get(doc, "host");
 	size_t i, j, n = json_object_array_length(ifaces);
 
+	if (host)
+		render_host(host);
 	if (!n)
 		printf("no managed interfaces (see rtltune status)\n");
 	for (i = 0; i < n; i++) {

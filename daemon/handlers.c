@@ -513,6 +513,9 @@ static json_object *h_recommend(struct ctl_request_ctx *rc, struct rterr *err)
 	for (i = 0; i < n; i++)
 		json_object_array_add(a, recommend_json(list_buf[i]));
 	json_object_object_add(o, "interfaces", a);
+	/* The host-wide knobs are no interface's: with every interface, not one. */
+	if (!only)
+		json_object_object_add(o, "host", recommend_host_json());
 	return o;
 }
 

@@ -15,7 +15,10 @@
 #include "rtltune/nic.h"
 #include "bpf.h"
 #include "iface.h"
+#include "rtltune/hostknob.h"
+#include "rtltune/actuate.h"
 #include "sampler.h"
+#include "signals.h"
 #include "tune_json.h"
 
 /* Below this many events in the window a share means nothing. */
@@ -177,5 +180,72 @@ out:
 	json_object_object_add(o, "tuner", tune_recommend_json(ifc));
 	json_object_object_add(o, "recommendations", r.list);
 	json_object_object_add(o, "notes", r.notes);
+	return o;
+}
+
+/* One suggestion for a host knob: the observation, and the next value the tuner's rule
+ * would try. */
+static void host_suggest(json_object *list, const struct nic *snap, enum knob_id k,
+			 const char *why)
+{
+	int64_t cur = snap->val[k], want = tuner_host_next(&rtd.cfg.tuner, k, cur);
+	json_object *o;
+
+	if (cur == LINK_UNSET || want <= cur)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "knob", json_object_new_string(knob_name(k)));
+	json_object_object_add(o, "current", json_object_new_int64(cur));
+	json_object_object_add(o, "suggested", json_object_new_int64(want));
+	json_object_object_add(o, "reason", json_object_new_string(why));
+	json_object_array_add(list, o);
+}
+
+json_object *recommend_host_json(void)
+{
+	const struct tuner_config *cfg = &rtd.cfg.tuner;
+	json_object *o = json_object_new_object(), *list = json_object_new_array();
+	json_object *notes = json_object_new_array();
+	double proc = 0, drop = 0, squeeze = 0;
+	char why[400], hw[256] = "";
+	unsigned int i;
+	struct nic snap;
+	int k;
+
+	for (i = 0; i < signals_cpu_count(); i++) {
+		const struct cpu_signals *c = signals_cpu(i);
+
+		proc += c->rate[SOFTNET_PROCESSED];
+		drop += c->rate[SOFTNET_DROPPED];
+		squeeze += c->rate[SOFTNET_TIME_SQUEEZE];
+	}
+	for (k = 0; k < KNOB__COUNT; k++)
+		snap.val[k] = LINK_UNSET;
+	if (rtd.act)
+		actuator_host_snapshot(rtd.act, &snap);
+	if (drop >= 1 && drop >= cfg->backlog_drop_share * (proc + drop)) {
+		snprintf(why, sizeof(why),
+			 "%.0f packets/s dropped because a CPU's backlog was full (%.3f%% of those "
+			 "that reached one): a deeper backlog holds the bursts",
+			 drop, 100 * drop / (proc + drop));
+		if (snap.val[KNOB_NETDEV_MAX_BACKLOG] == LINK_UNSET)
+			host_scope(host_proc_sys(), hw, sizeof(hw));
+		host_suggest(list, &snap, KNOB_NETDEV_MAX_BACKLOG, why);
+	}
+	if (squeeze >= 1 && proc > 0 && squeeze >= cfg->squeeze_share * proc) {
+		snprintf(why, sizeof(why),
+			 "%.0f NET_RX runs/s ran out of budget with work left (time_squeeze, %.3f%% "
+			 "per packet): a larger budget finishes them",
+			 squeeze, 100 * squeeze / proc);
+		if (snap.val[KNOB_NETDEV_BUDGET] == LINK_UNSET)
+			host_scope(host_proc_sys(), hw, sizeof(hw));
+		host_suggest(list, &snap, KNOB_NETDEV_BUDGET, why);
+		host_suggest(list, &snap, KNOB_NETDEV_BUDGET_USECS, why);
+	}
+	if (hw[0])
+		json_object_array_add(notes, json_object_new_string(hw));
+	json_object_object_add(o, "recommendations", list);
+	json_object_object_add(o, "notes", notes);
+	json_object_object_add(o, "tuner", tune_host_recommend_json());
 	return o;
 }

@@ -64,31 +64,26 @@ json_object *tune_status_json(const struct iface *ifc)
 	return o;
 }
 
-json_object *tune_recommend_json(const struct iface *ifc)
+/* A recommendation of the tuner's: state, samples, summary and the candidates of the
+ * rules that apply (the host's on the host, a device's on a device). */
+static json_object *recommendation_json(const struct tuner_recommendation *rec, bool host)
 {
-	const struct tuner *tuner = tune_tuner();
-	struct tuner_recommendation rec;
 	json_object *o, *cands;
 	unsigned int i;
 
-	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
-	    tuner_recommend(tuner, ifc->ifindex, now_us() / 1000, &rec) < 0)
-		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(rec.state)));
-	json_object_object_add(o, "samples", json_object_new_int((int)rec.samples));
-	json_object_object_add(o, "needed", json_object_new_int((int)rec.needed));
-	json_object_object_add(o, "summary", json_object_new_string(rec.summary));
+	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(rec->state)));
+	json_object_object_add(o, "samples", json_object_new_int((int)rec->samples));
+	json_object_object_add(o, "needed", json_object_new_int((int)rec->needed));
+	json_object_object_add(o, "summary", json_object_new_string(rec->summary));
 	cands = json_object_new_array();
 	for (i = 0; i < TUNER_RULE__COUNT; i++) {
-		const struct tuner_candidate *c = &rec.cands[i];
+		const struct tuner_candidate *c = &rec->cands[i];
 		json_object *co;
 
-		/* The host's rules are the host's (status "host"), not a device's. */
-		if (tuner_rule_for_host(c->rule))
+		if (tuner_rule_for_host(c->rule) != host)
 			continue;
 		co = json_object_new_object();
-
 		json_object_object_add(co, "rule",
 				       json_object_new_string(tuner_rule_name(c->rule)));
 		json_object_object_add(co, "status",
@@ -97,11 +92,33 @@ json_object *tune_recommend_json(const struct iface *ifc)
 		json_object_object_add(co, "dir", json_object_new_string(tuner_dir_name(c->dir)));
 		json_object_object_add(co, "changes", changes_json(c->changes, c->n_changes));
 		json_object_object_add(co, "reason", json_object_new_string(c->reason));
-		json_object_object_add(co, "next", json_object_new_boolean((int)i == rec.next));
+		json_object_object_add(co, "next", json_object_new_boolean((int)i == rec->next));
 		json_object_array_add(cands, co);
 	}
 	json_object_object_add(o, "candidates", cands);
 	return o;
+}
+
+json_object *tune_recommend_json(const struct iface *ifc)
+{
+	const struct tuner *tuner = tune_tuner();
+	struct tuner_recommendation rec;
+
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
+	    tuner_recommend(tuner, ifc->ifindex, now_us() / 1000, &rec) < 0)
+		return NULL;
+	return recommendation_json(&rec, false);
+}
+
+json_object *tune_host_recommend_json(void)
+{
+	const struct tuner *tuner = tune_tuner();
+	struct tuner_recommendation rec;
+
+	if (!tuner || !tune_host_tracked(NULL) ||
+	    tuner_recommend(tuner, TUNER_HOST, now_us() / 1000, &rec) < 0)
+		return NULL;
+	return recommendation_json(&rec, true);
 }
 
 /* The host's part of status: the host-wide knobs as read now (null where this daemon

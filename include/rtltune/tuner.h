@@ -189,6 +189,10 @@ enum tuner_rule {
 	TUNER_RULE__COUNT
 };
 const char *tuner_rule_name(enum tuner_rule r); /* "gso-faults", ... */
+/* The next value the host's rules try for host knob k from cur: doubling (from at least
+ * 64) up to the knob's cap in cfg (backlog_max, budget_max, budget_usecs_max); cur when
+ * it is at the cap. */
+int64_t tuner_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur);
 /* A fix (a fault must fall: gso-faults, tso-faults and the host's rules), not a gain. */
 bool tuner_rule_is_fix(enum tuner_rule r);
 /* One of the host's rules (TUNER_HOST), which a device never runs, nor the host a device's. */

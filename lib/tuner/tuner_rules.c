@@ -397,6 +397,11 @@ int64_t tnr_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cu
 	return cur >= cap ? cur : to < cap ? to : cap;
 }
 
+int64_t tuner_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur)
+{
+	return tnr_host_next(cfg, k, cur);
+}
+
 static void rule_backlog(const struct ctx *x, struct tuner_candidate *c)
 {
 	const struct tuner_config *cfg = &x->t->cfg;

@@ -10,7 +10,8 @@
 # most three trials, one knob per trial, and keeps it; the drop share afterwards is at most
 # 0.01% (softnet_stat over 3 s of flood); the decision log names the rule, the drops and
 # the values; status and /metrics show the host's value and decision (promtool check
-# metrics clean); `rtltune restore` puts 32 back (the host's journaled original).
+# metrics clean); `rtltune restore` puts 32 back (the host's journaled original). Before
+# that, a daemon with autotune off: `recommend` advises the same raise, changing nothing.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
 . "$TOP/tests/host-lib.sh"
@@ -24,6 +25,17 @@ hl_measure 2
 t_log "before: $HL_DROPPED of $HL_FRAMES frames dropped at the backlog ($HL_DROP_PPM per million) at netdev_max_backlog $START"
 t_ge "$HL_FRAMES" 100000 "frames through the backlog in 2 s"
 t_ge "$HL_DROP_PPM" 10000 "drop share before (per million, >= 1%)"
+
+# Advice first, from a daemon that does not tune: recommend says what the rule would try.
+D_ENV=(RTLTUNE_PROC_SYS="$HL_PS")
+d_start "$B" --interfaces vb --no-autotune
+d_wait_samples 2
+advice=$(d_rtl recommend)
+echo "$advice"
+echo "$advice" | grep -Eq "^host net\.core\.netdev_max_backlog $START -> $((2 * START)): [0-9]+ packets/s dropped because a CPU's backlog was full" ||
+	t_fail "recommend does not advise a deeper backlog"
+t_eq "$(cat "$HL_D/netdev_max_backlog")" $START "netdev_max_backlog after recommend (advice only)"
+d_stop
 
 hl_daemon
 hl_settle net.core.netdev_max_backlog HL_DROP_PPM 100
