@@ -50,8 +50,10 @@ void tune_host_start(struct tuner *t)
 		else
 			snprintf(h.why, sizeof(h.why), "out of memory");
 	}
+	/* Expected in a container's namespace and by choice: said by status (host.tuner.why),
+	 * in the log only at debug level. */
 	if (h.why[0])
-		dlog(LOG_INFO, KNOB_HOST_NAME, "host-wide knobs not tuned: %s", h.why);
+		dlog(LOG_DEBUG, KNOB_HOST_NAME, "host-wide knobs not tuned: %s", h.why);
 }
 
 void tune_host_stop(struct tuner *t, const char *why)
