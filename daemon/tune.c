@@ -7,6 +7,7 @@
  * mid-trial is rolled back at the next start.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "tune.h"
 #include "tune_act.h"
 #include "tune_host.h"
+#include "signals.h"
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
@@ -124,12 +126,50 @@ static void tcp_sample(void)
 	tcp_d_dsack = d_dsack;
 }
 
+/* The CPUs' softirq shares of the last interval (signals.c), for rx-spread: the busiest
+ * and the least busy online CPU, and the online CPUs as a mask (CPUs below 63). */
+static struct {
+	bool have;
+	uint32_t max_ppm, min_ppm;
+	int busiest;
+	int64_t online;
+} sirq;
+
+static void softirq_sample(void)
+{
+	unsigned int i, n = 0;
+	double max = -1, min = 2;
+
+	sirq.online = 0;
+	for (i = 0; i < signals_cpu_count(); i++) {
+		const struct cpu_signals *c = signals_cpu(i);
+
+		if (!c->online || !c->have_softirq)
+			continue;
+		n++;
+		if (c->cpu < 63)
+			sirq.online |= (int64_t)1 << c->cpu;
+		if (c->softirq_share > max) {
+			max = c->softirq_share;
+			sirq.busiest = (int)c->cpu;
+		}
+		if (c->softirq_share < min)
+			min = c->softirq_share;
+	}
+	/* One CPU has nothing to spread to; none means /proc/stat was not read. */
+	sirq.have = n >= 2 && !signals_missing("softirq")[0];
+	sirq.max_ppm = sirq.have ? (uint32_t)(fmin(max, 1) * 1e6) : 0;
+	sirq.min_ppm = sirq.have ? (uint32_t)(fmin(min, 1) * 1e6) : 0;
+}
+
 void tune_sample_begin(void)
 {
 	uint64_t ns;
 
-	if (tuner)
+	if (tuner) {
 		tcp_sample();
+		softirq_sample();
+	}
 	/* Kernel time of all CPUs: where the network stack's cost shows. */
 	if (cpustat_kernel_ns(&ns) < 0)
 		return;
@@ -192,6 +232,12 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 		sample_build(&s, &tp->prev, &now_r, &se, &seg);
 		s.ts_ms = now / 1000;
+		if (sirq.have) {
+			s.have |= TUNER_HAVE_SOFTIRQ;
+			s.softirq_max_ppm = sirq.max_ppm;
+			s.softirq_min_ppm = sirq.min_ppm;
+			s.softirq_busiest = sirq.busiest;
+		}
 		tune_host_add_traffic(&s);
 		tp->retrans_segs += seg;
 		tp->retrans_spurious += seg - s.tcp_retransmits;
@@ -221,6 +267,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;
+	env.n_napi = ifc->m->snap.n_napi;
+	env.cpus_online = sirq.online;
 	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
 	 * on, trials do not. */
 	env.autotune = ifc->autotune && !tp->paused && trust_ok();

@@ -83,10 +83,11 @@ hl_flood_stop() {
 	HL_LOOPS=()
 }
 
-# hl_daemon: rtltuned in B managing vb with the host's files, gro pinned (the gro-off rule
-# would give vb a NAPI and take the backlog out of the path: a fix of another layer).
+# hl_daemon: rtltuned in B managing vb with the host's files, gro and rps_cpus pinned (the
+# gro-off rule would give vb a NAPI and take the backlog out of the path, rx-spread would
+# move the work to the other CPU's backlog: fixes of another layer, tried on their own).
 hl_daemon() {
-	printf '[daemon]\nsample_interval = 500ms\npin = gro\n' >"$T_TMP/rtltuned.conf"
+	printf '[daemon]\nsample_interval = 500ms\npin = gro, rps_cpus\n' >"$T_TMP/rtltuned.conf"
 	D_ENV=(RTLTUNE_PROC_SYS="$HL_PS")
 	d_start "$B" --config "$T_TMP/rtltuned.conf" --interfaces vb
 }

@@ -53,6 +53,7 @@ enum tuner_have {
 	TUNER_HAVE_TX_FAULTS = 1u << 4, /* tx_busy, tx_timeouts */
 	TUNER_HAVE_CPU = 1u << 5,	/* cpu_ns */
 	TUNER_HAVE_SOFTNET = 1u << 6,	/* backlog_drops, time_squeeze (the host's samples) */
+	TUNER_HAVE_SOFTIRQ = 1u << 7,	/* softirq_max_ppm, softirq_min_ppm, softirq_busiest */
 };
 
 /*
@@ -91,6 +92,10 @@ struct tuner_sample {
 	 * softirqs processed (softnet_stat), rx_bytes what the managed interfaces received. */
 	uint64_t backlog_drops; /* packets a full per-CPU backlog dropped (CPU_BACKLOG) */
 	uint64_t time_squeeze;	/* NET_RX runs that ran out of budget with work left */
+	/* The CPUs' softirq time over the interval, in millionths of it: the busiest CPU's
+	 * (and its number) and the least busy one's (host-wide: every device's receive work). */
+	uint32_t softirq_max_ppm, softirq_min_ppm;
+	int32_t softirq_busiest;
 };
 
 /* The interface as it is now, and what the tuner may do to it. Passed with every sample. */
@@ -114,6 +119,10 @@ struct tuner_env {
 	 * never tried, and a trial of it ends at once without a rollback (TUNER_ABANDON). */
 	bool manual[KNOB__COUNT];
 	bool autotune; /* `autotune on|off IFACE`, --no-autotune */
+	/* The device's NAPIs (-1: not known; 0: it delivers through the CPUs' backlogs) and
+	 * the online CPUs (bit n: CPU n, for CPUs below 63), for rx-spread. */
+	int n_napi;
+	int64_t cpus_online;
 };
 
 /*
@@ -154,6 +163,8 @@ struct tuner_config {
 	double squeeze_share;		  /* 0.0005: time squeezes / packets that call for a raise */
 	int64_t budget_max;		  /* 4800: netdev_budget is never raised above this */
 	int64_t budget_usecs_max;	  /* 32000: nor netdev_budget_usecs above this */
+	double spread_busy_share;	  /* 0.5: busiest CPU's softirq share that is saturation */
+	double spread_free_share;	  /* 0.2: another CPU's softirq share that leaves it free */
 	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
 	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };
@@ -183,6 +194,8 @@ enum tuner_rule {
 	TUNER_RULE_GRO_OFF,    /* high frame rate received with GRO off -> GRO on */
 	TUNER_RULE_GRO_AT_CAP, /* merged skbs pile up at gro_max_size -> raise it */
 	TUNER_RULE_MTU,	       /* full frames, admin allowed a larger MTU -> raise it */
+	TUNER_RULE_RX_SPREAD,  /* receive work holds one CPU, another is free -> threaded
+				* NAPI (a device with NAPIs) or RPS (one without) */
 	/* The host's (TUNER_HOST) rules: fixes that raise a host-wide knob. */
 	TUNER_RULE_BACKLOG, /* per-CPU backlogs overflow -> raise netdev_max_backlog */
 	TUNER_RULE_SQUEEZE, /* NET_RX runs out of budget -> raise netdev_budget(_usecs) */

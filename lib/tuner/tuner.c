@@ -323,6 +323,9 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	p->drops = (double)s->drops;
 	p->backlog_drops = (double)s->backlog_drops;
 	p->squeezes = (double)s->time_squeeze;
+	p->softirq_max = (double)s->softirq_max_ppm / 1e6;
+	p->softirq_min = (double)s->softirq_min_ppm / 1e6;
+	p->busiest = s->softirq_busiest;
 	p->busy = (double)s->tx_busy;
 	p->timeouts = (double)s->tx_timeouts;
 	p->cpu_ns = (double)s->cpu_ns;

@@ -44,6 +44,8 @@ void tuner_config_default(struct tuner_config *c)
 		.squeeze_share = 0.0005,
 		.budget_max = 4800,
 		.budget_usecs_max = 32000,
+		.spread_busy_share = 0.5,
+		.spread_free_share = 0.2,
 		.backoff_initial_ms = 300000,
 		.backoff_max_ms = 86400000,
 	};
@@ -94,6 +96,8 @@ static const struct cfg_key {
 	K(squeeze_share, CT_DOUBLE, 1e-7, 1),
 	K(budget_max, CT_I64, 64, 1 << 20),
 	K(budget_usecs_max, CT_I64, 100, 1000000),
+	K(spread_busy_share, CT_DOUBLE, 0.05, 1),
+	K(spread_free_share, CT_DOUBLE, 0, 1),
 #undef K
 	{"backoff_initial", CT_MS, offsetof(struct tuner_config, backoff_initial_ms), 1000,
 	 7 * 86400000.0},
@@ -274,6 +278,7 @@ const char *tuner_rule_name(enum tuner_rule r)
 		[TUNER_RULE_GSO_AT_CAP] = "gso-at-cap", [TUNER_RULE_GRO_OFF] = "gro-off",
 		[TUNER_RULE_GRO_AT_CAP] = "gro-at-cap", [TUNER_RULE_MTU] = "mtu",
 		[TUNER_RULE_BACKLOG] = "backlog-drops", [TUNER_RULE_SQUEEZE] = "time-squeeze",
+		[TUNER_RULE_RX_SPREAD] = "rx-spread",
 	};
 	return (unsigned int)r < TUNER_RULE__COUNT ? names[r] : "?";
 }

@@ -30,6 +30,8 @@ struct point {
 	double retrans, drops, busy, timeouts, cpu_ns;
 	double retrans_skbs; /* the retransmissions the segments went out in */
 	double backlog_drops, squeezes; /* the host's (TUNER_HAVE_SOFTNET) */
+	double softirq_max, softirq_min; /* shares of the interval (TUNER_HAVE_SOFTIRQ) */
+	int busiest;
 };
 
 /*
@@ -132,7 +134,7 @@ struct trial {
 /* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes; the
  * host's net.core knobs) have a slot (test_rule_knobs_in_range checks): per-knob backoff
  * and counts are kept for those; a knob without one would get no backoff and no count. */
-#define TUNER_KNOBS (LINK_KNOBS + KNOB_HOST_COUNT)
+#define TUNER_KNOBS (LINK_KNOBS + KNOB_HOST_COUNT + 2)
 
 /* Knob k's slot in the rows below, -1 for a knob no rule acts on. */
 static inline int tnr_knob_slot(enum knob_id k)
@@ -141,13 +143,20 @@ static inline int tnr_knob_slot(enum knob_id k)
 		return (int)k;
 	if (knob_is_host(k))
 		return LINK_KNOBS + (int)(k - KNOB_FIRST_HOST);
+	if (k == KNOB_NAPI_THREADED)
+		return LINK_KNOBS + KNOB_HOST_COUNT;
+	if (k == KNOB_RPS_CPUS)
+		return LINK_KNOBS + KNOB_HOST_COUNT + 1;
 	return -1;
 }
 
 static inline enum knob_id tnr_slot_knob(int slot)
 {
-	return slot < LINK_KNOBS ? (enum knob_id)slot
-				 : (enum knob_id)(KNOB_FIRST_HOST + slot - LINK_KNOBS);
+	if (slot < LINK_KNOBS)
+		return (enum knob_id)slot;
+	if (slot < LINK_KNOBS + KNOB_HOST_COUNT)
+		return (enum knob_id)(KNOB_FIRST_HOST + slot - LINK_KNOBS);
+	return slot == LINK_KNOBS + KNOB_HOST_COUNT ? KNOB_NAPI_THREADED : KNOB_RPS_CPUS;
 }
 
 struct iface {
@@ -199,6 +208,8 @@ struct agg {
 	unsigned int n, have;
 	double secs, tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_segs;
 	double gso_skbs, gso_at_cap, rx_skbs, gro_at_cap, cpu_ns;
+	double softirq_max, softirq_min; /* time-weighted means of the samples' shares */
+	int busiest;			 /* the busiest CPU of the newest sample */
 	double ev[F__COUNT], ex[F__COUNT];
 	/* Independent occurrences behind ev: retransmitted segments come in bursts (one
 	 * retransmitted skb resends many), so their count is far from Poisson. */

@@ -300,6 +300,73 @@ static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)
 		 share * 100, rate, cur, max, to);
 }
 
+/*
+ * Receive work that saturates one CPU while another has softirq time to spare: spread it.
+ * A device with NAPIs gets them threaded (each a kthread the scheduler can move to a free
+ * CPU, NAPI's threaded mode since 5.12); one without (veth without GRO or XDP: its frames
+ * go through the sending CPU's backlog) gets RPS to the other CPUs (rps_cpus of its rx
+ * queues without the busy one: frames then queue to their backlogs). Judged as a gain:
+ * kept only when throughput rises beyond noise (a second CPU costs CPU, so CPU per byte
+ * rarely falls; it is the tie-breaker as for every gain).
+ */
+static void rule_rx_spread(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	bool napi = x->env->n_napi > 0;
+	enum knob_id k = napi ? KNOB_NAPI_THREADED : KNOB_RPS_CPUS;
+	int64_t cur = x->env->knob[k], to;
+	double pps, frame;
+
+	cand_init(c, TUNER_RULE_RX_SPREAD, k, TUNER_UP);
+	if (x->env->n_napi < 0 || cur < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "%s not known",
+				x->env->n_napi < 0 ? "the device's NAPIs" : knob_name(k));
+	if (!x->a.n)
+		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
+	if (!sampled(x, TUNER_HAVE_SOFTIRQ))
+		return cand_set(c, TUNER_CAND_NO_DATA, "softirq time per CPU not sampled");
+	if (gain_blocked(x, c))
+		return;
+	if (cur != 0)
+		return cand_set(c, TUNER_CAND_AT_LIMIT, "%s", napi ? "its NAPIs are threaded"
+								    : "rps_cpus is set");
+	pps = x->a.rx_pkts / x->a.secs;
+	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
+	if (pps < cfg->gro_on_min_pps)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f frames/s received (< %.0f)", pps,
+				cfg->gro_on_min_pps);
+	/* A bulk sender receives acknowledgements at a high rate: its own receive work is
+	 * not what saturates a CPU. */
+	if (frame < GRO_MIN_FRAME_BYTES)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%.0f frames/s received averaging %.0f bytes (< %d): "
+				"acknowledgements or small messages",
+				pps, frame, GRO_MIN_FRAME_BYTES);
+	if (x->a.softirq_max < cfg->spread_busy_share ||
+	    x->a.softirq_min > cfg->spread_free_share)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"the busiest CPU spends %.0f%% in softirq, the least busy %.0f%% "
+				"(spread when >= %.0f%% and <= %.0f%%)",
+				x->a.softirq_max * 100, x->a.softirq_min * 100,
+				cfg->spread_busy_share * 100, cfg->spread_free_share * 100);
+	if (napi) {
+		to = 1;
+	} else {
+		to = x->env->cpus_online;
+		if (x->a.busiest >= 0 && x->a.busiest < 63)
+			to &= ~((int64_t)1 << x->a.busiest);
+		if (to <= 0)
+			return cand_set(c, TUNER_CAND_NOT_ALLOWED,
+					"no other CPU online to steer frames to");
+	}
+	cand_change(c, k, 0, to);
+	cand_set(c, TUNER_CAND_READY,
+		 "receive work at %.0f frames/s holds CPU %d at %.0f%% softirq while the least "
+		 "busy CPU spends %.0f%%: try %s",
+		 pps, x->a.busiest, x->a.softirq_max * 100, x->a.softirq_min * 100,
+		 napi ? "threaded NAPI" : "RPS to the other CPUs");
+}
+
 static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 {
 	const struct tuner_env *e = x->env;
@@ -473,6 +540,7 @@ static void rule_elsewhere(const struct ctx *x, enum tuner_rule r, struct tuner_
 		[TUNER_RULE_GSO_FAULTS] = KNOB_GSO_MAX_SIZE, [TUNER_RULE_TSO_FAULTS] = KNOB_TSO,
 		[TUNER_RULE_GSO_AT_CAP] = KNOB_GSO_MAX_SIZE, [TUNER_RULE_GRO_OFF] = KNOB_GRO,
 		[TUNER_RULE_GRO_AT_CAP] = KNOB_GRO_MAX_SIZE, [TUNER_RULE_MTU] = KNOB_MTU,
+		[TUNER_RULE_RX_SPREAD] = KNOB_NAPI_THREADED,
 		[TUNER_RULE_BACKLOG] = KNOB_NETDEV_MAX_BACKLOG,
 		[TUNER_RULE_SQUEEZE] = KNOB_NETDEV_BUDGET,
 	};
@@ -535,7 +603,8 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 	static const enum tuner_rule order[] = {TUNER_RULE_GSO_FAULTS, TUNER_RULE_TSO_FAULTS,
 						TUNER_RULE_GSO_AT_CAP, TUNER_RULE_GRO_OFF,
 						TUNER_RULE_GRO_AT_CAP, TUNER_RULE_MTU,
-						TUNER_RULE_BACKLOG,    TUNER_RULE_SQUEEZE};
+						TUNER_RULE_RX_SPREAD,  TUNER_RULE_BACKLOG,
+						TUNER_RULE_SQUEEZE};
 	struct ctx x = {.t = t, .ifc = ifc, .env = env, .w = w, .now = now};
 	bool host = ifc->ifindex == TUNER_HOST;
 	unsigned int i;
@@ -562,7 +631,8 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 		rule_gro_off(&x, &cands[TUNER_RULE_GRO_OFF]);
 		rule_gro_at_cap(&x, &cands[TUNER_RULE_GRO_AT_CAP]);
 		rule_mtu(&x, &cands[TUNER_RULE_MTU]);
-		for (i = TUNER_RULE_GSO_AT_CAP; i <= TUNER_RULE_MTU; i++)
+		rule_rx_spread(&x, &cands[TUNER_RULE_RX_SPREAD]);
+		for (i = TUNER_RULE_GSO_AT_CAP; i <= TUNER_RULE_RX_SPREAD; i++)
 			cand_gate(&x, &cands[i]);
 		if ((env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM) &&
 		    cands[TUNER_RULE_TSO_FAULTS].status == TUNER_CAND_READY)

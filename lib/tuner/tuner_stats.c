@@ -414,6 +414,9 @@ void tnr_aggregate(const struct window *w, struct agg *a)
 		a->rx_skbs += p->rx_skbs;
 		a->gro_at_cap += p->gro_at_cap;
 		a->cpu_ns += p->cpu_ns;
+		a->softirq_max += p->softirq_max * p->secs;
+		a->softirq_min += p->softirq_min * p->secs;
+		a->busiest = p->busiest;
 		for (f = 0; f < F__COUNT; f++) {
 			a->ev[f] += fault_events(p, f);
 			a->ex[f] += fault_exposure(p, f);
@@ -421,6 +424,10 @@ void tnr_aggregate(const struct window *w, struct agg *a)
 		}
 	}
 	a->n = w->n;
+	if (a->secs > 0) {
+		a->softirq_max /= a->secs;
+		a->softirq_min /= a->secs;
+	}
 }
 
 double tnr_agg_rate(const struct agg *a, enum fault f)

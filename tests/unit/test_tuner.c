@@ -979,8 +979,14 @@ static void test_fault_appearing_waits(void **state)
 }
 
 /* The tuner keeps backoff and counts for the knobs with a slot only (lib/tuner/tuner_priv.h
- * TUNER_KNOBS: below KNOB_FIRST_ETHNL, and the host's): every rule's candidate and every
- * change it carries stays there. */
+ * TUNER_KNOBS: below KNOB_FIRST_ETHNL, the host's, napi_threaded and rps_cpus): every rule's
+ * candidate and every change it carries stays there. */
+static bool has_slot(enum knob_id k)
+{
+	return (unsigned int)k < KNOB_FIRST_ETHNL || knob_is_host(k) || k == KNOB_NAPI_THREADED ||
+	       k == KNOB_RPS_CPUS;
+}
+
 static void test_rule_knobs_in_range(void **state)
 {
 	struct tuner_recommendation rec;
@@ -992,11 +998,9 @@ static void test_rule_knobs_in_range(void **state)
 	sim_run(&s, 30);
 	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
 	for (i = 0; i < TUNER_RULE__COUNT; i++) {
-		assert_true((unsigned int)rec.cands[i].knob < KNOB_FIRST_ETHNL ||
-			    knob_is_host(rec.cands[i].knob));
+		assert_true(has_slot(rec.cands[i].knob));
 		for (j = 0; j < rec.cands[i].n_changes; j++)
-			assert_true((unsigned int)rec.cands[i].changes[j].knob < KNOB_FIRST_ETHNL ||
-				    knob_is_host(rec.cands[i].changes[j].knob));
+			assert_true(has_slot(rec.cands[i].changes[j].knob));
 	}
 	sim_free(&s);
 }

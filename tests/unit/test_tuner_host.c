@@ -4,7 +4,9 @@
  * backlog drops raise net.core.netdev_max_backlog, time squeezes netdev_budget and
  * netdev_budget_usecs, each a fix that steps up to its cap within one trial and is kept
  * when its fault falls, rolled back when it costs throughput or cures nothing. Host
- * samples (TUNER_HOST) run only these rules, a device's samples never do.
+ * samples (TUNER_HOST) run only these rules, a device's samples never do. And the device
+ * rule of the same layer, rx-spread: receive work saturating one CPU while another is free
+ * gets RPS (a device without NAPI) or threaded NAPI, kept only on a throughput gain.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -34,6 +36,10 @@ struct hsim {
 	int64_t backlog_needed, budget_needed;
 	bool drops_stay;
 	double cost_per_doubling;
+	/* rx-spread: the throughput gain spreading brings (1: none), and whether the CPUs'
+	 * softirq time is balanced from the start. */
+	double spread_gain;
+	bool balanced;
 	unsigned int n_kind[TUNER_ACTION__COUNT];
 	struct tuner_action last[TUNER_ACTION__COUNT];
 	unsigned int steps;
@@ -66,6 +72,21 @@ static void hsim_init(struct hsim *s, int ifindex)
 	s->now = 1000000;
 	s->backlog_needed = 64;
 	s->budget_needed = 0;
+}
+
+/* One second of a device receiving a flood (rx-spread): CPU 0 saturated until spread. */
+static void model_rx(struct hsim *s, struct tuner_sample *o)
+{
+	bool spread = s->env.knob[KNOB_RPS_CPUS] > 0 || s->env.knob[KNOB_NAPI_THREADED] > 0;
+	double bps = 1e9 * (spread ? s->spread_gain : 1) * (1 + 0.03 * (uniform(s) - 0.5));
+
+	o->have = TUNER_HAVE_SOFTIRQ | TUNER_HAVE_CPU;
+	o->rx_bytes = (uint64_t)bps;
+	o->rx_packets = (uint64_t)(bps / 1400);
+	o->cpu_ns = 900000000;
+	o->softirq_busiest = 0;
+	o->softirq_max_ppm = spread || s->balanced ? 600000 : 950000;
+	o->softirq_min_ppm = spread || s->balanced ? 500000 : 30000;
 }
 
 /* One second of the host: packets processed, drops at the backlog, squeezes. */
@@ -123,7 +144,10 @@ static void run(struct hsim *s, unsigned int n)
 		memset(&smp, 0, sizeof(smp));
 		smp.ts_ms = s->now;
 		smp.interval_ms = 1000;
-		model(s, &smp);
+		if (s->ifindex == TUNER_HOST)
+			model(s, &smp);
+		else
+			model_rx(s, &smp);
 		assert_int_equal(tuner_feed(s->t, s->ifindex, &smp, &s->env, s->now, &a), 0);
 		act(s, &a);
 	}
@@ -270,6 +294,59 @@ static void test_rules_stay_home(void **state)
 	tuner_free(s.t);
 }
 
+/* A device without NAPI, CPU 0 saturated, CPU 1 free: RPS to CPU 1, kept on +40%. */
+static void test_rx_spread_rps(void **state)
+{
+	struct hsim s;
+
+	(void)state;
+	hsim_init(&s, 7);
+	s.env.n_napi = 0;
+	s.env.knob[KNOB_RPS_CPUS] = 0;
+	s.env.knob[KNOB_NAPI_THREADED] = LINK_UNSET;
+	s.env.cpus_online = 3;
+	s.spread_gain = 1.4;
+	run(&s, 60);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 1);
+	assert_int_equal(s.last[TUNER_START_TRIAL].rule, TUNER_RULE_RX_SPREAD);
+	assert_int_equal(s.last[TUNER_START_TRIAL].knob, KNOB_RPS_CPUS);
+	assert_int_equal(s.n_kind[TUNER_KEEP], 1);
+	assert_int_equal(s.env.knob[KNOB_RPS_CPUS], 2); /* CPU 1, not the busy CPU 0 */
+	tuner_free(s.t);
+}
+
+/* A device with a NAPI: threaded NAPI tried; no gain, rolled back; balanced: nothing. */
+static void test_rx_spread_threaded(void **state)
+{
+	struct tuner_recommendation rec;
+	struct hsim s;
+
+	(void)state;
+	hsim_init(&s, 7);
+	s.env.n_napi = 1;
+	s.env.knob[KNOB_NAPI_THREADED] = 0;
+	s.env.knob[KNOB_RPS_CPUS] = 0;
+	s.env.cpus_online = 3;
+	s.spread_gain = 1.0;
+	run(&s, 90);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 1);
+	assert_int_equal(s.last[TUNER_START_TRIAL].knob, KNOB_NAPI_THREADED);
+	assert_int_equal(s.n_kind[TUNER_KEEP], 0);
+	assert_int_equal(s.env.knob[KNOB_NAPI_THREADED], 0);
+	tuner_free(s.t);
+
+	hsim_init(&s, 7);
+	s.env.n_napi = 1;
+	s.env.knob[KNOB_NAPI_THREADED] = 0;
+	s.env.cpus_online = 3;
+	s.balanced = true;
+	run(&s, 30);
+	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 0);
+	assert_int_equal(tuner_recommend(s.t, 7, s.now, &rec), 0);
+	assert_int_equal(rec.cands[TUNER_RULE_RX_SPREAD].status, TUNER_CAND_NO_EVIDENCE);
+	tuner_free(s.t);
+}
+
 static void test_next_value(void **state)
 {
 	struct tuner_config cfg;
@@ -293,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_squeeze),
 		cmocka_unit_test(test_backlog_pinned),
 		cmocka_unit_test(test_rules_stay_home),
+		cmocka_unit_test(test_rx_spread_rps),
+		cmocka_unit_test(test_rx_spread_threaded),
 		cmocka_unit_test(test_next_value),
 	};
 
