@@ -73,7 +73,7 @@ int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *ou
 			 struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err);
 /*
  * One link of the network namespace with id nsid here (IFLA_TARGET_NETNSID: the kernel
- * reads it there, 4.20+), over this namespace's socket: a pod's veth read without entering
+ * reads it there), over this namespace's socket: a pod's veth read without entering
  * its namespace. -ENODEV "interface N of netns id M disappeared".
  */
 int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
