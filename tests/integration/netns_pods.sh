@@ -207,3 +207,40 @@ for p in "${PODS[@]}"; do t_eq "$(t_ip_attr "$p" eth0 gso_max_size)" 16384 "$p/e
 rc=0
 d_stop || rc=$?
 t_eq "$rc" 0 "clean exit"
+
+t_log "5. SIGKILL in the middle of a pod's change: the next start rolls it back, restore exact"
+# Every device at the profile's value already (nothing to apply at start) but pod1's eth0,
+# which an explicit apply then raises, paused after its first change.
+for d in up0 vp1 vp2 vp3 vp4 br0; do ip -n "$NODE" link set "$d" gso_max_size 65536; done
+for p in "${PODS[@]}"; do ip -n "$p" link set eth0 gso_max_size 65536; done
+D_ENV=(RTLTUNE_PROFILE_PATH="$PROFILES" RTLTUNE_TEST_DELAY=apply_knob_2=30000)
+d_start "$NODE" --config "$CONF"
+d_wait_samples 1
+ip -n "${PODS[0]}" link set eth0 gso_max_size 16384 # its IPv4 twin follows (<= 64K)
+d_wait_samples 2
+before5=$(every_state)
+cli apply big "${PODS[0]}/eth0" >/dev/null 2>&1 &
+t_defer "kill $! 2>/dev/null || true"
+for ((i = 0; i < 200; i++)); do
+	[ "$(t_ip_attr "${PODS[0]}" eth0 gso_max_size)" = 65536 ] && break
+	sleep 0.05
+done
+t_eq "$(t_ip_attr "${PODS[0]}" eth0 gso_max_size)" 65536 "pod1's first change made"
+grep -q '^inflight' "$D_STATE/journal" || t_fail "no operation in flight"
+kill -9 "$D_PID"
+wait "$D_PID" 2>/dev/null || true
+t_eq "$(t_ip_attr "${PODS[0]}" eth0 gso_max_size)" 65536 "left half done by the SIGKILL"
+D_ENV=(RTLTUNE_PROFILE_PATH="$PROFILES")
+d_start "$NODE" --config "$CONF"
+for ((i = 0; i < 100; i++)); do
+	grep -q "${PODS[0]}/eth0: rolled back the apply that was in flight" "$D_LOG" && break
+	sleep 0.05
+done
+grep -q "${PODS[0]}/eth0: rolled back the apply that was in flight" "$D_LOG" ||
+	t_fail "the interrupted apply on ${PODS[0]}/eth0 was not rolled back"
+echo "ok: the interrupted apply on ${PODS[0]}/eth0 rolled back at start"
+d_wait_samples 2
+cli restore >/dev/null
+t_eq "$(every_state)" "$before5" "every device as before the interrupted apply, after restore"
+d_stop
+grep -E "netns|${T_ID}-pod" "$D_LOG" | sed 's/^/# log: /' | head -40
