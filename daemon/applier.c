@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "outside.h"
 #include "rtltune/actuate.h"
+#include "rtltune/netns.h"
 #include "rtltune/profile.h"
 #include "trust.h"
 
@@ -28,7 +29,7 @@
 static void account(struct iface *ifc, const struct plan *set, unsigned int n, int rc,
 		    const char *why)
 {
-	char a[24], b[24];
+	char a[24], b[24], who[IFACE_NAME_MAX];
 	unsigned int u;
 	int k;
 
@@ -55,7 +56,10 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 				continue;
 			if (ifc->m)
 				ifc->m->apply.changes++;
-			dlog(LOG_NOTICE, plan->ifname, "%s %s -> %s (%s%s%s)",
+			/* A pod's devices are named NETNS/IFACE, as the table names them. */
+			snprintf(who, sizeof(who), "%s%s%s", ifc->ns ? iface_netns_name(ifc) : "",
+				 ifc->ns ? "/" : "", plan->ifname);
+			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)",
 			     knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
 			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)),
@@ -67,8 +71,8 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 	/* The read-back is the interface's new snapshot (and the uppers' theirs: what
 	 * rtltuned set there is its own too); a failed run is read again. */
 	for (u = 1; u < n; u++)
-		if (set[u].after_valid && iface_by_index(set[u].ifindex))
-			iface_update(iface_by_index(set[u].ifindex), &set[u].after);
+		if (set[u].after_valid && iface_by_dev(ifc->ns, set[u].ifindex))
+			iface_update(iface_by_dev(ifc->ns, set[u].ifindex), &set[u].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else if (set[0].n_changes || n > 1)
@@ -151,7 +155,7 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	struct nic nic;
 	int r, n_links;
 
-	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, err);
+	r = iface_snapshot(ifc, &nic, err);
 	if (r < 0)
 		return r;
 	st = stack_of(ifc, &links, &n_links);
@@ -428,9 +432,9 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	 * keep the interface changed (docs/journal.md). */
 	journal_set_inflight_optional(j, true);
 	memset(&set[0], 0, sizeof(set[0]));
-	snprintf(set[0].ifname, sizeof(set[0].ifname), "%s", ifc->name);
+	snprintf(set[0].ifname, sizeof(set[0].ifname), "%s", ifc->dev);
 	st = stack_of(ifc, &links, &n_links);
-	r = actuator_snapshot(rtd.act, ifc->ifindex, &nic, &e);
+	r = iface_snapshot(ifc, &nic, &e);
 	if (r == 0)
 		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note),
 				    &e);
@@ -487,18 +491,24 @@ static void forget(struct iface *gone)
 {
 	struct journal *j = NULL;
 	struct rterr err = {0};
+	struct netns *prev;
 	struct iface *ifc;
 	int *idx, n = 0;
 
 	idx = calloc(iface_count() + 1, sizeof(*idx));
 	if (!idx)
 		return;
+	/* The links of its namespace (a pod's: judged from inside it, journal_forget_gone()
+	 * goes by the caller's netns). */
 	for (ifc = iface_first(); ifc; ifc = ifc->next)
-		if (ifc != gone)
-			idx[n++] = ifc->ifindex;
-	if (trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, &err) == 0)
-		journal_forget_gone(j, idx, n, "daemon", NULL, &err);
-	journal_close(j);
+		if (ifc != gone && ifc->ns == gone->ns)
+			idx[n++] = ifc->dev_index;
+	if (netns_switch(gone->ns, &prev, &err) == 0) {
+		if (trust_journal_open(DAEMON_LOCK_WAIT_MS, &j, &err) == 0)
+			journal_forget_gone(j, idx, n, "daemon", NULL, &err);
+		journal_close(j);
+		netns_switch(prev, NULL, NULL);
+	}
 	free(idx);
 }
 
@@ -522,7 +532,8 @@ void applier_iface_event(struct iface *ifc, const struct iface_change *c)
 		schedule(ifc, 0);
 		break;
 	case IFACE_GONE:
-		if (c->was_managed)
+		/* A deleted namespace's records end all at once (pods.c). */
+		if (c->was_managed && !ifc->ns_gone)
 			forget(ifc);
 		break;
 	default:

@@ -107,7 +107,9 @@ static void track(struct iface *ifc)
 	struct rterr err = {0};
 	int slot;
 
-	if (slot_of(ifc->ifindex) > 0)
+	/* The probes know a device by its ifindex alone, which a pod's repeats in its own
+	 * namespace: a pod's interface is counted by its link counters (docs/namespaces.md). */
+	if (ifc->ns || slot_of(ifc->ifindex) > 0)
 		return;
 	slot = probes_select(probes, ifc->ifindex, &err);
 	if (slot < 0) {

@@ -22,6 +22,7 @@
 #include "recommend.h"
 #include "rtltune/actuate.h"
 #include "rtltune/link.h"
+#include "rtltune/netns.h"
 #include "rtltune/profile.h"
 #include "sampler.h"
 #include "signals.h"
@@ -116,6 +117,7 @@ static json_object *daemon_json(void)
 	json_object_object_add(d, "profile_loaded", json_object_new_boolean(rtd.profile != NULL));
 	json_object_object_add(d, "autotune", json_object_new_boolean(c->autotune));
 	json_object_object_add(d, "interfaces", strv_json(&c->interfaces));
+	json_object_object_add(d, "namespaces", strv_json(&c->namespaces));
 	json_object_object_add(d, "exclude", strv_json(&c->exclude));
 	json_object_object_add(d, "drivers", strv_json(&c->drivers));
 	json_object_object_add(d, "chips", strv_json(&c->chips));
@@ -248,7 +250,11 @@ static json_object *iface_status_json(const struct iface *ifc)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
-	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
+	json_object_object_add(o, "ifindex", json_object_new_int(ifc->dev_index));
+	json_object_object_add(o, "netns", opt_str(iface_netns_name(ifc)));
+	/* The journal's identity of a pod's device: its namespace's cookie (never reused). */
+	json_object_object_add(o, "netns_cookie",
+			       ifc->ns ? json_object_new_uint64(netns_cookie(ifc->ns)) : NULL);
 	json_object_object_add(o, "kind", opt_str(ifc->kind));
 	json_object_object_add(o, "driver", opt_str(ifc->driver));
 	json_object_object_add(o, "chip", opt_str(ifc->chip));
@@ -300,7 +306,8 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	unsigned int i;
 
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
-	json_object_object_add(o, "ifindex", json_object_new_int(ifc->ifindex));
+	json_object_object_add(o, "ifindex", json_object_new_int(ifc->dev_index));
+	json_object_object_add(o, "netns", opt_str(iface_netns_name(ifc)));
 	json_object_object_add(o, "driver", opt_str(ifc->driver));
 	json_object_object_add(o, "managed", json_object_new_boolean(ifc->managed));
 	if (!ifc->m)

@@ -12,6 +12,8 @@
 #include "loop.h"
 #include "rtltune/actuate.h"
 #include "rtltune/chipdb.h"
+#include "rtltune/journal.h"
+#include "rtltune/netns.h"
 
 /* <linux/if.h> has it but clashes with <net/if.h>; the value is kernel ABI. */
 #ifndef IFF_LOWER_UP
@@ -23,6 +25,7 @@
 static struct iface *ifaces;
 static unsigned int n_ifaces;
 static uint32_t sync_gen;
+static int next_pod_key = IFACE_POD_KEY_BASE;
 static iface_observer observers[MAX_OBSERVERS];
 static unsigned int n_observers;
 
@@ -68,6 +71,21 @@ struct iface *iface_by_index(int ifindex)
 	return NULL;
 }
 
+struct iface *iface_by_dev(const struct netns *ns, int ifindex)
+{
+	struct iface *i;
+
+	for (i = ifaces; i; i = i->next)
+		if (i->ns == ns && i->dev_index == ifindex)
+			return i;
+	return NULL;
+}
+
+const char *iface_netns_name(const struct iface *ifc)
+{
+	return ifc->ns ? netns_name(ifc->ns) : NULL;
+}
+
 struct iface *iface_by_name(const char *name)
 {
 	struct iface *i;
@@ -76,6 +94,54 @@ struct iface *iface_by_name(const char *name)
 		if (strcmp(i->name, name) == 0)
 			return i;
 	return NULL;
+}
+
+/* ---- the kernel's ways to an interface ----------------------------------------------- */
+
+int iface_snapshot(struct iface *ifc, struct nic *out, struct rterr *err)
+{
+	if (!rtd.act)
+		return rterr_sys(err, ENODEV, "%s: no actuator", ifc->name);
+	return actuator_snapshot_ns(rtd.act, ifc->ns, ifc->dev_index, out, err);
+}
+
+struct link_sock *iface_link_sock(struct iface *ifc)
+{
+	struct rterr err;
+	struct nic_io *io;
+
+	if (!ifc->ns)
+		return rtd.act ? actuator_link_sock(rtd.act) : NULL;
+	io = netns_io(ifc->ns, &err);
+	return io ? nic_io_links(io) : NULL;
+}
+
+int iface_ident(struct iface *ifc, struct journal_ident *id, struct rterr *err)
+{
+	struct netns *prev;
+	int r = netns_switch(ifc->ns, &prev, err);
+
+	if (r < 0)
+		return r;
+	r = journal_ident_read_index(ifc->dev_index, ifc->dev, id, err);
+	netns_switch(prev, NULL, NULL);
+	return r;
+}
+
+/* The device sockets of ifc's namespace, with the thread in it (*prev to go back to), or
+ * NULL. */
+static struct nic_io *io_enter(struct netns *ns, struct netns **prev)
+{
+	struct rterr err;
+	struct nic_io *io;
+
+	*prev = NULL;
+	if (!rtd.act)
+		return NULL;
+	io = ns ? netns_io(ns, &err) : actuator_io(rtd.act);
+	if (!io || netns_switch(ns, prev, &err) < 0)
+		return NULL;
+	return io;
 }
 
 /* ---- snapshot ---------------------------------------------------------------------- */
@@ -92,11 +158,15 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
 	if (ifc->m)
 		memcpy(ifc->m->knob, nic->val, sizeof(ifc->m->knob));
+	/* A snapshot made elsewhere (a read-back) may not say where it was read. */
+	if (ifc->m)
+		ifc->m->snap.ns = ifc->ns;
 	ifc->master = nic->link.master;
 	ifc->link = nic->link.link_netns ? 0 : nic->link.link;
 	ifc->knob_dirty = false;
 	if (ifc->m) {
 		ifc->m->snap = *nic;
+		ifc->m->snap.ns = ifc->ns;
 		chip_effective_limits(chip, nic, eff);
 		ifc->m->gso_max = eff[CHIP_LIMIT_GSO_MAX_SIZE].value;
 		ifc->m->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
@@ -120,8 +190,8 @@ bool iface_stacked(const struct iface *ifc)
 	if (ifc->master || (ifc->link && stack_kind_rides_on_link(ifc->kind)))
 		return true;
 	for (y = ifaces; y; y = y->next)
-		if (y->master == ifc->ifindex ||
-		    (y->link == ifc->ifindex && stack_kind_rides_on_link(y->kind)))
+		if (y->ns == ifc->ns && (y->master == ifc->dev_index ||
+					 (y->link == ifc->dev_index && stack_kind_rides_on_link(y->kind))))
 			return true;
 	return false;
 }
@@ -138,11 +208,13 @@ static void mgd_free(struct iface_mgd *m)
 	free(m);
 }
 
+/* A stack is within one namespace: its links are ifindexes there. */
 static bool neighbour(const struct iface *x, const struct iface *y)
 {
-	return y != x && (x->master == y->ifindex || y->master == x->ifindex ||
-			  (y->link == x->ifindex && stack_kind_rides_on_link(y->kind)) ||
-			  (x->link == y->ifindex && stack_kind_rides_on_link(x->kind)));
+	return y != x && y->ns == x->ns &&
+	       (x->master == y->dev_index || y->master == x->dev_index ||
+		(y->link == x->dev_index && stack_kind_rides_on_link(y->kind)) ||
+		(x->link == y->dev_index && stack_kind_rides_on_link(x->kind)));
 }
 
 void iface_read_stack(struct iface *ifc)
@@ -170,13 +242,14 @@ void iface_read_stack(struct iface *ifc)
 		}
 	m->n_stack_links = 0;
 	for (i = 0; i < n; i++) {
+		struct link_sock *ls = iface_link_sock(ifc);
 		struct rterr err;
 
-		if (link_get_index(actuator_link_sock(rtd.act), seen[i]->ifindex,
-				   &m->stack_links[m->n_stack_links], &err) == 0)
+		if (ls && link_get_index(ls, seen[i]->dev_index, &m->stack_links[m->n_stack_links],
+					 &err) == 0)
 			m->n_stack_links++;
 	}
-	stack_build(m->stack_links, m->n_stack_links, ifc->ifindex, &m->stack);
+	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, &m->stack);
 	for (i = 0; i < KNOB__COUNT; i++)
 		m->eff[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
 				    ? stack_effective(&m->snap.link, &m->stack, (enum knob_id)i)
@@ -209,8 +282,8 @@ void iface_upper_of(const struct iface *ifc, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (y = ifaces; y; y = y->next)
-		for (u = 0; y->m && u < y->m->stack.n_uppers; u++)
-			if (y->m->stack.uppers[u].li.ifindex == ifc->ifindex) {
+		for (u = 0; y->m && y->ns == ifc->ns && u < y->m->stack.n_uppers; u++)
+			if (y->m->stack.uppers[u].li.ifindex == ifc->dev_index) {
 				used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
 							 "%s%s", used ? "," : "", y->name);
 				break;
@@ -222,7 +295,7 @@ void iface_refresh(struct iface *ifc)
 	struct rterr err;
 	struct nic nic;
 
-	if (!rtd.act || actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+	if (!rtd.act || iface_snapshot(ifc, &nic, &err) < 0)
 		return; /* gone meanwhile: the DELLINK event removes it */
 	iface_update(ifc, &nic);
 }
@@ -259,7 +332,8 @@ void iface_count_external(struct iface *ifc, enum knob_id k)
 /* The config's globs, drivers and chips (lib/control/config.c, shared with rtltune doctor). */
 static bool select_iface(struct iface *ifc)
 {
-	struct config_link l = {.name = ifc->name,
+	struct config_link l = {.name = ifc->dev,
+				.netns = iface_netns_name(ifc),
 				.flags = ifc->flags,
 				.kind = ifc->kind,
 				.driver = ifc->driver,
@@ -332,18 +406,32 @@ static void restack_neighbours(struct iface *ifc)
 			iface_read_stack(y);
 }
 
-static void link_new(const struct link_info *li)
+/* ifc->name: the device's name, NETNS/ before it for a pod's. */
+static void set_name(struct iface *ifc, const char *dev)
+{
+	snprintf(ifc->dev, sizeof(ifc->dev), "%s", dev);
+	if (ifc->ns)
+		snprintf(ifc->name, sizeof(ifc->name), "%s/%s", netns_name(ifc->ns), dev);
+	else
+		snprintf(ifc->name, sizeof(ifc->name), "%s", dev);
+}
+
+static struct iface *link_new(struct netns *ns, const struct link_info *li)
 {
 	struct iface *ifc = calloc(1, sizeof(*ifc));
+	struct netns *prev;
+	struct nic_io *io;
 	struct nic nic;
 	int k;
 
 	if (!ifc) {
 		dlog(LOG_ERR, li->ifname, "out of memory tracking a new interface");
-		return;
+		return NULL;
 	}
-	ifc->ifindex = li->ifindex;
-	snprintf(ifc->name, sizeof(ifc->name), "%s", li->ifname);
+	ifc->ns = ns;
+	ifc->dev_index = li->ifindex;
+	ifc->ifindex = ns ? next_pod_key++ : li->ifindex;
+	set_name(ifc, li->ifname);
 	snprintf(ifc->kind, sizeof(ifc->kind), "%s", li->kind);
 	ifc->master = li->master;
 	ifc->link = li->link_netns ? 0 : li->link;
@@ -361,12 +449,20 @@ static void link_new(const struct link_info *li)
 	n_ifaces++;
 	/* Identity (driver, chip) decides selection: read it (not the ethtool groups nor the
 	 * NAPI and queue settings, which only a managed interface needs: a host of 1000
-	 * unmanaged veths stays cheap). */
-	nic_io_read_groups(actuator_io(rtd.act), 0);
-	nic_from_link(actuator_io(rtd.act), li, &nic);
-	nic_io_read_groups(actuator_io(rtd.act), NIC_GROUPS_ALL);
+	 * unmanaged veths stays cheap). A pod's is read in its namespace. */
+	io = io_enter(ns, &prev);
+	if (io) {
+		nic_io_read_groups(io, 0);
+		nic_from_link(io, li, &nic);
+		nic_io_read_groups(io, NIC_GROUPS_ALL);
+	} else {
+		nic_from_link_only(li, &nic);
+	}
+	nic.ns = ns;
 	iface_update(ifc, &nic);
-	ifc->managed = select_iface(ifc);
+	ifc->managed = io && select_iface(ifc);
+	if (!io)
+		snprintf(ifc->why, sizeof(ifc->why), "its namespace could not be entered");
 	if (ifc->managed) {
 		ifc->m = calloc(1, sizeof(*ifc->m));
 		if (!ifc->m) {
@@ -374,24 +470,29 @@ static void link_new(const struct link_info *li)
 			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
 		} else {
 			for (k = 0; k < ETHNL_GROUP_COUNT; k++)
-				nic_read_group(actuator_io(rtd.act), (enum ethnl_group)k, &nic);
-			nic_read_around(actuator_io(rtd.act), &nic);
+				nic_read_group(io, (enum ethnl_group)k, &nic);
+			nic_read_around(io, &nic);
 			iface_update(ifc, &nic);
 		}
 	}
+	if (io)
+		netns_switch(prev, NULL, NULL);
 	restack_neighbours(ifc);
-	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->ifindex,
+	dlog(LOG_INFO, ifc->name, "new interface (ifindex %d%s%s%s%s), %s", ifc->dev_index,
 	     ifc->kind[0] ? ", " : "", ifc->kind, ifc->driver[0] ? ", driver " : "", ifc->driver,
 	     ifc->managed ? "managed" : ifc->why);
 	tell(ifc, IFACE_NEW, false);
+	return ifc;
 }
 
 static void link_renamed(struct iface *ifc, const char *name)
 {
 	bool was = ifc->managed;
+	char old[IFACE_NAME_MAX];
 
-	dlog(LOG_INFO, name, "renamed from %s", ifc->name);
-	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
+	snprintf(old, sizeof(old), "%s", ifc->name);
+	set_name(ifc, name);
+	dlog(LOG_INFO, ifc->name, "renamed from %s", old);
 	state_changed();
 	tell(ifc, IFACE_RENAMED, was);
 	reselect(ifc);
@@ -415,18 +516,18 @@ static void carrier(struct iface *ifc, bool lower_up)
 	ifc->lower_up = lower_up;
 }
 
-void iface_link_seen(const struct link_info *li, bool event, const struct link_counters *st)
+static void link_seen(struct netns *ns, const struct link_info *li, bool event,
+		      const struct link_counters *st)
 {
-	struct iface *ifc = iface_by_index(li->ifindex);
+	struct iface *ifc = iface_by_dev(ns, li->ifindex);
 	const char *operstate = li->operstate[0] ? li->operstate : "unknown";
 
 	if (!ifc) {
-		link_new(li);
-		ifc = iface_by_index(li->ifindex);
+		ifc = link_new(ns, li);
 		if (!ifc)
 			return;
 	} else {
-		if (li->ifname[0] && strcmp(li->ifname, ifc->name) != 0)
+		if (li->ifname[0] && strcmp(li->ifname, ifc->dev) != 0)
 			link_renamed(ifc, li->ifname);
 		if ((bool)(li->flags & IFF_LOWER_UP) != ifc->lower_up)
 			carrier(ifc, li->flags & IFF_LOWER_UP);
@@ -443,8 +544,8 @@ void iface_link_seen(const struct link_info *li, bool event, const struct link_c
 			ifc->knob_dirty = true;
 			restack_neighbours(ifc);
 			/* The upper it left has one lower fewer. */
-			if (was && iface_by_index(was))
-				restack_neighbours(iface_by_index(was));
+			if (was && iface_by_dev(ns, was))
+				restack_neighbours(iface_by_dev(ns, was));
 		}
 		/* Only a notification can mean a knob changed (set by us, ip, ethtool, the
 		 * driver: a feature change is announced with RTM_NEWLINK too). Dump replies
@@ -457,6 +558,17 @@ void iface_link_seen(const struct link_info *li, bool event, const struct link_c
 		ifc->m->link = *st;
 		ifc->m->have_link = true;
 	}
+}
+
+void iface_link_seen(const struct link_info *li, bool event, const struct link_counters *st)
+{
+	link_seen(NULL, li, event, st);
+}
+
+void iface_pod_seen(struct netns *ns, const struct link_info *li, bool event,
+		    const struct link_counters *st)
+{
+	link_seen(ns, li, event, st);
 }
 
 static void iface_free(struct iface *ifc)
@@ -476,14 +588,40 @@ static void iface_free(struct iface *ifc)
 	state_changed();
 }
 
-void iface_link_removed(int ifindex, const char *how)
+static void link_removed(struct netns *ns, int ifindex, const char *how)
 {
-	struct iface *ifc = iface_by_index(ifindex);
+	struct iface *ifc = iface_by_dev(ns, ifindex);
 
 	if (!ifc)
 		return;
-	dlog(LOG_INFO, ifc->name, "interface %s (ifindex %d)", how, ifc->ifindex);
+	dlog(LOG_INFO, ifc->name, "interface %s (ifindex %d)", how, ifc->dev_index);
 	iface_free(ifc);
+}
+
+void iface_link_removed(int ifindex, const char *how)
+{
+	link_removed(NULL, ifindex, how);
+}
+
+void iface_pod_removed(struct netns *ns, int ifindex, const char *how)
+{
+	link_removed(ns, ifindex, how);
+}
+
+unsigned int iface_netns_gone(struct netns *ns)
+{
+	struct iface *ifc, *next;
+	unsigned int n = 0;
+
+	for (ifc = ifaces; ifc; ifc = next) {
+		next = ifc->next;
+		if (ifc->ns != ns)
+			continue;
+		ifc->ns_gone = true;
+		iface_free(ifc);
+		n++;
+	}
+	return n;
 }
 
 void iface_sync_begin(void)
@@ -495,10 +633,11 @@ void iface_sync_end(void)
 {
 	struct iface *ifc, *next;
 
+	/* A dump is of the daemon's own namespace: pods' interfaces are pods.c's. */
 	for (ifc = ifaces; ifc; ifc = next) {
 		next = ifc->next;
-		if (ifc->seen_gen != sync_gen)
-			iface_link_removed(ifc->ifindex, "vanished (missed event)");
+		if (!ifc->ns && ifc->seen_gen != sync_gen)
+			iface_link_removed(ifc->dev_index, "vanished (missed event)");
 	}
 }
 

@@ -15,7 +15,8 @@
 
 /*
  * The interface table: one owner (iface.c) of every interface of the daemon's network
- * namespace and of its lifecycle (appear, rename, selection, gone, resynchronisation).
+ * namespace (and, with `namespaces =`, of the pods' interfaces its veths lead to:
+ * docs/namespaces.md) and of its lifecycle (appear, rename, selection, gone, resynchronisation).
  * The link monitor reports what rtnetlink says; the modules that keep something per
  * interface (probes, applier, tuner, sampler) subscribe to the table's events instead of
  * being called from wherever a change is noticed. Each part of an interface has one
@@ -101,11 +102,25 @@ struct iface_mgd {
 	struct iface_signals *signals; /* signals.c: queue stats, NAPI threads */
 };
 
+/* NETNS/IFACE: a pod's interface as every output names it. */
+#define IFACE_NAME_MAX (64 + IF_NAMESIZE)
+/* The table's keys of pods' interfaces (struct iface.ifindex) start here: their own
+ * ifindexes are another namespace's and repeat the daemon's. */
+#define IFACE_POD_KEY_BASE 0x40000000
+
 struct iface {
 	struct iface *next;
 	/* iface.c, from rtnetlink and the interface's snapshot: */
-	int ifindex;
-	char name[IF_NAMESIZE];
+	int ifindex; /* the table's key: its ifindex, or for a pod's interface one from
+		      * IFACE_POD_KEY_BASE up (never a device's here: a mistaken use by ifindex
+		      * finds none) */
+	char name[IFACE_NAME_MAX]; /* as outputs name it: dev, or NETNS/dev */
+	/* The network namespace it is in (netns.h; NULL: the daemon's own), and the device
+	 * there: its name and ifindex (what the kernel knows it by). */
+	struct netns *ns;
+	char dev[IF_NAMESIZE];
+	int dev_index;
+	bool ns_gone; /* its namespace was deleted: its records end with it (iface_netns_gone) */
 	char kind[32]; /* IFLA_INFO_KIND; "" for hardware */
 	int master;    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
 	int link;      /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
@@ -163,6 +178,10 @@ int iface_subscribe(iface_observer fn);
 struct iface *iface_first(void);
 unsigned int iface_count(void);
 struct iface *iface_by_index(int ifindex);
+/* The interface that is device ifindex of namespace ns (NULL: the daemon's own). */
+struct iface *iface_by_dev(const struct netns *ns, int ifindex);
+/* The namespace's name of a pod's interface, NULL for the daemon's own. */
+const char *iface_netns_name(const struct iface *ifc);
 struct iface *iface_by_name(const char *name);
 
 /*
@@ -174,6 +193,26 @@ void iface_link_seen(const struct link_info *li, bool event, const struct link_c
 void iface_link_removed(int ifindex, const char *how);
 void iface_sync_begin(void);
 void iface_sync_end(void);
+/*
+ * The same for a pod's interface, device li->ifindex of namespace ns (docs/namespaces.md):
+ * reported by daemon/pods.c, which holds ns open while the interface is in the table.
+ */
+void iface_pod_seen(struct netns *ns, const struct link_info *li, bool event,
+		    const struct link_counters *st);
+void iface_pod_removed(struct netns *ns, int ifindex, const char *how);
+/* Namespace ns was deleted: every interface of it dropped (IFACE_GONE with ns_gone set);
+ * how many. */
+unsigned int iface_netns_gone(struct netns *ns);
+
+/*
+ * The kernel's ways to an interface, in its namespace: a snapshot (by its ifindex there),
+ * its rtnetlink socket, its journal identity. Every read and write of a device goes by these
+ * (or by plans from the snapshot, which carry its namespace to the actuator).
+ */
+int iface_snapshot(struct iface *ifc, struct nic *out, struct rterr *err);
+struct link_sock *iface_link_sock(struct iface *ifc);
+struct journal_ident;
+int iface_ident(struct iface *ifc, struct journal_ident *id, struct rterr *err);
 
 /* After a reload: selection again, and every managed interface gets the profile again. */
 void iface_reselect_all(bool reload);

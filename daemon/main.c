@@ -25,6 +25,7 @@
 #include "http.h"
 #include "iface.h"
 #include "linkmon.h"
+#include "pods.h"
 #include "log.h"
 #include "loop.h"
 #include "metrics.h"
@@ -169,7 +170,9 @@ static int reload(struct rterr *err)
 	 * trusted, has what a crash left in flight rolled back before any apply. */
 	if (trust_check())
 		tune_recover_orphans(NULL);
-	/* Profiles and chips were read anew: apply again (a no-op where nothing changed). */
+	/* Namespaces selected anew; profiles and chips were read anew: apply again (a no-op
+	 * where nothing changed). */
+	pods_reload();
 	iface_reselect_all(true);
 	applier_host_schedule();
 	/* cpu_dma_latency may have changed with no interface event; a refused request gets
@@ -412,6 +415,12 @@ static int run(void)
 	r = outside_start(&err);
 	if (r < 0)
 		goto out;
+	/* The pods' namespaces (namespaces = ...): their interfaces join the table now. */
+	r = pods_start();
+	if (r < 0) {
+		rterr_sys(&err, -r, "namespaces: rtnetlink socket hearing every namespace");
+		goto out;
+	}
 	r = sampler_start(sample_done);
 	if (r < 0) {
 		rterr_sys(&err, -r, "sampler timer");
@@ -481,6 +490,7 @@ out:
 	sampler_stop();
 	outside_stop();
 	linkmon_stop();
+	pods_stop();
 	iface_remove_all();
 	state_free();
 	config_free(&rtd.cfg);

@@ -140,6 +140,10 @@ static void family(struct sbuf *b, const char *name, const char *type, const cha
 }
 
 /* name{device="X"[,k="v"]} */
+/* The namespace of the interface whose series are being rendered (a pod's: its `netns`
+ * label, after `device`), NULL for the daemon's own. */
+static const char *series_netns;
+
 static void series(struct sbuf *b, const char *name, const char *suffix, const char *device,
 		   const char *k1, const char *v1, const char *k2, const char *v2)
 {
@@ -155,6 +159,11 @@ static void series(struct sbuf *b, const char *name, const char *suffix, const c
 			sb_label(b, device);
 			sb_mem(b, "\"", 1);
 			first = false;
+			if (series_netns) {
+				sb_str(b, ",netns=\"");
+				sb_label(b, series_netns);
+				sb_mem(b, "\"", 1);
+			}
 		}
 		if (k1 && v1) {
 			if (!first)
@@ -616,6 +625,7 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 
 	if (!iface_has(ifc, kind, sub))
 		return;
+	series_netns = iface_netns_name(ifc);
 	switch (kind) {
 	case SEC_INFO:
 		series(b, "rtltune_interface_info", NULL, ifc->name, "driver", ifc->driver, "chip",
@@ -714,6 +724,7 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 	default:
 		break;
 	}
+	series_netns = NULL;
 }
 
 /* Sized by the last rendering: one allocation per scrape-worthy change, no regrowth. */

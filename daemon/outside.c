@@ -82,7 +82,7 @@ static void recheck(struct iface *ifc)
 	bool reset = false;
 	int k;
 
-	if (actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0)
+	if (iface_snapshot(ifc, &nic, &err) < 0)
 		return; /* gone meanwhile: the DELLINK event removes it */
 	/* A sweep pausing the tuner here changes the interface on purpose, through the
 	 * journal: its steps are nobody's manual change. */
@@ -144,8 +144,8 @@ void outside_sample(struct iface *ifc)
 	if (mon)
 		mon_readable(&mon_io, EPOLLIN);
 	/* The sizes no notification announces: one RTM_GETLINK by ifindex. */
-	if (!ifc->knob_dirty &&
-	    link_get_index(actuator_link_sock(rtd.act), ifc->ifindex, &li, &err) == 0)
+	if (!ifc->knob_dirty && iface_link_sock(ifc) &&
+	    link_get_index(iface_link_sock(ifc), ifc->dev_index, &li, &err) == 0)
 		for (k = 0; k < KNOB_FIRST_ETHNL && !ifc->knob_dirty; k++)
 			if (knob_desc((enum knob_id)k)->backend == KNOB_B_LINK &&
 			    li.knob[k] != iface_knob(ifc, k))
@@ -159,7 +159,7 @@ void outside_adopt(struct iface *ifc)
 	struct rterr err;
 	struct nic nic;
 
-	if (ifc->m && rtd.act && actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) == 0)
+	if (ifc->m && rtd.act && iface_snapshot(ifc, &nic, &err) == 0)
 		iface_update(ifc, &nic);
 }
 

@@ -50,8 +50,8 @@ static void fill_from_link(struct iface *ifc)
 	struct rterr err;
 	bool have = false;
 
-	if (link_get_index_stats(actuator_link_sock(rtd.act), ifc->ifindex, &li, &st, &have,
-				 &err) == 0 &&
+	if (iface_link_sock(ifc) &&
+	    link_get_index_stats(iface_link_sock(ifc), ifc->dev_index, &li, &st, &have, &err) == 0 &&
 	    have) {
 		linkmon_counters_from(&st, &ifc->m->link);
 		ifc->m->have_link = true;

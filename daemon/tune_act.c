@@ -58,13 +58,15 @@ static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET
 	levels[0] = 0;
 	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++) {
 		levels[n] = (int)u + 1;
-		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n++]);
+		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n]);
+		nics[n++].ns = ifc->ns; /* a stack is within one namespace */
 	}
 	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
 	 * records say which devices a trial reached. */
 	for (u = 0; u < ifc->m->stack.n_lowers && n < PLAN_SET_MAX; u++) {
 		levels[n] = -1;
-		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n++]);
+		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n]);
+		nics[n++].ns = ifc->ns;
 	}
 	return n;
 }
@@ -133,8 +135,8 @@ done:
 	/* Its own change: the read-back, or a fresh read, is what rtltuned set (on the
 	 * uppers too). */
 	for (i = 1; i < n && i < PLAN_SET_MAX; i++)
-		if (set[i].after_valid && iface_by_index(set[i].ifindex))
-			iface_update(iface_by_index(set[i].ifindex), &set[i].after);
+		if (set[i].after_valid && iface_by_dev(ifc->ns, set[i].ifindex))
+			iface_update(iface_by_dev(ifc->ns, set[i].ifindex), &set[i].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else
@@ -154,7 +156,7 @@ done:
 static void conclude(struct iface *ifc, struct journal *j, const struct tuner_action *a)
 {
 	struct journal_event ev = {
-		.ifname = ifc->name,
+		.ifname = ifc->dev, /* the device's own name, as the actuator logs it */
 		.knob = (int)a->knob,
 		.old_value = a->n_changes ? a->changes[0].from : JOURNAL_NO_VALUE,
 		.new_value = a->n_changes ? a->changes[0].to : JOURNAL_NO_VALUE,
@@ -341,7 +343,7 @@ static struct iface *iface_of(const struct journal_ident *rec)
 	struct iface *ifc;
 
 	for (ifc = iface_first(); ifc; ifc = ifc->next)
-		if (journal_ident_read_index(ifc->ifindex, ifc->name, &id, NULL) == 0 &&
+		if (iface_ident(ifc, &id, NULL) == 0 &&
 		    journal_ident_same(rec, &id))
 			return ifc;
 	return NULL;
@@ -388,7 +390,7 @@ void tune_recover_orphans(struct iface *only)
 				continue;
 			actuator_host_snapshot(rtd.act, &nic);
 		} else if (!ifc || (only && ifc != only) ||
-			   actuator_snapshot(rtd.act, ifc->ifindex, &nic, &err) < 0) {
+			   iface_snapshot(ifc, &nic, &err) < 0) {
 			continue; /* not here (another netns, unplugged): left for later */
 		}
 		r = actuate_orphan(rtd.act, j, op, &nic, &plan, &err);

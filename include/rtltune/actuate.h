@@ -31,6 +31,14 @@ const char *actuator_sysfs_root(const struct actuator *a);
 /* A snapshot over the actuator's socket: by ifindex (a targeted RTM_GETLINK). */
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err);
 /*
+ * The same for the device ifindex of network namespace ns (netns.h; NULL: the process's
+ * own), read from inside it with its own sockets; out->ns is ns, so that the plans made
+ * from it, and actuate(), work there too (docs/namespaces.md).
+ */
+struct netns;
+int actuator_snapshot_ns(struct actuator *a, struct netns *ns, int ifindex, struct nic *out,
+			 struct rterr *err);
+/*
  * The host's snapshot (hostknob.h: host_snapshot()): what a plan of the host-wide knobs is
  * made from and actuate() reads back; through HOST_PROC_SYS, or the directory a test set
  * with actuator_set_proc_sys() (kept, not copied).

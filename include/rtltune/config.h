@@ -31,6 +31,9 @@ struct rtd_config {
 	struct strv exclude;	 /* globs that win over interfaces */
 	struct strv drivers;	 /* ethtool driver names; empty means any */
 	struct strv chips;	 /* chip database ids; empty means any */
+	/* Other network namespaces whose interfaces it manages (names as in /run/netns, "*"
+	 * every one its veths lead to): docs/namespaces.md. Empty: its own only. */
+	struct strv namespaces;
 	char profile[256];	 /* profile applied to matching interfaces; "" observes only */
 	bool autotune;		 /* default for new interfaces */
 	char metrics[128];	 /* "ADDR:PORT", or "" when off */
@@ -94,6 +97,8 @@ int config_parse_listen(const char *text, char *host, size_t hostlen, unsigned i
  */
 struct config_link {
 	const char *name;
+	const char *netns; /* the namespace of a pod's interface (name then NETNS/IFACE
+			    * matches too), NULL for the daemon's own */
 	unsigned int flags; /* IFF_* */
 	const char *kind;
 	const char *driver;
@@ -101,6 +106,8 @@ struct config_link {
 };
 bool config_selects(const struct rtd_config *cfg, const struct config_link *l, char *why,
 		    size_t whylen);
+/* Whether the namespace named name is one of cfg's namespaces. */
+bool config_selects_netns(const struct rtd_config *cfg, const char *name);
 
 int strv_split(struct strv *sv, const char *text);
 void strv_free(struct strv *sv);

@@ -14,6 +14,9 @@
  * (ethtool_index_to_name: -ENODEV for an ifindex nobody holds; name_to_index: 0 for none).
  */
 int ethtool_ctl_fd(void);
+/* Make fd (a socket of another network namespace) the process's ioctl socket; returns the
+ * one it replaces (lib/netdev/netns.c puts it back). */
+int ethtool_ctl_fd_use(int fd);
 int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE]);
 int ethtool_name_to_index(const char *ifname);
 

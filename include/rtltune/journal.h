@@ -261,6 +261,14 @@ struct journal_gone {
  */
 int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes, const char *actor,
 			struct journal_gone **gone, struct rterr *err);
+/*
+ * The same for every device of the network namespace with cookie netns_cookie, which is
+ * gone (the caller knows: it was deleted): every record of this boot there without a
+ * permanent address, and the operations in flight on them, forgotten and logged as
+ * journal_forget_gone() does ("device gone with its network namespace").
+ */
+int journal_forget_netns(struct journal *j, uint64_t netns_cookie, const char *actor,
+			 struct journal_gone **gone, struct rterr *err);
 
 /*
  * One record of the decision/apply log. outcome (< 32 bytes) and actor (< 16) are

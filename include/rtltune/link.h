@@ -33,6 +33,7 @@ struct link_info {
 	int link;	     /* IFLA_LINK: the lower a vlan/macvlan rides on, a veth's peer;
 			      * 0 when the kernel sends none (the device is its own) */
 	bool link_netns;     /* IFLA_LINK_NETNSID: link is an ifindex in another netns */
+	int link_netnsid;    /* that netns's id here (a veth's peer's namespace), -1 none */
 	int64_t min_mtu, max_mtu;
 	int64_t tso_max_size, tso_max_segs;
 	int64_t tx_queues, rx_queues;
@@ -70,6 +71,16 @@ int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, str
 struct rtnl_link_stats64;
 int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *out,
 			 struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err);
+/*
+ * One link of the network namespace with id nsid here (IFLA_TARGET_NETNSID: the kernel
+ * reads it there), over this namespace's socket: a pod's veth read without entering
+ * its namespace. -ENODEV "interface N of netns id M disappeared".
+ */
+int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
+		     struct rterr *err);
+/* The id this namespace has for the network namespace nsfd refers to (RTM_GETNSID by
+ * NETNSA_FD): >= 0, -ENOENT when it has none, or -errno. */
+int link_netns_id(struct link_sock *ls, int nsfd, struct rterr *err);
 /* IFLA_STATS64 of one RTM_NEWLINK message (netlink header included); false without. */
 bool link_stats_from_msg(const void *buf, size_t len, struct rtnl_link_stats64 *out);
 /* One link by name (RTM_GETLINK with IFLA_IFNAME); -ENODEV "no such interface: NAME". */

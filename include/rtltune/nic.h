@@ -38,8 +38,12 @@ const char *nic_io_fallback_reason(const struct nic_io *io);
  * Everything rtltune knows about one interface at one moment: rtnetlink state, every
  * knob's current value, ethtool identity and offloads, PCI identity.
  */
+struct netns;
 struct nic {
 	struct link_info link;
+	/* The network namespace the device is in (netns.h), NULL: the process's own. Set by
+	 * whoever read it there (actuator_snapshot_ns()); plans and the actuator follow it. */
+	struct netns *ns;
 	int64_t val[KNOB__COUNT]; /* current values, LINK_UNSET when unknown */
 	/* Feature knobs: requested on (wanted), whatever the kernel keeps active; and whether
 	 * the driver lets nobody change them ("[fixed]"). */

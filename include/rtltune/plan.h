@@ -55,6 +55,9 @@ struct plan {
 	char upper_of[IF_NAMESIZE]; /* an upper (or lower) planned along with this device */
 	int level;   /* in a set: 0 the device, > 0 its uppers (nearest 1), < 0 its lowers */
 	int ifindex; /* actuate() follows the device by this */
+	/* Its network namespace (the snapshot's nic.ns; NULL: the process's own): actuate()
+	 * works on it from inside, and a set's devices share it. */
+	struct netns *ns;
 	/* The host's own plan (hostknob.h: a snapshot with host set): its host-wide knobs,
 	 * journaled under the host's identity (journal_ident_host()); ifindex 0. */
 	bool host;

@@ -13,13 +13,55 @@
 #include "rtltune/around.h"
 #include "rtltune/ethtool_groups.h"
 #include "rtltune/hostknob.h"
+#include "rtltune/netns.h"
 #include "rtltune/route.h"
 #include "rtltune/testhook.h"
 
 struct actuator {
 	struct nic_io *io;
+	/* The sockets of the namespace the actuator works in now: io, or another namespace's
+	 * while it changes a device there (scope_enter()). */
+	struct nic_io *cur;
+	struct netns *cur_ns;
 	const char *proc_sys; /* the host-wide knobs' files (HOST_PROC_SYS) */
 };
+
+/* Where the actuator was before it entered a device's namespace. */
+struct act_scope {
+	struct netns *prev, *prev_cur;
+	struct nic_io *io;
+};
+
+/*
+ * Into ns (NULL: the process's own) for the work on one of its devices: the thread (for the
+ * ioctls, sysfs and the sockets opened per call, such as the route invalidation's) and the
+ * actuator's device sockets. Scopes nest; each is left with scope_leave().
+ */
+static int scope_enter(struct actuator *a, struct netns *ns, struct act_scope *s,
+		       struct rterr *err)
+{
+	struct nic_io *io = ns ? netns_io(ns, err) : a->io;
+	int r;
+
+	s->io = a->cur;
+	s->prev_cur = a->cur_ns;
+	s->prev = NULL;
+	if (!io)
+		return -(err->errnum ? err->errnum : EIO);
+	r = netns_switch(ns, &s->prev, err);
+	if (r < 0)
+		return r;
+	a->cur = io;
+	a->cur_ns = ns;
+	return 0;
+}
+
+static void scope_leave(struct actuator *a, const struct act_scope *s)
+{
+	netns_switch(s->prev, NULL, NULL);
+	a->cur = s->io;
+	a->cur_ns = s->prev_cur;
+}
 
 int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *err)
 {
@@ -34,6 +76,7 @@ int actuator_new(const char *sysfs_root, struct actuator **out, struct rterr *er
 		free(a);
 		return r;
 	}
+	a->cur = a->io;
 	a->proc_sys = host_proc_sys();
 	*out = a;
 	return 0;
@@ -64,7 +107,23 @@ const char *actuator_sysfs_root(const struct actuator *a)
 
 int actuator_snapshot(struct actuator *a, int ifindex, struct nic *out, struct rterr *err)
 {
-	return nic_snapshot_index(a->io, ifindex, out, err);
+	int r = nic_snapshot_index(a->cur, ifindex, out, err);
+
+	out->ns = a->cur_ns;
+	return r;
+}
+
+int actuator_snapshot_ns(struct actuator *a, struct netns *ns, int ifindex, struct nic *out,
+			 struct rterr *err)
+{
+	struct act_scope s;
+	int r = scope_enter(a, ns, &s, err);
+
+	if (r < 0)
+		return r;
+	r = actuator_snapshot(a, ifindex, out, err);
+	scope_leave(a, &s);
+	return r;
 }
 
 void actuator_set_proc_sys(struct actuator *a, const char *proc_sys)
@@ -77,14 +136,22 @@ void actuator_host_snapshot(struct actuator *a, struct nic *out)
 	host_snapshot(a->proc_sys, out);
 }
 
-/* The journal's identity of the device (or the host) nic is. */
+/* The journal's identity of the device (or the host) nic is, read in its namespace. */
 static int ident_of(const struct nic *nic, struct journal_ident *id, struct rterr *err)
 {
+	struct netns *prev;
+	int r;
+
 	if (nic->host) {
 		journal_ident_host(id);
 		return 0;
 	}
-	return journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
+	r = netns_switch(nic->ns, &prev, err);
+	if (r < 0)
+		return r;
+	r = journal_ident_read_index(nic->link.ifindex, nic->link.ifname, id, err);
+	netns_switch(prev, NULL, NULL);
+	return r;
 }
 
 /* ---- the setters ------------------------------------------------------------------ */
@@ -116,7 +183,7 @@ static int features_set(struct actuator *a, const char *ifname, int ifindex,
 			const struct knob_desc *d, bool on, struct feat_cache *fc,
 			struct rterr *err)
 {
-	struct ethnl *en = nic_io_ethnl(a->io);
+	struct ethnl *en = nic_io_ethnl(a->cur);
 	int r;
 
 	if (!fc->have) {
@@ -149,7 +216,7 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 	*next = k + 1;
 	switch (d->backend) {
 	case KNOB_B_LINK:
-		r = link_set_u32(nic_io_links(a->io), ifindex, d->ifla, d->name,
+		r = link_set_u32(nic_io_links(a->cur), ifindex, d->ifla, d->name,
 				 (uint32_t)values[k], err);
 		return gone_or(r, ifname, ifindex, d->name, err);
 	case KNOB_B_FEATURES:
@@ -163,13 +230,13 @@ static int knob_set(struct actuator *a, const char *ifname, int ifindex, const i
 			if (j == k || mask[j])
 				want.val[knob_desc((enum knob_id)j)->ethnl_attr] = values[j];
 		*next = j;
-		r = nic_io_groups_by_ioctl(a->io)
+		r = nic_io_groups_by_ioctl(a->cur)
 			    ? ethtool_group_set(ifindex, ifname, d->ethnl_group, &want, err)
-			    : ethnl_set(nic_io_ethnl(a->io), ifindex, d->ethnl_group, &want, err);
+			    : ethnl_set(nic_io_ethnl(a->cur), ifindex, d->ethnl_group, &want, err);
 		return gone_or(r, ifname, ifindex, ethnl_group_name(d->ethnl_group), err);
 	case KNOB_B_NAPI:
 	case KNOB_B_QUEUE:
-		r = around_set(&(struct around_io){nic_io_napi(a->io), nic_io_sysfs_root(a->io)},
+		r = around_set(&(struct around_io){nic_io_napi(a->cur), nic_io_sysfs_root(a->cur)},
 			       ifindex, ifname, (enum knob_id)k, values[k], err);
 		return gone_or(r, ifname, ifindex, d->name, err);
 	case KNOB_B_SYSCTL:
@@ -274,7 +341,7 @@ static int batch_request(struct actuator *a, struct plan *plan, const int64_t *t
 {
 	struct ethnl_features_change ch[KNOB__COUNT];
 	struct link_u32 attrs[KNOB__COUNT];
-	struct ethnl *en = nic_io_ethnl(a->io);
+	struct ethnl *en = nic_io_ethnl(a->cur);
 	unsigned int i;
 	int r;
 
@@ -286,7 +353,7 @@ static int batch_request(struct actuator *a, struct plan *plan, const int64_t *t
 						       target[b->k[i]] != 0};
 	}
 	if (b->backend == KNOB_B_LINK) {
-		r = link_set_u32s(nic_io_links(a->io), plan->ifindex, attrs, b->n, err);
+		r = link_set_u32s(nic_io_links(a->cur), plan->ifindex, attrs, b->n, err);
 		return gone_or(r, plan->ifname, plan->ifindex, "its link attributes", err);
 	}
 	if (!fc->have) {
@@ -359,7 +426,7 @@ static int change_all(struct actuator *a, struct plan *plan, bool *sent, char *f
 		if (d && !mask[k])
 			continue;
 		batched = d && (d->backend == KNOB_B_LINK ||
-				(d->backend == KNOB_B_FEATURES && nic_io_ethnl(a->io)));
+				(d->backend == KNOB_B_FEATURES && nic_io_ethnl(a->cur)));
 		if (d)
 			snprintf(point, sizeof(point), "apply_knob_%d", ++nth);
 		/* A test's fault or pause "before the Nth change" comes after every earlier one. */
@@ -407,15 +474,16 @@ static int read_back(struct actuator *a, struct plan *plan, char *failure, size_
 		r = 0;
 	} else if (plan->ifindex > 0 && plan->after.link.ifindex == plan->ifindex &&
 		   plan->after.have_drvinfo)
-		r = nic_reread(a->io, &plan->after, &e);
+		r = nic_reread(a->cur, &plan->after, &e);
 	else if (plan->ifindex > 0)
 		r = actuator_snapshot(a, plan->ifindex, &plan->after, &e);
 	else
-		r = nic_snapshot(a->io, plan->ifname, &plan->after, &e);
+		r = nic_snapshot(a->cur, plan->ifname, &plan->after, &e);
 	if (r < 0) {
 		snprintf(failure, len, "read back: %s", e.msg);
 		return r;
 	}
+	plan->after.ns = plan->ns;
 	plan->after_valid = true;
 	for (k = 0; k < KNOB__COUNT; k++) {
 		struct plan_item *it = &plan->items[k];
@@ -702,22 +770,30 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 
 /*
  * Established connections take the change only once their cached routes are stale: once
- * per run, for every family a change (or its undo) touched, after the last device. A
- * failure does not undo anything (the devices have the change; new connections get it):
- * it is said in each item's plans[0].rerouted and the log.
+ * per run and network namespace (a netns's routes are its own: route.h), for every family
+ * a change (or its undo) touched there, after the last device. A failure does not undo
+ * anything (the devices have the change; new connections get it): it is said in each
+ * item's plans[0].rerouted and the log.
  */
-static void reroute(struct journal *j, struct run_item *ris, unsigned int n, const char *actor)
+static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *ris, unsigned int n,
+		       struct netns *ns, const char *actor)
 {
 	unsigned int f = 0, i;
 	char how[256];
 	struct rterr e = {0}, ignored;
+	struct act_scope sc;
 	bool failed;
 
 	for (i = 0; i < n; i++)
-		f |= ris[i].families;
+		if (ris[i].it->plans[0].ns == ns)
+			f |= ris[i].families;
 	if (!f)
 		return;
-	failed = route_invalidate(f, how, sizeof(how), &e) < 0;
+	failed = scope_enter(a, ns, &sc, &e) < 0;
+	if (!failed) {
+		failed = route_invalidate(f, how, sizeof(how), &e) < 0;
+		scope_leave(a, &sc);
+	}
 	if (failed)
 		snprintf(how, sizeof(how), "established connections keep their old sizes: %s",
 			 e.msg);
@@ -733,11 +809,26 @@ static void reroute(struct journal *j, struct run_item *ris, unsigned int n, con
 			.reason = how,
 		};
 
-		if (!ris[i].families)
+		if (!ris[i].families || p->ns != ns)
 			continue;
 		snprintf(p->rerouted, sizeof(p->rerouted), "%s", how);
 		p->reroute_failed = failed;
 		journal_log_append(j, &ev, &ignored);
+	}
+}
+
+static void reroute(struct actuator *a, struct journal *j, struct run_item *ris, unsigned int n,
+		    const char *actor)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++) {
+		struct netns *ns = ris[i].it->plans[0].ns;
+
+		for (k = 0; k < i && ris[k].it->plans[0].ns != ns; k++)
+			;
+		if (k == i) /* the first item of its namespace */
+			reroute_ns(a, j, ris, n, ns, actor);
 	}
 }
 
@@ -746,7 +837,7 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 {
 	struct run_item *ris = calloc(n ? n : 1, sizeof(*ris));
 	struct rterr e = {0};
-	unsigned int i, failed = 0;
+	unsigned int i, k, failed = 0;
 	int r;
 
 	if (!ris)
@@ -771,9 +862,18 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 		return r;
 	}
 	for (i = 0; i < n; i++) {
+		struct act_scope sc;
+
 		if (!ris[i].nd)
 			continue;
+		/* The identity of a device of another namespace is read there. */
+		items[i].rc = scope_enter(a, items[i].plans[0].ns, &sc, &items[i].err);
+		if (items[i].rc < 0) {
+			rterr_prefix(&items[i].err, "%s: nothing changed: ", items[i].plans[0].ifname);
+			continue;
+		}
 		items[i].rc = begin_all(j, ris[i].run, ris[i].nd, o, &items[i].err);
+		scope_leave(a, &sc);
 		ris[i].begun = items[i].rc == 0;
 	}
 	r = journal_batch_flush(j, false, &e);
@@ -786,13 +886,23 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 			ris[i].begun = false;
 		}
 	for (i = 0; i < n; i++) {
+		struct act_scope sc;
+
 		if (!ris[i].begun)
 			continue;
+		/* Its namespace entered a moment ago for its records: it is there still. */
+		if (scope_enter(a, items[i].plans[0].ns, &sc, &items[i].err) < 0) {
+			items[i].rc = -EIO;
+			for (k = 0; k < ris[i].nd; k++)
+				journal_inflight_end(j, &ris[i].run[k].id, NULL);
+			continue;
+		}
 		item_execute(a, j, &ris[i], o);
+		scope_leave(a, &sc);
 		/* Its records in the log now, as each was before batching (informational). */
 		journal_log_flush(j, NULL);
 	}
-	reroute(j, ris, n, o->actor);
+	reroute(a, j, ris, n, o->actor);
 	/* The records end in one more write. */
 	r = journal_batch_flush(j, true, &e);
 	for (i = 0; i < n; i++) {
@@ -833,6 +943,7 @@ static void plan_blank(struct plan *plan, const struct nic *nic)
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->ns = nic->ns;
 	plan->host = nic->host;
 	plan->after = *nic;
 }
@@ -878,6 +989,7 @@ int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic
 		int u;
 
 		nic_from_link_only(&st->uppers[i].li, &up);
+		up.ns = nic->ns;
 		u = plan_originals(j, &up, &ids[n], have[n], &plans[n], err);
 		if (u < 0)
 			return u;

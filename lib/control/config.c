@@ -92,6 +92,7 @@ char *strv_join(const struct strv *sv, const char *sep)
 void config_free(struct rtd_config *cfg)
 {
 	strv_free(&cfg->interfaces);
+	strv_free(&cfg->namespaces);
 	strv_free(&cfg->exclude);
 	strv_free(&cfg->drivers);
 	strv_free(&cfg->chips);
@@ -231,6 +232,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		return strv_split(&cfg->drivers, value);
 	if (strcmp(key, "chips") == 0)
 		return strv_split(&cfg->chips, value);
+	if (strcmp(key, "namespaces") == 0)
+		return strv_split(&cfg->namespaces, value);
 	if (strcmp(key, "profile") == 0) {
 		COPY(profile);
 		if (strcmp(value, "none") == 0)
@@ -375,9 +378,10 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		return 0;
 	}
 	snprintf(why, whylen,
-		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, profile, "
-		 "autotune, tune_host, probes, metrics, textfile, sample_interval, restore_on_exit, "
-		 "socket, state_dir, socket_group, log_level, pin, allowed_mtu or cpu_dma_latency)",
+		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, namespaces, "
+		 "profile, autotune, tune_host, probes, metrics, textfile, sample_interval, "
+		 "restore_on_exit, socket, state_dir, socket_group, log_level, pin, allowed_mtu or "
+		 "cpu_dma_latency)",
 		 key);
 	return -EINVAL;
 #undef COPY
@@ -543,9 +547,37 @@ fail:
 }
 
 /* A glob "names" an interface when it matches and is more than a bare wildcard. */
+/* A glob that names interfaces (virtual ones are managed only by name): one that does not
+ * start with a wildcard, after the NETNS/ of a pod's. */
 static bool glob_names(const char *glob)
 {
+	const char *slash = strchr(glob, '/');
+
+	if (slash)
+		glob = slash + 1;
 	return glob[0] != '*' && glob[0] != '?' && glob[0] != '[';
+}
+
+/* Whether glob matches the link: its name, or a pod's NETNS/IFACE. */
+static bool glob_matches(const char *glob, const struct config_link *l)
+{
+	char full[512];
+
+	if (!l->netns)
+		return fnmatch(glob, l->name, 0) == 0;
+	snprintf(full, sizeof(full), "%s/%s", l->netns, l->name);
+	return fnmatch(glob, full, FNM_PATHNAME) == 0 ||
+	       (!strchr(glob, '/') && fnmatch(glob, l->name, 0) == 0);
+}
+
+bool config_selects_netns(const struct rtd_config *c, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->namespaces.n; i++)
+		if (fnmatch(c->namespaces.v[i], name, 0) == 0)
+			return true;
+	return false;
 }
 
 bool config_selects(const struct rtd_config *c, const struct config_link *l, char *why,
@@ -559,7 +591,7 @@ bool config_selects(const struct rtd_config *c, const struct config_link *l, cha
 		return false;
 	}
 	for (i = 0; i < c->interfaces.n; i++) {
-		if (fnmatch(c->interfaces.v[i], l->name, 0) == 0) {
+		if (glob_matches(c->interfaces.v[i], l)) {
 			matched = true;
 			named |= glob_names(c->interfaces.v[i]);
 		}
@@ -569,7 +601,7 @@ bool config_selects(const struct rtd_config *c, const struct config_link *l, cha
 		return false;
 	}
 	for (i = 0; i < c->exclude.n; i++) {
-		if (fnmatch(c->exclude.v[i], l->name, 0) == 0) {
+		if (glob_matches(c->exclude.v[i], l)) {
 			snprintf(why, whylen, "excluded by '%s'", c->exclude.v[i]);
 			return false;
 		}

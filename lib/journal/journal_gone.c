@@ -100,47 +100,21 @@ static void log_gone(struct journal *j, const struct journal_gone *g, const char
 	journal_log_append(j, &ev, NULL);
 }
 
-int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes, const char *actor,
-			struct journal_gone **gone, struct rterr *err)
+/*
+ * Drop, in one durable write, the entries and in-flight records flagged in ent_gone[] and
+ * op_gone[], each logged with why (a format taking the device's ifindex): the number of
+ * devices forgotten, with *gone when not NULL.
+ */
+static int drop_flagged(struct journal *j, bool *ent_gone, bool *op_gone, const char *actor,
+			const char *why, struct journal_gone **gone, struct rterr *err)
 {
-	struct journal_here here = {.netns_cookie = jr_netns_cookie(),
-				    .ifindexes = ifindexes,
-				    .n_ifindexes = n_ifindexes};
-	bool *ent_gone = calloc((size_t)j->n_ents + 1, sizeof(bool));
-	bool *op_gone = calloc((size_t)j->n_ops + 1, sizeof(bool));
 	struct journal_gone *list = NULL;
 	struct jr_snapshot s;
 	int i, k, n = 0, before, r;
 
-	if (gone)
-		*gone = NULL;
-	if (!ent_gone || !op_gone) {
-		r = rterr_sys(err, ENOMEM, "%s", j->path);
-		goto out;
-	}
-	if (!jr_word_ok(actor, 16)) {
-		r = rterr_input(err, "invalid actor '%s'", actor ? actor : "");
-		goto out;
-	}
-	snprintf(here.boot_id, sizeof(here.boot_id), "%s", jr_boot_id());
-	for (k = 0; k < j->n_ops; k++)
-		j->ops[k].orphaned = !jr_op_mine(&j->ops[k]) && !jr_op_alive(&j->ops[k]);
-	r = journal_gone_select(j->ents, j->n_ents, j->ops, j->n_ops, &here, ent_gone, op_gone);
-	if (r <= 0) {
-		if (r < 0)
-			rterr_sys(err, -r, "%s", j->path);
-		goto out;
-	}
-	/* The list was the caller's; the kernel's word on each absence is the proof. */
-	for (i = 0; i < j->n_ents; i++)
-		ent_gone[i] = ent_gone[i] && link_index_gone(j->ents[i].id.ifindex);
-	for (k = 0; k < j->n_ops; k++)
-		op_gone[k] = op_gone[k] && link_index_gone(j->ops[k].id.ifindex);
 	list = calloc((size_t)j->n_ents + j->n_ops + 1, sizeof(*list));
-	if (!list) {
-		r = rterr_sys(err, ENOMEM, "%s", j->path);
-		goto out;
-	}
+	if (!list)
+		return rterr_sys(err, ENOMEM, "%s", j->path);
 	for (i = 0; i < j->n_ents; i++) {
 		if (!ent_gone[i])
 			continue;
@@ -164,9 +138,7 @@ int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes
 		n++;
 	}
 	for (i = 0; i < n; i++)
-		snprintf(list[i].reason, sizeof(list[i].reason),
-			 "device gone (ifindex %d in this netns no longer exists)",
-			 list[i].entry.id.ifindex);
+		snprintf(list[i].reason, sizeof(list[i].reason), why, list[i].entry.id.ifindex);
 	r = 0;
 	if (!n)
 		goto out;
@@ -200,6 +172,93 @@ int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes
 	}
 out:
 	free(list);
+	return r;
+}
+
+int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes, const char *actor,
+			struct journal_gone **gone, struct rterr *err)
+{
+	struct journal_here here = {.netns_cookie = jr_netns_cookie(),
+				    .ifindexes = ifindexes,
+				    .n_ifindexes = n_ifindexes};
+	bool *ent_gone = calloc((size_t)j->n_ents + 1, sizeof(bool));
+	bool *op_gone = calloc((size_t)j->n_ops + 1, sizeof(bool));
+	int i, k, r;
+
+	if (gone)
+		*gone = NULL;
+	if (!ent_gone || !op_gone) {
+		r = rterr_sys(err, ENOMEM, "%s", j->path);
+		goto out;
+	}
+	if (!jr_word_ok(actor, 16)) {
+		r = rterr_input(err, "invalid actor '%s'", actor ? actor : "");
+		goto out;
+	}
+	snprintf(here.boot_id, sizeof(here.boot_id), "%s", jr_boot_id());
+	for (k = 0; k < j->n_ops; k++)
+		j->ops[k].orphaned = !jr_op_mine(&j->ops[k]) && !jr_op_alive(&j->ops[k]);
+	r = journal_gone_select(j->ents, j->n_ents, j->ops, j->n_ops, &here, ent_gone, op_gone);
+	if (r <= 0) {
+		if (r < 0)
+			rterr_sys(err, -r, "%s", j->path);
+		goto out;
+	}
+	/* The list was the caller's; the kernel's word on each absence is the proof. */
+	for (i = 0; i < j->n_ents; i++)
+		ent_gone[i] = ent_gone[i] && link_index_gone(j->ents[i].id.ifindex);
+	for (k = 0; k < j->n_ops; k++)
+		op_gone[k] = op_gone[k] && link_index_gone(j->ops[k].id.ifindex);
+	r = drop_flagged(j, ent_gone, op_gone, actor,
+			 "device gone (ifindex %d in this netns no longer exists)", gone, err);
+out:
+	free(ent_gone);
+	free(op_gone);
+	return r;
+}
+
+int journal_forget_netns(struct journal *j, uint64_t netns_cookie, const char *actor,
+			 struct journal_gone **gone, struct rterr *err)
+{
+	bool *ent_gone = calloc((size_t)j->n_ents + 1, sizeof(bool));
+	bool *op_gone = calloc((size_t)j->n_ops + 1, sizeof(bool));
+	const char *boot = jr_boot_id();
+	int i, k, r = 0;
+
+	if (gone)
+		*gone = NULL;
+	if (!ent_gone || !op_gone) {
+		r = rterr_sys(err, ENOMEM, "%s", j->path);
+		goto out;
+	}
+	if (!jr_word_ok(actor, 16)) {
+		r = rterr_input(err, "invalid actor '%s'", actor ? actor : "");
+		goto out;
+	}
+	/* A permanent address follows its device out of the namespace; the host's record is
+	 * no device's. Every other record of this boot in that namespace names a device that
+	 * went with it, and its in-flight record, whoever began it, can never be rolled back. */
+	for (i = 0; i < j->n_ents; i++) {
+		const struct journal_ident *id = &j->ents[i].id;
+
+		ent_gone[i] = netns_cookie && id->netns_cookie == netns_cookie &&
+			      !id->perm_addr[0] && !journal_ident_is_host(id) &&
+			      !strcmp(id->boot_id, boot);
+		r += ent_gone[i];
+	}
+	for (k = 0; k < j->n_ops; k++) {
+		const struct journal_ident *id = &j->ops[k].id;
+
+		op_gone[k] = netns_cookie && id->netns_cookie == netns_cookie &&
+			     !id->perm_addr[0] && !journal_ident_is_host(id) &&
+			     !strcmp(id->boot_id, boot);
+		r += op_gone[k];
+	}
+	if (r > 0)
+		r = drop_flagged(j, ent_gone, op_gone, actor,
+				 "device gone with its network namespace (ifindex %d there)", gone,
+				 err);
+out:
 	free(ent_gone);
 	free(op_gone);
 	return r;

@@ -22,16 +22,25 @@
 /*
  * Any socket reaches dev_ioctl(); AF_UNIX works even where IPv4 is disabled. One for the
  * whole process, opened at first use: an apply of 64 interfaces makes thousands of these
- * calls. It belongs to the network namespace the process was in then, which is the only
- * one rtltune works in (it never calls setns()).
+ * calls. It belongs to the network namespace the process was in then; while rtltuned works
+ * on a device of another namespace (lib/netdev/netns.c) that namespace's own socket stands
+ * in for it (ethtool_ctl_fd_use()).
  */
+static int ctl_fd = -1;
+
 int ethtool_ctl_fd(void)
 {
-	static int fd = -1;
+	if (ctl_fd < 0)
+		ctl_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	return ctl_fd < 0 ? -errno : ctl_fd;
+}
 
-	if (fd < 0)
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	return fd < 0 ? -errno : fd;
+int ethtool_ctl_fd_use(int fd)
+{
+	int was = ctl_fd;
+
+	ctl_fd = fd;
+	return was;
 }
 
 int ethtool_index_to_name(int ifindex, char name[IF_NAMESIZE])

@@ -9,6 +9,7 @@
  * codes fold distinct errnos together.
  */
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
@@ -58,6 +59,7 @@ static void link_info_init(struct link_info *l)
 	int k;
 
 	memset(l, 0, sizeof(*l));
+	l->link_netnsid = -1;
 	l->min_mtu = l->max_mtu = LINK_UNSET;
 	l->tso_max_size = l->tso_max_segs = LINK_UNSET;
 	l->tx_queues = l->rx_queues = LINK_UNSET;
@@ -118,6 +120,9 @@ static int link_info_parse(struct nlmsghdr *nlh, struct link_info *l)
 	v = attr_u32(tb, IFLA_LINK);
 	l->link = v > 0 && v <= INT32_MAX ? (int)v : 0;
 	l->link_netns = tb[IFLA_LINK_NETNSID] != NULL;
+	l->link_netnsid = l->link_netns && nla_len(tb[IFLA_LINK_NETNSID]) >= 4
+				  ? (int32_t)nla_get_u32(tb[IFLA_LINK_NETNSID])
+				  : -1;
 	l->min_mtu = attr_u32(tb, IFLA_MIN_MTU);
 	l->max_mtu = attr_u32(tb, IFLA_MAX_MTU);
 	l->tso_max_size = attr_u32(tb, RT_IFLA_TSO_MAX_SIZE);
@@ -360,9 +365,10 @@ static int get_ack_cb(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-/* One RTM_GETLINK for ifindex (> 0) or name; -ENODEV when no such link. */
-static int get_one(struct link_sock *ls, int ifindex, const char *name, struct link_info *out,
-		   struct get_ctx *stats, struct rterr *err)
+/* One RTM_GETLINK for ifindex (> 0) or name, in the netns with id nsid (< 0: the socket's
+ * own); -ENODEV when no such link. */
+static int get_one(struct link_sock *ls, int nsid, int ifindex, const char *name,
+		   struct link_info *out, struct get_ctx *stats, struct rterr *err)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	struct get_ctx ctx = {.out = out, .stats = stats ? stats->stats : NULL};
@@ -383,6 +389,7 @@ static int get_one(struct link_sock *ls, int ifindex, const char *name, struct l
 	 * interface each sample). */
 	if (!msg || nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
 	    (!stats && nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) ||
+	    (nsid >= 0 && nla_put_s32(msg, IFLA_TARGET_NETNSID, nsid) < 0) ||
 	    (name && nla_put_string(msg, IFLA_IFNAME, name) < 0)) {
 		nlmsg_free(msg);
 		link_sock_close(own);
@@ -413,7 +420,7 @@ static int get_one(struct link_sock *ls, int ifindex, const char *name, struct l
 
 int link_get_index(struct link_sock *ls, int ifindex, struct link_info *out, struct rterr *err)
 {
-	int r = get_one(ls, ifindex, NULL, out, NULL, err);
+	int r = get_one(ls, -1, ifindex, NULL, out, NULL, err);
 
 	if (r == -ENODEV)
 		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
@@ -424,11 +431,22 @@ int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *ou
 			 struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err)
 {
 	struct get_ctx want = {.stats = stats};
-	int r = get_one(ls, ifindex, NULL, out, &want, err);
+	int r = get_one(ls, -1, ifindex, NULL, out, &want, err);
 
 	*have_stats = r == 0 && want.have_stats;
 	if (r == -ENODEV)
 		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
+	return r;
+}
+
+int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
+		     struct rterr *err)
+{
+	int r = get_one(ls, nsid, ifindex, NULL, out, NULL, err);
+
+	if (r == -ENODEV)
+		return rterr_sys(err, ENODEV, "interface %d of netns id %d disappeared", ifindex,
+				 nsid);
 	return r;
 }
 
@@ -439,13 +457,78 @@ int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, st
 	if (!ifname[0] || strlen(ifname) >= IF_NAMESIZE)
 		r = -ENODEV;
 	else
-		r = get_one(ls, 0, ifname, out, NULL, err);
+		r = get_one(ls, -1, 0, ifname, out, NULL, err);
 	if (r == -ENODEV && err) {
 		err->kind = RTERR_INPUT;
 		err->errnum = ENODEV;
 		snprintf(err->msg, sizeof(err->msg), "no such interface: %s", ifname);
 	}
 	return r;
+}
+
+/* ---- namespace ids ------------------------------------------------------------------ */
+
+struct nsid_ctx {
+	int nsid;
+	bool got, acked;
+};
+
+static int nsid_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nsid_ctx *ctx = arg;
+	struct nlattr *tb[NETNSA_MAX + 1];
+
+	if (nlh->nlmsg_type == RTM_NEWNSID &&
+	    nlmsg_parse(nlh, sizeof(struct rtgenmsg), tb, NETNSA_MAX, NULL) == 0 &&
+	    tb[NETNSA_NSID] && nla_len(tb[NETNSA_NSID]) >= 4) {
+		ctx->nsid = (int32_t)nla_get_u32(tb[NETNSA_NSID]);
+		ctx->got = true;
+	}
+	return NL_OK;
+}
+
+static int nsid_ack_cb(struct nl_msg *msg, void *arg)
+{
+	((struct nsid_ctx *)arg)->acked = true;
+	return NL_STOP;
+}
+
+int link_netns_id(struct link_sock *ls, int nsfd, struct rterr *err)
+{
+	struct rtgenmsg g = {.rtgen_family = AF_UNSPEC};
+	struct nsid_ctx ctx = {.nsid = -1};
+	struct ack_ctx ack = {0};
+	struct link_sock *own;
+	struct nl_msg *msg;
+	struct nl_sock *sk;
+	int r;
+
+	sk = sock_of(ls, &own, err);
+	if (!sk)
+		return -err->errnum;
+	msg = nlmsg_alloc_simple(RTM_GETNSID, NLM_F_REQUEST | NLM_F_ACK);
+	if (!msg || nlmsg_append(msg, &g, sizeof(g), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_u32(msg, NETNSA_FD, (uint32_t)nsfd) < 0) {
+		nlmsg_free(msg);
+		link_sock_close(own);
+		return rterr_sys(err, ENOMEM, "rtnetlink request");
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, nsid_valid_cb, &ctx);
+	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, nsid_ack_cb, &ctx);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, ack_err_cb, &ack);
+	r = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	while (r >= 0 && !ctx.acked && !ack.error)
+		r = nl_recvmsgs_default(sk);
+	reset_cbs(sk);
+	link_sock_close(own);
+	if (ack.error)
+		return rterr_sys(err, -ack.error, "rtnetlink get netns id");
+	if (r < 0)
+		return rterr_sys(err, EIO, "rtnetlink get netns id (%s)", nl_geterror(r));
+	/* NETNSA_NSID_NOT_ASSIGNED (-1): this netns has no id for it (yet). */
+	return ctx.got && ctx.nsid >= 0 ? ctx.nsid : -ENOENT;
 }
 
 /* ---- writing ---------------------------------------------------------------------- */

@@ -145,6 +145,7 @@ static void plan_init(struct plan *plan, const struct nic *nic, const struct chi
 	memset(plan, 0, sizeof(*plan));
 	snprintf(plan->ifname, sizeof(plan->ifname), "%s", nic->link.ifname);
 	plan->ifindex = nic->link.ifindex;
+	plan->ns = nic->ns;
 	plan->host = nic->host;
 	/* The read-back starts from the snapshot: its identity stays, its knobs are read. */
 	plan->after = *nic;
@@ -530,6 +531,7 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 	int k;
 
 	nic_from_link_only(&d->li, &nic);
+	nic.ns = base->ns; /* a stack is within one namespace */
 	plan_init(p, &nic, NULL);
 	snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
 	p->level = -1;
@@ -577,6 +579,7 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 		struct nic nic;
 
 		nic_from_link_only(&d->li, &nic);
+		nic.ns = base->ns;
 		plan_init(p, &nic, NULL);
 		snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
 		p->level = (int)u + 1;

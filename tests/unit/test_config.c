@@ -175,6 +175,51 @@ static void test_selects(void **state)
 	config_free(&cfg);
 }
 
+/* namespaces = ...: which namespaces, and NETNS/IFACE in interfaces and exclude. */
+static void test_selects_pods(void **state)
+{
+	struct rtd_config cfg = {0};
+	struct config_link pod = {
+		.name = "eth0", .netns = "cni-1", .kind = "veth", .driver = "veth", .chip = ""};
+	struct rterr err = {0};
+	char why[128];
+
+	(void)state;
+	assert_int_equal(config_read(NULL, &cfg, &err), 0);
+	assert_int_equal(cfg.namespaces.n, 0); /* off by default */
+	assert_false(config_selects_netns(&cfg, "cni-1"));
+	config_free(&cfg);
+
+	write_conf("namespaces = cni-*, pod9\ninterfaces = */eth0, up0\nexclude = cni-2/*\n");
+	assert_int_equal(config_read(path, &cfg, &err), 0);
+	assert_true(config_selects_netns(&cfg, "cni-1"));
+	assert_true(config_selects_netns(&cfg, "pod9"));
+	assert_false(config_selects_netns(&cfg, "other"));
+	/* "*\/eth0" names a pod's eth0: its part after the slash starts with no wildcard. */
+	assert_true(config_selects(&cfg, &pod, why, sizeof(why)));
+	assert_string_equal(why, "named by interfaces");
+	pod.netns = "cni-2";
+	assert_false(config_selects(&cfg, &pod, why, sizeof(why)));
+	assert_string_equal(why, "excluded by 'cni-2/*'");
+	/* The daemon's own eth0 is no NETNS/IFACE: "*\/eth0" does not take it. */
+	pod.netns = NULL;
+	assert_false(config_selects(&cfg, &pod, why, sizeof(why)));
+	assert_string_equal(why, "name matches no glob in interfaces");
+	config_free(&cfg);
+
+	/* A plain glob matches a pod's device by its own name too; a wildcard does not cross
+	 * the slash. */
+	write_conf("namespaces = *\ninterfaces = eth0, x*/v*\n");
+	assert_int_equal(config_read(path, &cfg, &err), 0);
+	assert_true(config_selects_netns(&cfg, "anything"));
+	pod.netns = "cni-1";
+	assert_true(config_selects(&cfg, &pod, why, sizeof(why)));
+	pod.name = "veth0";
+	pod.netns = "xa/b";
+	assert_false(config_selects(&cfg, &pod, why, sizeof(why)));
+	config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_ignores_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_selects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_selects_pods, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1242,6 +1242,57 @@ static void test_forget_gone(void **state)
 	journal_close(j);
 }
 
+/* A namespace deleted: every record of it ends, those of others and with a permanent
+ * address stay, whoever holds an operation on it. */
+static void test_forget_netns(void **state)
+{
+	struct fx *fx = *state;
+	struct journal_ident pod, pod2, perm, other;
+	int64_t pre[KNOB__COUNT] = {1500, 1};
+	bool w[KNOB__COUNT] = {true, true};
+	struct journal_gone *list = NULL;
+	const struct journal_entry *ents;
+	const struct journal_inflight *ops;
+	struct rterr err = {0};
+	struct journal *j;
+	int status, hold;
+	pid_t child;
+
+	pod = ident(fx, "eth0", 2, NULL);
+	pod.netns_cookie = 4242;
+	pod2 = pod;
+	snprintf(pod2.ifname, sizeof(pod2.ifname), "eth1");
+	pod2.ifindex = 3;
+	perm = pod;
+	snprintf(perm.ifname, sizeof(perm.ifname), "vf0");
+	perm.ifindex = 4;
+	snprintf(perm.perm_addr, sizeof(perm.perm_addr), "52:54:00:12:34:57");
+	other = pod;
+	other.netns_cookie = 4243;
+	j = open_ok(fx);
+	assert_int_equal(journal_record_originals(j, &pod, pre, w, &err), 0);
+	assert_int_equal(journal_record_originals(j, &perm, pre, w, &err), 0);
+	assert_int_equal(journal_record_originals(j, &other, pre, w, &err), 0);
+	journal_close(j);
+	/* pod2: a live trial on it (its process holds it): the namespace's going ends it. */
+	child = child_begins(fx, &pod2, 1300, false, &hold);
+
+	j = open_ok(fx);
+	assert_int_equal(journal_forget_netns(j, 4242, "daemon", &list, &err), 2);
+	assert_non_null(list);
+	assert_non_null(strstr(list[0].reason, "gone with its network namespace"));
+	free(list);
+	assert_int_equal(journal_entries(j, &ents), 2); /* vf0 and the other namespace's */
+	assert_int_equal(journal_inflight_list(j, &ops), 0);
+	/* Once: nothing left of it. */
+	assert_int_equal(journal_forget_netns(j, 4242, "daemon", NULL, &err), 0);
+	assert_int_equal(journal_forget_netns(j, 0, "daemon", NULL, &err), 0);
+	journal_close(j);
+	kill(child, SIGKILL);
+	close(hold);
+	assert_int_equal(waitpid(child, &status, 0), child);
+}
+
 /* ---- cost ------------------------------------------------------------------------- */
 
 static void test_commit_cost(void **state)
@@ -1297,6 +1348,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_log_rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forget_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_forget_netns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_cost, setup, teardown),
 	};
 

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Pods' namespaces and the peers of the node's veths in them (pods.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "iface.h"
+#include "linkmon.h"
+#include "log.h"
+#include "loop.h"
+#include "pods.h"
+#include "rtltune/actuate.h"
+#include "rtltune/journal.h"
+#include "rtltune/netns.h"
+#include "trust.h"
+
+#ifndef NETLINK_LISTEN_ALL_NSID
+#define NETLINK_LISTEN_ALL_NSID 8
+#endif
+
+#define NETNS_DIR	  "/run/netns"
+#define PODS_RCVBUF	  (4 * 1024 * 1024)
+#define PODS_LOCK_WAIT_MS 300
+
+/* A namespace named in /run/netns and selected by `namespaces`. */
+struct pod_ns {
+	struct pod_ns *next;
+	char name[64];
+	struct netns *ns; /* NULL: its file is not a namespace yet (ip netns add mounts it
+			   * after creating it) */
+	int nsid;	  /* the daemon's namespace's id for it, -1 none yet */
+	bool listed;	  /* in the directory at the last scan */
+};
+
+/* A veth of the daemon's namespace whose peer is in another: where the peer is. */
+struct peer {
+	int node_ifindex;
+	int nsid;
+	int ifindex;
+};
+
+static struct pod_ns *pods;
+static struct peer *peers;
+static unsigned int n_peers, cap_peers;
+static struct ev_io nl_io = {.fd = -1}, ino_io = {.fd = -1};
+static int wd_dir = -1, wd_run = -1;
+static int self_nsid = -1;
+static bool started;
+
+unsigned int pods_count(void)
+{
+	struct pod_ns *p;
+	unsigned int n = 0;
+
+	for (p = pods; p; p = p->next)
+		n += p->ns != NULL;
+	return n;
+}
+
+static struct pod_ns *pod_by_nsid(int nsid)
+{
+	struct pod_ns *p;
+
+	for (p = pods; nsid >= 0 && p; p = p->next)
+		if (p->ns && p->nsid == nsid)
+			return p;
+	return NULL;
+}
+
+static struct peer *peer_of_node(int node_ifindex)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_peers; i++)
+		if (peers[i].node_ifindex == node_ifindex)
+			return &peers[i];
+	return NULL;
+}
+
+static bool is_peer(int nsid, int ifindex)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_peers; i++)
+		if (peers[i].nsid == nsid && peers[i].ifindex == ifindex)
+			return true;
+	return false;
+}
+
+/* The peer's link read across (IFLA_TARGET_NETNSID) into the table. */
+static void attach(const struct peer *pe)
+{
+	struct pod_ns *p = pod_by_nsid(pe->nsid);
+	struct link_info li;
+	struct rterr err;
+
+	if (!p || !rtd.act || iface_by_dev(p->ns, pe->ifindex))
+		return;
+	if (link_get_netnsid(actuator_link_sock(rtd.act), pe->nsid, pe->ifindex, &li, &err) == 0)
+		iface_pod_seen(p->ns, &li, false, NULL);
+}
+
+/* ---- the namespaces, by name ---------------------------------------------------------- */
+
+/* Its id here, once the kernel gave it one (it does when a veth leads there). */
+static void resolve(struct pod_ns *p)
+{
+	struct rterr err;
+	int id;
+
+	if (!p->ns || p->nsid >= 0 || !rtd.act)
+		return;
+	id = link_netns_id(actuator_link_sock(rtd.act), netns_fd(p->ns), &err);
+	if (id >= 0)
+		p->nsid = id;
+}
+
+/* Open a listed name, when its file is a namespace by now. */
+static void open_pod(struct pod_ns *p)
+{
+	char path[sizeof(NETNS_DIR) + 80];
+	struct rterr err;
+	unsigned int i;
+
+	if (p->ns)
+		return;
+	snprintf(path, sizeof(path), NETNS_DIR "/%s", p->name);
+	if (netns_open(p->name, path, &p->ns, &err) < 0) {
+		p->ns = NULL;
+		if (err.errnum != EINVAL)
+			dlog(LOG_WARNING, NULL, "netns %s: %s", p->name, err.msg);
+		return;
+	}
+	resolve(p);
+	dlog(LOG_INFO, NULL, "netns %s: followed (id %d, cookie %llu)", p->name, p->nsid,
+	     (unsigned long long)netns_cookie(p->ns));
+	for (i = 0; i < n_peers; i++)
+		if (peers[i].nsid == p->nsid)
+			attach(&peers[i]);
+}
+
+/*
+ * Let a namespace go: its interfaces leave the table and, when it was deleted, their
+ * journal records end with it (they can never match a device again: a netns cookie is
+ * never reused within a boot). One line in the log either way.
+ */
+static void release(struct pod_ns *p, bool deleted)
+{
+	struct pod_ns **pp;
+	unsigned int n = 0;
+	int forgotten = 0;
+
+	if (p->ns) {
+		struct journal *j = NULL;
+		struct rterr err = {0};
+		uint64_t cookie = netns_cookie(p->ns);
+
+		n = iface_netns_gone(p->ns);
+		if (deleted && trust_journal_open(PODS_LOCK_WAIT_MS, &j, &err) == 0)
+			forgotten = journal_forget_netns(j, cookie, "daemon", NULL, &err);
+		journal_close(j);
+		if (forgotten < 0)
+			dlog(LOG_WARNING, NULL,
+			     "netns %s deleted: %u interface%s no longer managed; its journal "
+			     "records stay (%s)",
+			     p->name, n, n == 1 ? "" : "s", err.msg);
+		else
+			dlog(LOG_NOTICE, NULL,
+			     "netns %s %s: %u interface%s no longer managed, %d journal record%s "
+			     "ended",
+			     p->name, deleted ? "deleted" : "no longer selected", n,
+			     n == 1 ? "" : "s", forgotten, forgotten == 1 ? "" : "s");
+		netns_close(p->ns);
+	}
+	for (pp = &pods; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	free(p);
+}
+
+/* The directory against the list: new selected names opened, vanished ones let go. */
+static void scan(void)
+{
+	struct pod_ns *p, *next;
+	struct dirent *de;
+	DIR *d = opendir(NETNS_DIR);
+
+	for (p = pods; p; p = p->next)
+		p->listed = false;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(p->name) ||
+		    !config_selects_netns(&rtd.cfg, de->d_name))
+			continue;
+		for (p = pods; p && strcmp(p->name, de->d_name) != 0; p = p->next)
+			;
+		if (!p) {
+			p = calloc(1, sizeof(*p));
+			if (!p)
+				break;
+			snprintf(p->name, sizeof(p->name), "%s", de->d_name);
+			p->nsid = -1;
+			p->next = pods;
+			pods = p;
+		}
+		p->listed = true;
+	}
+	if (d)
+		closedir(d);
+	for (p = pods; p; p = next) {
+		next = p->next;
+		if (!p->listed)
+			release(p, true);
+		else
+			open_pod(p);
+	}
+}
+
+/* A name whose namespace is not known by its id yet: try again (a veth led somewhere new). */
+static void resolve_pending(void)
+{
+	struct pod_ns *p;
+	unsigned int i;
+
+	for (p = pods; p; p = p->next) {
+		bool was = p->nsid >= 0;
+
+		if (!p->ns)
+			open_pod(p);
+		else
+			resolve(p);
+		if (p->ns && !was && p->nsid >= 0)
+			for (i = 0; i < n_peers; i++)
+				if (peers[i].nsid == p->nsid)
+					attach(&peers[i]);
+	}
+}
+
+/* ---- the node's veths and the peers' events ------------------------------------------ */
+
+static void node_link(const struct link_info *li)
+{
+	struct peer *pe = peer_of_node(li->ifindex);
+
+	if (strcmp(li->kind, "veth") != 0 || li->link_netnsid < 0 || li->link <= 0) {
+		/* Not (or no longer) a veth into another namespace. */
+		if (pe)
+			*pe = peers[--n_peers];
+		return;
+	}
+	if (pe && pe->nsid == li->link_netnsid && pe->ifindex == li->link)
+		return;
+	if (!pe) {
+		if (n_peers == cap_peers) {
+			unsigned int cap = cap_peers ? 2 * cap_peers : 16;
+			struct peer *grown = realloc(peers, cap * sizeof(*grown));
+
+			if (!grown)
+				return;
+			peers = grown;
+			cap_peers = cap;
+		}
+		pe = &peers[n_peers++];
+	}
+	*pe = (struct peer){li->ifindex, li->link_netnsid, li->link};
+	if (!pod_by_nsid(pe->nsid))
+		resolve_pending();
+	attach(pe);
+}
+
+static void node_link_removed(int ifindex)
+{
+	struct peer *pe = peer_of_node(ifindex);
+	struct pod_ns *p;
+
+	if (!pe)
+		return;
+	/* The pair goes together: the peer too, whether or not its own event reaches us. */
+	p = pod_by_nsid(pe->nsid);
+	if (p)
+		iface_pod_removed(p->ns, pe->ifindex, "removed with its peer");
+	*pe = peers[--n_peers];
+}
+
+static void message(struct nlmsghdr *nlh, int nsid)
+{
+	bool own = nsid < 0 || nsid == self_nsid;
+	struct link_counters st;
+	struct rtnl_link_stats64 s;
+	struct link_info li;
+	struct pod_ns *p;
+	bool have;
+
+	if (nlh->nlmsg_type == RTM_DELLINK) {
+		struct ifinfomsg *ifi = NLMSG_DATA(nlh);
+
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+			return;
+		if (own)
+			node_link_removed(ifi->ifi_index);
+		else if ((p = pod_by_nsid(nsid)) && is_peer(nsid, ifi->ifi_index))
+			iface_pod_removed(p->ns, ifi->ifi_index, "removed");
+		return;
+	}
+	if (nlh->nlmsg_type != RTM_NEWLINK || link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
+		return;
+	if (own) {
+		node_link(&li);
+		return;
+	}
+	p = pod_by_nsid(nsid);
+	if (!p || !is_peer(nsid, li.ifindex))
+		return;
+	have = link_stats_from_msg(nlh, nlh->nlmsg_len, &s);
+	if (have)
+		linkmon_counters_from(&s, &st);
+	iface_pod_seen(p->ns, &li, true, have ? &st : NULL);
+}
+
+static void nl_ready(struct ev_io *io, uint32_t events)
+{
+	char buf[32768], cbuf[CMSG_SPACE(sizeof(int))];
+	int n;
+
+	for (;;) {
+		struct iovec iov = {buf, sizeof(buf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
+		struct cmsghdr *c;
+		struct nlmsghdr *nlh;
+		int nsid = -1;
+
+		n = (int)recvmsg(io->fd, &mh, MSG_DONTWAIT);
+		if (n < 0 && errno == ENOBUFS) {
+			/* Events lost: what the table holds of pods is re-read from the node's
+			 * veths (a dump of its own namespace, the peers each by one get). */
+			dlog(LOG_WARNING, NULL, "pods' link events lost: resynchronizing");
+			n_peers = 0;
+			pods_reload();
+			continue;
+		}
+		if (n <= 0)
+			return;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&nsid, CMSG_DATA(c), sizeof(nsid));
+		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, (unsigned int)n);
+		     nlh = NLMSG_NEXT(nlh, n))
+			message(nlh, nsid);
+	}
+}
+
+/* ---- /run/netns ------------------------------------------------------------------------ */
+
+/* Watch the directory, or /run until it exists (the first `ip netns add` makes it). */
+static void watch(void)
+{
+	if (wd_dir >= 0 || ino_io.fd < 0)
+		return;
+	wd_dir = inotify_add_watch(ino_io.fd, NETNS_DIR,
+				   IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+					   IN_DELETE_SELF);
+	if (wd_dir < 0 && wd_run < 0)
+		wd_run = inotify_add_watch(ino_io.fd, "/run", IN_CREATE | IN_MOVED_TO);
+}
+
+static void ino_ready(struct ev_io *io, uint32_t events)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false;
+	ssize_t n;
+
+	while ((n = read(io->fd, buf, sizeof(buf))) > 0) {
+		char *q;
+
+		for (q = buf; q < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)q;
+
+			if (e->wd == wd_dir && (e->mask & (IN_DELETE_SELF | IN_IGNORED)))
+				wd_dir = -1;
+			q += sizeof(*e) + e->len;
+		}
+		any = true;
+	}
+	if (any) {
+		watch();
+		scan();
+	}
+}
+
+/* ---- start, reload, stop --------------------------------------------------------------- */
+
+/* Every veth of the daemon's namespace: which lead to another (one dump). */
+static void node_dump(void)
+{
+	struct link_info *links;
+	struct rterr err;
+	int n, i;
+
+	if (!rtd.act || link_dump(actuator_link_sock(rtd.act), &links, &n, &err) < 0)
+		return;
+	for (i = 0; i < n; i++)
+		node_link(&links[i]);
+	free(links);
+}
+
+/* Enough descriptors for a node of many pods: each followed namespace holds a few. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int pods_start(void)
+{
+	int one = 1, fd, rcv = PODS_RCVBUF, r;
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK};
+	struct rterr err;
+	int self;
+
+	if (started || !rtd.cfg.namespaces.n)
+		return 0;
+	raise_nofile();
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one)) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	nl_io.fd = fd;
+	nl_io.cb = nl_ready;
+	r = loop_add(&nl_io, EPOLLIN);
+	if (r < 0) {
+		close(fd);
+		nl_io.fd = -1;
+		return r;
+	}
+	/* Its own namespace may have an id for itself: its events carry that one. */
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self >= 0 && rtd.act) {
+		r = link_netns_id(actuator_link_sock(rtd.act), self, &err);
+		self_nsid = r >= 0 ? r : -1;
+	}
+	if (self >= 0)
+		close(self);
+	ino_io.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ino_io.cb = ino_ready;
+	if (ino_io.fd >= 0 && loop_add(&ino_io, EPOLLIN) < 0) {
+		close(ino_io.fd);
+		ino_io.fd = -1;
+	}
+	watch();
+	started = true;
+	scan();
+	node_dump();
+	return 0;
+}
+
+void pods_reload(void)
+{
+	struct pod_ns *p, *next;
+
+	if (!started) {
+		int r = pods_start();
+
+		if (r < 0)
+			dlog(LOG_ERR, NULL, "namespaces: %s", strerror(-r));
+		return;
+	}
+	/* Names no longer selected go; their devices and records stay as they are. */
+	for (p = pods; p; p = next) {
+		next = p->next;
+		if (!config_selects_netns(&rtd.cfg, p->name)) {
+			release(p, false);
+		}
+	}
+	scan();
+	node_dump();
+}
+
+void pods_stop(void)
+{
+	if (nl_io.fd >= 0) {
+		loop_del(&nl_io);
+		close(nl_io.fd);
+		nl_io.fd = -1;
+	}
+	if (ino_io.fd >= 0) {
+		loop_del(&ino_io);
+		close(ino_io.fd);
+		ino_io.fd = -1;
+	}
+	wd_dir = wd_run = -1;
+	while (pods) {
+		struct pod_ns *p = pods;
+
+		pods = p->next;
+		if (p->ns)
+			iface_netns_gone(p->ns);
+		netns_close(p->ns);
+		free(p);
+	}
+	free(peers);
+	peers = NULL;
+	n_peers = cap_peers = 0;
+	started = false;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNED_PODS_H
+#define RTLTUNED_PODS_H
+
+/*
+ * The pods' side of the node's veths (docs/namespaces.md): with `namespaces =` in the
+ * configuration, the network namespaces the daemon's veths lead to (IFLA_LINK_NETNSID),
+ * by their names in /run/netns, and the peer of each veth there, reported to the interface
+ * table as that namespace's interface. One rtnetlink socket hears every namespace the
+ * daemon's has an id for (NETLINK_LISTEN_ALL_NSID), the daemon's own included; inotify on
+ * /run/netns says when a name comes or goes. A namespace is held open (netns.h) exactly
+ * while its name is in /run/netns and selected: a deleted one is let go at once, its
+ * interfaces and their journal records ended, with one line in the log.
+ */
+int pods_start(void);
+/* After a reload: namespaces selected anew. */
+void pods_reload(void);
+void pods_stop(void);
+/* How many namespaces are held open, and pods' interfaces in the table (status). */
+unsigned int pods_count(void);
+
+#endif

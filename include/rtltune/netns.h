@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef RTLTUNE_NETNS_H
+#define RTLTUNE_NETNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtltune/err.h"
+
+/*
+ * Another network namespace than the process's own: a pod's, on a container host
+ * (docs/namespaces.md). The process enters it only for as long as it works on one of its
+ * devices (netns_switch()): what talks to the kernel by a socket of the current namespace
+ * (the ioctls, a new netlink socket such as route.h's, sysfs) then reaches that namespace's
+ * devices. Inside, the namespace's own sockets serve: its ioctl socket (made the process's
+ * by ethtool_ctl_fd_use()), and its device sockets (netns_io(): rtnetlink and ethtool
+ * netlink opened inside, with a sysfs of its own mounted nowhere, reached through
+ * /proc/self/fd). Every one of them holds the namespace alive: netns_close() lets it go.
+ */
+struct netns;
+struct nic_io;
+
+/* Open the namespace path refers to (/run/netns/NAME), named name in messages and outputs:
+ * its fd, an ioctl socket inside and its cookie (SO_NETNS_COOKIE). -EINVAL when path is no
+ * network namespace. */
+int netns_open(const char *name, const char *path, struct netns **out, struct rterr *err);
+/* Everything it holds let go (the process leaves it first if it is in it); NULL is fine. */
+void netns_close(struct netns *ns);
+const char *netns_name(const struct netns *ns);
+/* SO_NETNS_COOKIE: never reused within a boot (the journal's identity of its devices). */
+uint64_t netns_cookie(const struct netns *ns);
+int netns_fd(const struct netns *ns);
+/* Its device sockets, opened inside at the first call; NULL with err on failure. */
+struct nic_io *netns_io(struct netns *ns, struct rterr *err);
+/*
+ * Make the thread's network namespace to's (NULL: the process's own, where it was at the
+ * first switch), and its ioctl socket to's; *prev (may be NULL) gets the one it was in, for
+ * switching back. Cheap when it is there already (calls nest by switching back to prev).
+ */
+int netns_switch(struct netns *to, struct netns **prev, struct rterr *err);
+/* The namespace the thread is in now (NULL: its own). */
+struct netns *netns_current(void);
+
+#endif
