@@ -54,6 +54,9 @@ enum tuner_have {
 	TUNER_HAVE_CPU = 1u << 5,	/* cpu_ns */
 	TUNER_HAVE_SOFTNET = 1u << 6,	/* backlog_drops, time_squeeze (the host's samples) */
 	TUNER_HAVE_SOFTIRQ = 1u << 7,	/* softirq_max_ppm, softirq_min_ppm, softirq_busiest */
+	TUNER_HAVE_CPU_BUSY = 1u << 8,	/* cpu_busy_ns */
+	TUNER_HAVE_OVERRUNS = 1u << 9,	/* rx_overruns (the driver's qstats) */
+	TUNER_HAVE_RTT = 1u << 10,	/* tcp_rtt_us */
 };
 
 /*
@@ -96,6 +99,16 @@ struct tuner_sample {
 	 * (and its number) and the least busy one's (host-wide: every device's receive work). */
 	uint32_t softirq_max_ppm, softirq_min_ppm;
 	int32_t softirq_busiest;
+	/* Busy time of all online CPUs over the interval: elapsed time less the idle time
+	 * /proc/stat gives them (on a tickless kernel from the idle clock, so short bursts of
+	 * softirq work on an otherwise idle CPU count, which the tick-sampled cpu_ns misses). */
+	uint64_t cpu_busy_ns;
+	/* Frames the device dropped because its receive ring was full (qstats
+	 * rx-hw-drop-overruns, the netdev family; drivers that keep it). */
+	uint64_t rx_overruns;
+	/* Median smoothed RTT of the namespace's established TCP connections at the end of
+	 * the interval, microseconds (a latency guard for the NAPI deferral trial). */
+	uint32_t tcp_rtt_us;
 };
 
 /* The interface as it is now, and what the tuner may do to it. Passed with every sample. */
@@ -123,6 +136,9 @@ struct tuner_env {
 	 * the online CPUs (bit n: CPU n, for CPUs below 63), for rx-spread. */
 	int n_napi;
 	int64_t cpus_online;
+	/* Whether the device's NAPIs are driven by hardware interrupts (napi-get names an
+	 * IRQ): 1 yes, 0 no (veth), -1 not known. */
+	int napi_irq;
 };
 
 /*
