@@ -28,6 +28,11 @@
 
 static struct tuner *tuner;
 static uint64_t cpu_ns_delta, cpu_ns_prev;
+/* The CPUs' busy time over the last interval (cpustat_busy_ns()), from readings at
+ * cpu_tot_at (monotonic ns). */
+static struct cpustat_total cpu_tot_prev;
+static uint64_t cpu_tot_at, cpu_busy_delta;
+static bool cpu_busy_have;
 /* TCP's counters for the namespace at the last sample (tcp_prev), and its retransmitted
  * segments and those DSACKed as spurious over the last two sample intervals (tcp_w_*),
  * the share tcpstat_lossy() takes off; both 0 when unknown. Two intervals: a DSACK comes
@@ -164,17 +169,28 @@ static void softirq_sample(void)
 
 void tune_sample_begin(void)
 {
-	uint64_t ns;
+	struct cpustat_total tot;
+	uint64_t now;
 
 	if (tuner) {
 		tcp_sample();
 		softirq_sample();
 	}
-	/* Kernel time of all CPUs: where the network stack's cost shows. */
-	if (cpustat_kernel_ns(&ns) < 0)
+	/* Kernel time of all CPUs: where the network stack's cost shows; and their busy time
+	 * from the idle clock, which rx-spread's trials are judged per (tick samples miss
+	 * short softirq bursts on a CPU woken from idle: docs/kernel.md F43). */
+	now = now_us() * 1000;
+	if (cpustat_total_ns(&tot) < 0) {
+		cpu_busy_have = false;
+		cpu_tot_prev.cpus = 0;
 		return;
-	cpu_ns_delta = sample_cpu_delta(ns, cpu_ns_prev);
-	cpu_ns_prev = ns;
+	}
+	cpu_ns_delta = sample_cpu_delta(tot.kernel, cpu_ns_prev);
+	cpu_ns_prev = tot.kernel;
+	cpu_busy_have = now > cpu_tot_at &&
+			cpustat_busy_ns(&cpu_tot_prev, &tot, now - cpu_tot_at, &cpu_busy_delta);
+	cpu_tot_prev = tot;
+	cpu_tot_at = now;
 }
 
 /* The interface's totals as the sampler stored them (sampler.c). */
@@ -224,6 +240,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		struct sample_env se = {
 			.interval_us = now - tp->prev_us,
 			.cpu_ns = cpu_ns_delta,
+			.cpu_busy_ns = cpu_busy_delta,
+			.have_busy = cpu_busy_have,
 			.gso_max_size = ifc->m->eff[KNOB_GSO_MAX_SIZE],
 			.gro_max_size = iface_knob(ifc, KNOB_GRO_MAX_SIZE),
 			.ns_retrans = tcp_w_retrans,

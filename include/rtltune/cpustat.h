@@ -15,6 +15,31 @@
 int cpustat_kernel_ns(uint64_t *out);
 
 /*
+ * The host's CPU time so far from the aggregate "cpu" line of /proc/stat (fs/proc/stat.c,
+ * show_stat()): kernel = system + irq + softirq, idle = idle + iowait, and the number of
+ * "cpuN" lines (the online CPUs). The two kinds are measured differently: on a tickless
+ * kernel the idle and iowait of an online CPU come from its idle clock
+ * (get_cpu_idle_time_us(), stopped when an interrupt arrives), the rest is sampled by the
+ * tick. So the busy time of the CPUs over an interval is best taken as elapsed time x
+ * CPUs less the idle delta: a CPU woken for short bursts of softirq work (RPS, a NAPI
+ * kthread) counts, where the ticks mostly miss it (docs/kernel.md F43).
+ */
+struct cpustat_total {
+	uint64_t kernel, idle; /* USER_HZ ticks from the parser, ns from cpustat_total_ns() */
+	unsigned int cpus;
+};
+/* Parse the text of /proc/stat (len bytes, no NUL needed). 0; -EBADMSG without an
+ * aggregate "cpu " line of at least 7 decimals that fit 64 bits (and their sums). */
+int cpustat_parse_total(const char *text, size_t len, struct cpustat_total *out);
+/* /proc/stat read and parsed, ticks converted to nanoseconds; -errno. */
+int cpustat_total_ns(struct cpustat_total *out);
+/* The busy time of the CPUs between two readings taken elapsed_ns apart: elapsed x CPUs
+ * less the idle delta, at least 0. false when it cannot be told: the CPUs went online or
+ * offline in between, the idle clock went backwards, or no earlier reading (cpus 0). */
+bool cpustat_busy_ns(const struct cpustat_total *before, const struct cpustat_total *now,
+		     uint64_t elapsed_ns, uint64_t *busy);
+
+/*
  * Softirq time per CPU: the seventh number of each "cpuN" line of /proc/stat (USER_HZ
  * ticks, since 2.6.0; show_stat() in fs/proc/stat.c), every softirq together (NET_RX and
  * NET_TX among them: /proc/softirqs counts how often each ran, not for how long). Softirq

@@ -36,6 +36,9 @@ struct sample_reading {
 struct sample_env {
 	uint64_t interval_us; /* between the readings */
 	uint64_t cpu_ns; /* the host's kernel CPU time over the interval (sample_cpu_delta()) */
+	/* The CPUs' busy time over the interval (cpustat_busy_ns()), when have_busy. */
+	uint64_t cpu_busy_ns;
+	bool have_busy;
 	/* The caps skbs are counted against (0: none counted at the cap). */
 	int64_t gso_max_size, gro_max_size;
 	/* The namespace's retransmitted segments and those DSACKed as spurious over the

@@ -20,23 +20,12 @@ static uint64_t ns_per_tick(void)
 
 int cpustat_kernel_ns(uint64_t *out)
 {
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq;
-	uint64_t tick = ns_per_tick();
-	FILE *f;
-	int n;
+	struct cpustat_total t;
+	int r = cpustat_total_ns(&t);
 
-	if (!tick)
-		return -EINVAL;
-	f = fopen("/proc/stat", "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait,
-		   &irq, &softirq);
-	fclose(f);
-	if (n != 7)
-		return -EBADMSG;
-	*out = (uint64_t)(sys + irq + softirq) * tick;
-	return 0;
+	if (r == 0)
+		*out = t.kernel;
+	return r;
 }
 
 /* A decimal number at *p (before end) that fits 64 bits; *p moves past it. */
@@ -77,6 +66,49 @@ static int field(const char *p, const char *end, unsigned int nth, uint64_t *out
 			return 0;
 		}
 	}
+}
+
+/* a + b into *sum unless it overflows. */
+static bool add_ok(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	if (a > UINT64_MAX - b)
+		return false;
+	*sum = a + b;
+	return true;
+}
+
+int cpustat_parse_total(const char *text, size_t len, struct cpustat_total *out)
+{
+	const char *p = text, *end = text + len;
+	bool seen = false;
+
+	memset(out, 0, sizeof(*out));
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		uint64_t v[7], k;
+		unsigned int i;
+
+		if (!eol)
+			eol = end;
+		p = eol + 1;
+		if (eol - q < 4 || memcmp(q, "cpu", 3) != 0)
+			continue;
+		if (q[3] >= '0' && q[3] <= '9') {
+			out->cpus++;
+			continue;
+		}
+		if (q[3] != ' ' || seen)
+			continue;
+		/* "cpu  user nice system idle iowait irq softirq ...": the aggregate. */
+		for (i = 0; i < 7; i++)
+			if (field(q + 3, eol, i, &v[i]) < 0)
+				return -EBADMSG;
+		if (!add_ok(v[2], v[5], &k) || !add_ok(k, v[6], &out->kernel) ||
+		    !add_ok(v[3], v[4], &out->idle))
+			return -EBADMSG;
+		seen = true;
+	}
+	return seen ? 0 : -EBADMSG;
 }
 
 int cpustat_parse_softirq(const char *text, size_t len, struct cpu_softirq *out, unsigned int max,
@@ -225,4 +257,41 @@ int cpustat_task_ns(int pid, uint64_t *ns)
 	if (r == 0)
 		*ns = ticks * tick;
 	return r;
+}
+
+int cpustat_total_ns(struct cpustat_total *out)
+{
+	static char *buf;
+	static size_t cap;
+	uint64_t tick = ns_per_tick();
+	ssize_t len;
+	int r;
+
+	if (!tick)
+		return -EINVAL;
+	len = slurp("/proc/stat", &buf, &cap);
+	if (len < 0)
+		return (int)len;
+	r = cpustat_parse_total(buf, (size_t)len, out);
+	if (r < 0)
+		return r;
+	if (out->kernel > UINT64_MAX / tick || out->idle > UINT64_MAX / tick)
+		return -EBADMSG;
+	out->kernel *= tick;
+	out->idle *= tick;
+	return 0;
+}
+
+bool cpustat_busy_ns(const struct cpustat_total *before, const struct cpustat_total *now,
+		     uint64_t elapsed_ns, uint64_t *busy)
+{
+	uint64_t all, idle;
+
+	if (!before->cpus || before->cpus != now->cpus || now->idle < before->idle ||
+	    elapsed_ns > UINT64_MAX / now->cpus)
+		return false;
+	all = elapsed_ns * now->cpus;
+	idle = now->idle - before->idle;
+	*busy = all > idle ? all - idle : 0;
+	return true;
 }

@@ -54,6 +54,10 @@ void sample_build(struct tuner_sample *s, const struct sample_reading *before,
 	s->rx_bytes = counter_delta(now->rx_bytes, before->rx_bytes);
 	s->cpu_ns = env->cpu_ns;
 	s->have = TUNER_HAVE_CPU;
+	if (env->have_busy) {
+		s->cpu_busy_ns = env->cpu_busy_ns;
+		s->have |= TUNER_HAVE_CPU_BUSY;
+	}
 	if (retrans_segs)
 		*retrans_segs = 0;
 	if (!now->have_probes) {

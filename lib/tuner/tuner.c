@@ -186,7 +186,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 	} else if (tnr_cmp_down(&thr, cfg->min_effect)) {
 		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 		tnr_cat(why, sizeof(why), ": worse");
-	} else if ((ab.have & ob.have & TUNER_HAVE_CPU) && ab.cpu_ns > 0) {
+	} else if (o != OBJ_RX_PER_CPU && (ab.have & ob.have & TUNER_HAVE_CPU) && ab.cpu_ns > 0) {
 		/* Throughput did not move (not saturated, or at line rate): CPU per byte decides.
 		 */
 		tnr_compare(a, tnr_win_cpu_per_byte(&tr->base, a), b,
@@ -329,6 +329,7 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	p->busy = (double)s->tx_busy;
 	p->timeouts = (double)s->tx_timeouts;
 	p->cpu_ns = (double)s->cpu_ns;
+	p->cpu_busy_ns = (double)s->cpu_busy_ns;
 	return true;
 }
 

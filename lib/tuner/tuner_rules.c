@@ -305,9 +305,9 @@ static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)
  * A device with NAPIs gets them threaded (each a kthread the scheduler can move to a free
  * CPU, NAPI's threaded mode since 5.12); one without (veth without GRO or XDP: its frames
  * go through the sending CPU's backlog) gets RPS to the other CPUs (rps_cpus of its rx
- * queues without the busy one: frames then queue to their backlogs). Judged as a gain:
- * kept only when throughput rises beyond noise (a second CPU costs CPU, so CPU per byte
- * rarely falls; it is the tie-breaker as for every gain).
+ * queues without the busy one: frames then queue to their backlogs). Judged as a gain in
+ * rx throughput per busy CPU second (tnr_knob_objective()): a second CPU raises throughput
+ * by spending itself, and is kept only when the bytes per CPU spent rise beyond noise.
  */
 static void rule_rx_spread(const struct ctx *x, struct tuner_candidate *c)
 {
@@ -325,6 +325,9 @@ static void rule_rx_spread(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
 	if (!sampled(x, TUNER_HAVE_SOFTIRQ))
 		return cand_set(c, TUNER_CAND_NO_DATA, "softirq time per CPU not sampled");
+	if (!sampled(x, TUNER_HAVE_CPU_BUSY))
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"the CPUs' busy time not sampled (it judges the trial)");
 	if (gain_blocked(x, c))
 		return;
 	if (cur != 0)

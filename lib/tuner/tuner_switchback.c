@@ -75,7 +75,8 @@ void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c)
 	memset(sb, 0, sizeof(*sb));
 	for (i = 0; i < c->n_changes; i++)
 		sb->b[i] = c->changes[i].to;
-	sb->cpu = w->n > 0;
+	/* Throughput per busy CPU has the CPU in it already: no second test. */
+	sb->cpu = w->n > 0 && tnr_knob_objective(c->knob) != OBJ_RX_PER_CPU;
 	for (i = 0; i < w->n; i++)
 		sb->cpu = sb->cpu && log_cpu(&w->p[i], &x);
 	for (i = 0; i + 2 < w->n && sb->nulls < TUNER_NULL_PAIRS / 2; i += 2) {
@@ -146,10 +147,14 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 	char why[sizeof(out->reason)] = "";
 	bool at_b = tr->chg[0].to == sb->b[0], keep = false, done = false;
 	struct agg ab, ob;
+	unsigned int i;
 
 	bar = sb->cpu ? 1 / cfg->false_keep : 1 / (2 * cfg->false_keep);
 	bf = tnr_pair_bf(sb->e_thr, sb->nulls, sb->d_thr, sb->pairs, margin, SWITCH_PRIOR_G, &m);
-	raw = m + margin;
+	/* The pairs' own mean (m is of the differences capped against outliers, which for a
+	 * large effect in little noise says less than it is). */
+	for (raw = 0, i = 0; i < sb->pairs; i++)
+		raw += sb->d_thr[i] / sb->pairs;
 	tnr_aggregate(&tr->base, &ab);
 	tnr_aggregate(&tr->obs, &ob);
 	if (tr->obs.n >= 2 &&
@@ -172,7 +177,9 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 			tr->min_effect * 100);
 	else if (bf >= bar)
 		tnr_cat(why, sizeof(why), ": %s, beyond noise",
-			raw < 0 ? "worse" : "a gain below the required");
+			raw <= -margin ? "worse"
+			: raw > 0      ? "a gain below the required"
+				       : "no gain");
 	if (sb->cpu && bfc > 0) {
 		tnr_cat(why, sizeof(why), "; ");
 		describe_pairs("CPU per byte", sb->d_cpu, sb->pairs, bfc, bar, why, sizeof(why));

@@ -2,7 +2,8 @@
 /*
  * The CPU time parsers (lib/sampler/cpustat.c) on the input as text without a terminating
  * NUL, ending where a PROT_NONE page begins: as /proc/stat (per-CPU softirq time) and as
- * /proc/PID/stat (a task's utime + stime). Seeds from tests/fuzz/capture_signals.sh. Each
+ * /proc/PID/stat (a task's utime + stime), and as /proc/stat's totals (kernel and idle
+ * time, CPUs). Seeds from tests/fuzz/capture_signals.sh. Each
  * returns 0 with sane values or -EBADMSG / -E2BIG, nothing read past the text.
  */
 #include <sys/mman.h>
@@ -44,6 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; r == 0 && i < n; i++) {
 		FUZZ_CHECK(c[i].cpu <= CPUSTAT_MAX_CPU);
 		FUZZ_CHECK(!i || c[i].cpu > c[i - 1].cpu);
+	}
+	{
+		struct cpustat_total t;
+
+		r = cpustat_parse_total(buf, size, &t);
+		FUZZ_CHECK(r == 0 || r == -EBADMSG);
 	}
 	r = cpustat_parse_task(buf, size, &ticks);
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);

@@ -268,6 +268,60 @@ static void test_softirq(void **state)
 	}
 }
 
+/* The aggregate line: kernel = system + irq + softirq, idle = idle + iowait, the cpuN
+ * lines counted; and the busy time between two readings from the idle clock. */
+static void test_total(void **state)
+{
+	struct text t = load("stat");
+	struct cpustat_total a, b;
+	unsigned long long v[7];
+	uint64_t busy = 7;
+
+	(void)state;
+	assert_int_equal(cpustat_parse_total(t.s, t.len, &a), 0);
+	assert_int_equal(sscanf(t.s, "cpu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+				&v[3], &v[4], &v[5], &v[6]),
+			 7);
+	assert_int_equal(a.kernel, v[2] + v[5] + v[6]);
+	assert_int_equal(a.idle, v[3] + v[4]);
+	assert_int_equal(a.cpus, 2);
+	free(t.s);
+	assert_int_equal(cpustat_parse_total(T("cpu  1 2 3 4 5 6 7 8 9 10\ncpu0 1 2 3 4 5 6 7\n"
+					       "cpu1 0 0 0 0 0 0 0\ncpu3 0 0 0 0 0 0 0\n"),
+					     &a),
+			 0);
+	assert_int_equal(a.kernel, 3 + 6 + 7);
+	assert_int_equal(a.idle, 4 + 5);
+	assert_int_equal(a.cpus, 3);
+	/* No aggregate line, too few numbers, a sum past 64 bits. */
+	assert_int_equal(cpustat_parse_total(T("cpu0 1 2 3 4 5 6 7\n"), &a), -EBADMSG);
+	assert_int_equal(cpustat_parse_total(T("cpu  1 2 3 4 5 6\n"), &a), -EBADMSG);
+	assert_int_equal(cpustat_parse_total(T("cpu  1 2 18446744073709551615 4 5 6 7\n"), &a),
+			 -EBADMSG);
+	assert_int_equal(cpustat_parse_total(T(""), &a), -EBADMSG);
+	/* 2 CPUs over 1 s, 0.5 s idle between them: 1.5 CPU seconds busy. */
+	a = (struct cpustat_total){.kernel = 0, .idle = 1000000000, .cpus = 2};
+	b = (struct cpustat_total){.kernel = 0, .idle = 1500000000, .cpus = 2};
+	assert_true(cpustat_busy_ns(&a, &b, 1000000000, &busy));
+	assert_int_equal(busy, 1500000000);
+	/* More idle than time (rounding of the ticks): 0, not negative. */
+	b.idle = 3500000000;
+	assert_true(cpustat_busy_ns(&a, &b, 1000000000, &busy));
+	assert_int_equal(busy, 0);
+	/* A CPU went offline, the idle clock went back, no earlier reading: not told. */
+	busy = 7;
+	b = (struct cpustat_total){.idle = 1500000000, .cpus = 1};
+	assert_false(cpustat_busy_ns(&a, &b, 1000000000, &busy));
+	b = (struct cpustat_total){.idle = 500000000, .cpus = 2};
+	assert_false(cpustat_busy_ns(&a, &b, 1000000000, &busy));
+	a.cpus = 0;
+	assert_false(cpustat_busy_ns(&a, &b, 1000000000, &busy));
+	assert_int_equal(busy, 7);
+	/* Live: as many CPUs as the process may see at most, nanoseconds. */
+	assert_int_equal(cpustat_total_ns(&a), 0);
+	assert_true(a.cpus >= 1 && a.idle > 0);
+}
+
 static void test_task(void **state)
 {
 	struct text napi = load("napi_thread"), odd = load("odd_name");
@@ -313,7 +367,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_softnet_618),	  cmocka_unit_test(test_softnet_older),
 		cmocka_unit_test(test_softnet_malformed), cmocka_unit_test(test_softnet_read),
-		cmocka_unit_test(test_softirq),		  cmocka_unit_test(test_task),
+		cmocka_unit_test(test_softirq),		  cmocka_unit_test(test_task), cmocka_unit_test(test_total),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
