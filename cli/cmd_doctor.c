@@ -16,6 +16,7 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/config.h"
 #include "rtltune/hostcheck.h"
+#include "rtltune/hostknob.h"
 #include "rtltune/nic.h"
 #include "rtltune/plan.h"
 #include "rtltune/profile.h"
@@ -380,6 +381,42 @@ static json_object *iface_json(const struct daemon_view *v, const struct nic *ni
 }
 
 /* What stops rtltuned from running with its probes here, one line each. */
+/*
+ * The host-wide knobs (net.core.*): their values, whether this process can change them
+ * (only from the initial network namespace: hostknob.h) and whether rtltuned's config
+ * lets it tune them (tune_host).
+ */
+static json_object *host_json(const struct daemon_view *v)
+{
+	json_object *o = json_object_new_object(), *knobs = json_object_new_object();
+	struct nic *host = calloc(1, sizeof(*host));
+	char why[256] = "", buf[256];
+	int k, scope;
+
+	scope = host_scope(host_proc_sys(), why, sizeof(why));
+	json_object_object_add(o, "reachable", json_object_new_boolean(scope == 0));
+	json_object_object_add(o, "why", scope ? json_object_new_string(why) : NULL);
+	if (host)
+		host_snapshot(host_proc_sys(), host);
+	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++) {
+		json_object *e = json_object_new_object();
+		bool known = host && host->val[k] != LINK_UNSET;
+
+		json_object_object_add(e, "value",
+				       known ? json_object_new_int64(host->val[k]) : NULL);
+		json_object_object_add(
+			e, "why",
+			!known && host ? json_object_new_string(host_why(host, (enum knob_id)k, buf,
+									  sizeof(buf)))
+				       : NULL);
+		json_object_object_add(knobs, knob_name((enum knob_id)k), e);
+	}
+	json_object_object_add(o, "knobs", knobs);
+	json_object_object_add(o, "tune_host", json_object_new_boolean(v->cfg.tune_host));
+	free(host);
+	return o;
+}
+
 static json_object *missing_json(const struct hostcheck *hc, const struct daemon_view *v)
 {
 	json_object *a = json_object_new_array();
@@ -439,6 +476,7 @@ static int cmd_doctor(struct cli_ctx *ctx, int argc, char **argv)
 	json_object_object_add(doc, "netlink", netlink_json(hc, nic_io_path(io)));
 	json_object_object_add(doc, "features", features_json(hc));
 	json_object_object_add(doc, "config", config_json(ctx, &view));
+	json_object_object_add(doc, "host", host_json(&view));
 	ifaces = json_object_new_array();
 	for (i = 0; i < n; i++)
 		json_object_array_add(ifaces, iface_json(&view, &nics[i]));
@@ -471,7 +509,8 @@ CLI_COMMAND(doctor, .name = "doctor", .args = "[IFACE...]",
 		    "per interface (every link, or the ones named) the knobs it takes, the chip\n"
 		    "entry that limits it, whether rtltuned would manage it with its config\n"
 		    "(--config FILE or RTLTUNE_CONFIG, else " RTD_DEFAULT_CONFIG ")\n"
-		    "and what its profile would change.\n"
+		    "and what its profile would change; the host-wide net.core knobs and\n"
+		    "whether they can be changed from here.\n"
 		    "Read-only: it changes no setting. The hooks are tried with a program that\n"
 		    "does nothing, loaded and attached for the time of two system calls, then\n"
 		    "removed. Exit status 0 when rtltuned can run with its probes here, 3 with\n"

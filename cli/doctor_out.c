@@ -145,6 +145,28 @@ static void render_config(json_object *doc)
 		       str(c, "chip_database_error", b1, sizeof(b1)));
 }
 
+/* "host-wide knobs  net.core.netdev_max_backlog 1000, ... (rtltuned's tune_host: yes)" */
+static void render_host_knobs(json_object *doc)
+{
+	json_object *h = get(doc, "host");
+	char b[512];
+	bool first = true;
+
+	if (!h)
+		return;
+	printf("\nhost-wide knobs  ");
+	json_object_object_foreach(get(h, "knobs"), name, e)
+	{
+		printf("%s%s %s", first ? "" : ", ", name,
+		       get(e, "value") ? json_object_get_string(get(e, "value")) : "unknown");
+		first = false;
+	}
+	printf("\n  %s; rtltuned's tune_host: %s\n",
+	       is_true(h, "reachable") ? "changeable from here (the initial network namespace)"
+				       : str(h, "why", b, sizeof(b)),
+	       is_true(h, "tune_host") ? "yes" : "no");
+}
+
 static void render_knobs(json_object *k)
 {
 	json_object *groups = get(k, "ethtool");
@@ -239,6 +261,7 @@ void doctor_render(json_object *doc)
 	render_netlink(doc);
 	render_features(doc);
 	render_config(doc);
+	render_host_knobs(doc);
 	a = get(doc, "interfaces");
 	for (i = 0; i < json_object_array_length(a); i++)
 		render_iface(json_object_array_get_idx(a, i));

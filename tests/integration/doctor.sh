@@ -54,6 +54,13 @@ t_eq "$(jq -r '[.tracepoints[] | select(.rtltuned and (.btf | not) and (.tracefs
 	0 "tracepoints rtltuned loads, all present"
 grep -q "^$host_if (ifindex [0-9]*): driver " "$T_TMP/host.txt" || t_fail "text has no $host_if section"
 grep -qx 'rtltuned can run with its probes here.' "$T_TMP/host.txt" || t_fail "text verdict missing"
+# The host-wide knobs, read as /proc/sys has them (the test runs in the initial namespace).
+for k in netdev_max_backlog netdev_budget netdev_budget_usecs; do
+	t_eq "$(jq -r ".host.knobs[\"net.core.$k\"].value" <<<"$j")" "$(cat /proc/sys/net/core/$k)" "host knob $k"
+done
+t_eq "$(jq -r .host.reachable <<<"$j")" true "host-wide knobs reachable from the initial namespace"
+grep -q "^host-wide knobs  net.core.netdev_max_backlog $(cat /proc/sys/net/core/netdev_max_backlog), " \
+	"$T_TMP/host.txt" || t_fail "text has no host-wide knobs line"
 if command -v bpftool >/dev/null; then
 	t_eq "$(bpftool prog show -j | jq '[.[] | select(.name == "rtl_doctor")] | length')" 0 \
 		"doctor's no-op programs left loaded"
@@ -70,6 +77,9 @@ t_eq "$rc" 0 "exit status in the namespace"
 j=$(t_rtl "$ns" --config "$conf" --json doctor)
 t_eq "$(t_link_state "$ns" va)" "$before" "va's settings after doctor (nothing applied)"
 t_eq "$(jq -r '[.interfaces[].ifname] | sort | join(",")' <<<"$j")" lo,va,vb "every link of the namespace"
+t_eq "$(jq -r '.host.reachable, .host.knobs["net.core.netdev_budget"].value' <<<"$j" | paste -sd,)" \
+	false,null "host-wide knobs from another namespace: unknown, not reachable"
+jq -r .host.why <<<"$j" | grep -q "initial network namespace" || t_fail "no why for the host-wide knobs: $(jq -c .host <<<"$j")"
 va() { jq -r ".interfaces[] | select(.ifname == \"va\") | $1" <<<"$j"; }
 t_eq "$(va .managed)" true "va managed"
 t_eq "$(va .why)" "named by interfaces" "why va"
