@@ -137,6 +137,80 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
+/* The median TCP RTTs of w's samples that have one, into v; how many. */
+static unsigned int win_rtt(const struct window *w, double *v)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w->n; i++)
+		if ((w->p[i].have & TUNER_HAVE_RTT) && w->p[i].rtt_us > 0)
+			v[n++] = w->p[i].rtt_us;
+	return n;
+}
+
+/*
+ * napi-defer's verdict: kept only when CPU per byte falls beyond noise (min_effect) while
+ * throughput does not fall, and the latency guard holds: the median TCP RTT of the trial's
+ * samples may not rise beyond noise by defer_max_rtt_rise and defer_min_rtt_rise_us both
+ * (deferral delays a frame by up to gro_flush_timeout; a rise of a few microseconds on a
+ * short RTT is a change of its noise, not of the service). No RTT to guard with: not kept.
+ */
+static bool defer_verdict(const struct tuner_config *cfg, const struct trial *tr,
+			  const struct agg *ab, const struct agg *ob, const struct cmp *thr,
+			  char *why, size_t len)
+{
+	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
+	unsigned int na = win_rtt(&tr->base, a), nb = win_rtt(&tr->obs, b);
+	struct cmp rtt, cpu;
+	bool keep;
+
+	if (na < 3 || nb < 3) {
+		snprintf(why, len,
+			 "no latency guard: TCP RTT sampled in %u of %u samples before, %u of %u "
+			 "during the trial",
+			 na, tr->base.n, nb, tr->obs.n);
+		return false;
+	}
+	tnr_compare(a, na, b, nb, &rtt);
+	snprintf(why, len,
+		 "median TCP RTT %.0f -> %.0f us (%+.1f%%), Welch t %.1f vs %.2f over %u+%u "
+		 "samples",
+		 rtt.meda, rtt.medb, rtt.meda > 0 ? tnr_pct(rtt.medb / rtt.meda) : 0,
+		 tnr_tclamp(rtt.t), rtt.tcrit, rtt.na, rtt.nb);
+	if (tnr_cmp_up(&rtt, cfg->defer_max_rtt_rise) &&
+	    rtt.medb - rtt.meda >= cfg->defer_min_rtt_rise_us) {
+		tnr_cat(why, len,
+			": the latency guard tripped (a rise beyond noise of at least %.0f%% and "
+			"%.0f us); ",
+			cfg->defer_max_rtt_rise * 100, cfg->defer_min_rtt_rise_us);
+		tnr_describe_cmp(tnr_objective_name(tnr_knob_objective(tr->start.knob)), thr, true,
+				 why, len);
+		return false;
+	}
+	tnr_cat(why, len, ": held; ");
+	tnr_describe_cmp(tnr_objective_name(tnr_knob_objective(tr->start.knob)), thr, true, why,
+			 len);
+	if (tnr_cmp_down(thr, cfg->min_effect)) {
+		tnr_cat(why, len, ": worse");
+		return false;
+	}
+	if (!((ab->have & ob->have & TUNER_HAVE_CPU) && ab->cpu_ns > 0)) {
+		tnr_cat(why, len, "; CPU time not sampled: nothing to judge a saving by");
+		return false;
+	}
+	tnr_compare(a, tnr_win_cpu_per_byte(&tr->base, a), b, tnr_win_cpu_per_byte(&tr->obs, b),
+		    &cpu);
+	tnr_cat(why, len, "; ");
+	tnr_describe_cmp("CPU", &cpu, false, why, len);
+	keep = tnr_cmp_down(&cpu, tr->min_effect);
+	if (keep)
+		tnr_cat(why, len, ": cheaper beyond noise (at least %.0f%%)", tr->min_effect * 100);
+	else
+		tnr_cat(why, len, ": no saving beyond noise (at least %.0f%%)",
+			tr->min_effect * 100);
+	return keep;
+}
+
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
@@ -175,6 +249,8 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				cfg->fix_max_loss * 100);
 		else
 			keep = fell;
+	} else if (tr->start.rule == TUNER_RULE_NAPI_DEFER) {
+		keep = defer_verdict(cfg, tr, &ab, &ob, &thr, why, sizeof(why));
 	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
 					      sizeof(why)))) {
 		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
@@ -246,17 +322,16 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	tr->obs.n = 0;
 	tr->kind = tuner_rule_is_fix(c->rule) ? TRIAL_FIX : TRIAL_GAIN;
 	tnr_aggregate(&tr->base, &a);
-	/* The fault the fix must cure: the host's rules name theirs, a device's fix takes the
-	 * worst one present. */
-	if (c->rule == TUNER_RULE_BACKLOG)
-		tr->fault = F_BACKLOG;
-	else if (c->rule == TUNER_RULE_SQUEEZE)
-		tr->fault = F_SQUEEZE;
-	else
-		tr->fault = tr->kind == TRIAL_FIX ? tnr_fault_present(&t->cfg, &a, why, sizeof(why))
-						  : -1;
+	/* The fault the fix must cure: the host's rules and ring-overruns name theirs, a
+	 * device's TX-side fix takes the worst one present. */
+	tr->fault = tr->kind == TRIAL_FIX ? tnr_rule_fault(&t->cfg, c->rule, &a, why, sizeof(why))
+					  : -1;
 	if (tr->kind == TRIAL_FIX && tr->fault < 0)
-		tr->fault = F_RETRANS;
+		tr->fault = c->rule == TUNER_RULE_BACKLOG	     ? F_BACKLOG
+			    : c->rule == TUNER_RULE_SQUEEZE	     ? F_SQUEEZE
+			    : c->rule == TUNER_RULE_RING_OVERRUNS ? F_OVERRUNS
+								     : F_RETRANS;
+	tr->cap = c->rule == TUNER_RULE_RING_OVERRUNS ? env->ring_rx_max : 0;
 	tr->min_effect = t->cfg.min_effect;
 	if (c->knob == KNOB_MTU && (env->quirks & CHIP_Q_JUMBO_DISABLES_TSO) &&
 	    env->knob[KNOB_TSO] > 0 && c->changes[0].to > 1500)
@@ -329,6 +404,8 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	p->busy = (double)s->tx_busy;
 	p->timeouts = (double)s->tx_timeouts;
 	p->cpu_ns = (double)s->cpu_ns;
+	p->overruns = (double)s->rx_overruns;
+	p->rtt_us = (double)s->tcp_rtt_us;
 	return true;
 }
 
@@ -519,7 +596,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	if (!tuner_rule_is_fix(cands[r].rule)
 		    ? tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why,
 				   sizeof(why))
-		    : tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why)))
+		    : tnr_fault_unsteady(&t->cfg, &ifc->win, cands[r].rule, why, sizeof(why)))
 		return 0;
 	return start_trial(t, ifc, env, &cands[r], now, out);
 }
@@ -682,7 +759,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 		tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(out->cands[next].knob), why,
 			     sizeof(why));
 	else if (next >= 0)
-		tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why));
+		tnr_fault_unsteady(&t->cfg, &ifc->win, out->cands[next].rule, why, sizeof(why));
 	if (next >= 0 && (why[0] || ifc->in_trial)) {
 		struct tuner_candidate *c = &out->cands[next];
 		char r[sizeof(c->reason)];

@@ -186,10 +186,13 @@ static int64_t step_to(const struct tuner_config *cfg, const struct trial *tr, u
 		return cur / 2 > cfg->gso_floor ? cur / 2 : cfg->gso_floor;
 	if (tuner_rule_for_host(tr->start.rule))
 		return tnr_host_next(cfg, tr->chg[i].knob, cur);
+	if (tr->start.rule == TUNER_RULE_RING_OVERRUNS)
+		return tnr_ring_next(cur, tr->cap);
 	return cur;
 }
 
-/* The host's fixes step the same way, up: a backlog or a budget doubles again to its cap. */
+/* The host's fixes step the same way, up: a backlog or a budget doubles again to its cap;
+ * and ring-overruns: ring_rx doubles again to the ring's max. */
 bool tnr_can_step(const struct tuner_config *cfg, const struct trial *tr, bool cured)
 {
 	unsigned int i;
@@ -275,7 +278,8 @@ void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char 
  */
 bool tnr_promising(const struct trial *tr, const struct cmp *thr)
 {
-	return tr->kind == TRIAL_GAIN && !tr->retest && thr->t >= 1 &&
+	return tr->kind == TRIAL_GAIN && !tr->retest && tr->start.rule != TUNER_RULE_NAPI_DEFER &&
+	       thr->t >= 1 &&
 	       thr->medb >= thr->meda * (1 + 2 * tr->min_effect);
 }
 
