@@ -199,6 +199,18 @@ static void reading_of(const struct iface_stats *st, struct sample_reading *r)
 	r->tx_timeouts = st->counter[SC_TX_TIMEOUTS];
 }
 
+/* The driver's count of frames its full rx ring dropped (qstats rx-hw-drop-overruns, read
+ * by signals.c this sample); false when the driver reports none. */
+static bool overruns_of(const struct iface *ifc, uint64_t *v)
+{
+	const struct iface_signals *sg = signals_of(ifc);
+
+	if (!sg || !sg->have_qstats || !(sg->qstats.have & (1u << QSTAT_RX_HW_DROP_OVERRUNS)))
+		return false;
+	*v = sg->qstats.val[QSTAT_RX_HW_DROP_OVERRUNS];
+	return true;
+}
+
 void tune_sample(struct iface *ifc, uint64_t now)
 {
 	struct iface_tune *tp;
@@ -206,7 +218,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	struct tuner_sample s = {0};
 	struct tuner_env env = {0};
 	struct tuner_action a = {0};
-	uint64_t seg;
+	uint64_t seg, ovr = 0;
+	bool ovr_valid;
 	int k;
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
@@ -220,6 +233,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		iface_read_stack(ifc);
 	tp = &ifc->m->tune;
 	reading_of(&ifc->m->stats, &now_r);
+	ovr_valid = overruns_of(ifc, &ovr);
 	if (tp->prev_valid) {
 		struct sample_env se = {
 			.interval_us = now - tp->prev_us,
@@ -238,12 +252,19 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			s.softirq_min_ppm = sirq.min_ppm;
 			s.softirq_busiest = sirq.busiest;
 		}
+		/* The ring's overruns since the last sample, where the driver counts them. */
+		if (ovr_valid && tp->overruns_valid) {
+			s.have |= TUNER_HAVE_OVERRUNS;
+			s.rx_overruns = counter_delta(ovr, tp->overruns_prev);
+		}
 		tune_host_add_traffic(&s);
 		tp->retrans_segs += seg;
 		tp->retrans_spurious += seg - s.tcp_retransmits;
 	}
 	tp->prev = now_r;
 	tp->prev_us = now;
+	tp->overruns_prev = ovr;
+	tp->overruns_valid = ovr_valid;
 	if (!tp->prev_valid) {
 		tp->prev_valid = true;
 		return;
@@ -264,10 +285,12 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	}
 	env.gro_max = ifc->m->gro_max;
 	env.mtu_max = ifc->m->mtu_max;
+	env.ring_rx_max = ifc->m->snap.max[KNOB_RING_RX];
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;
 	env.n_napi = ifc->m->snap.n_napi;
+	env.napi_irq = ifc->m->snap.napi_irq;
 	env.cpus_online = sirq.online;
 	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
 	 * on, trials do not. */

@@ -119,7 +119,8 @@ struct tuner_env {
 	int64_t gso_max; /* largest gso_max_size (tso_max_size, BIG TCP per the chip) */
 	int64_t gro_max; /* largest gro_max_size */
 	int64_t mtu_max; /* max_mtu */
-	int64_t ring_rx_max; /* the rx ring's largest size (ethtool rings rx_max) */
+	/* The rx ring's largest size (ethtool's rings rx_max): where ring-overruns stops. */
+	int64_t ring_rx_max;
 	/* The admin's allowed_mtu range; 0..0 (the default) means MTU is never touched. */
 	int64_t allowed_mtu_min, allowed_mtu_max;
 	uint32_t quirks; /* enum chip_quirk bits of the matched entry */
@@ -183,10 +184,10 @@ struct tuner_config {
 	double spread_busy_share;	  /* 0.5: busiest CPU's softirq share that is saturation */
 	double spread_free_share;	  /* 0.2: another CPU's softirq share that leaves it free */
 	double overrun_share;		  /* 0.0001: ring overruns / frames that call for a raise */
-	int64_t defer_hard_irqs;	  /* 2: napi_defer_hard_irqs the napi-defer trial sets */
-	int64_t defer_gro_flush_ns;	  /* 200000: gro_flush_timeout it sets with them */
-	double defer_max_rtt_rise;	  /* 0.1: relative rise of the median TCP RTT that rolls back */
-	double defer_min_rtt_rise_us;	  /* 50: nor one below this many microseconds */
+	int64_t defer_hard_irqs;	  /* 2: napi_defer_hard_irqs napi-defer tries */
+	int64_t defer_gro_flush_ns;	  /* 200000: gro_flush_timeout it tries with them */
+	double defer_max_rtt_rise;	  /* 0.1: median TCP RTT rise that rolls back... */
+	double defer_min_rtt_rise_us;	  /* 50: ...when at least this many microseconds */
 	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
 	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };
@@ -218,9 +219,11 @@ enum tuner_rule {
 	TUNER_RULE_MTU,	       /* full frames, admin allowed a larger MTU -> raise it */
 	TUNER_RULE_RX_SPREAD,  /* receive work holds one CPU, another is free -> threaded
 				* NAPI (a device with NAPIs) or RPS (one without) */
-	TUNER_RULE_RING_OVERRUNS, /* the rx ring overflows (qstats) -> raise ring_rx (a fix) */
-	TUNER_RULE_NAPI_DEFER,	  /* bulk receive on interrupts -> napi_defer_hard_irqs and
-				   * gro_flush_timeout, judged by CPU per byte, RTT guarded */
+	/* The NIC's receive path: the rx ring overflows (qstats) -> raise ring_rx (a fix);
+	 * bulk receive on interrupts -> napi_defer_hard_irqs with gro_flush_timeout, kept for
+	 * less CPU per byte, rolled back on a rise of the median TCP RTT (a gain). */
+	TUNER_RULE_RING_OVERRUNS,
+	TUNER_RULE_NAPI_DEFER,
 	/* The host's (TUNER_HOST) rules: fixes that raise a host-wide knob. */
 	TUNER_RULE_BACKLOG, /* per-CPU backlogs overflow -> raise netdev_max_backlog */
 	TUNER_RULE_SQUEEZE, /* NET_RX runs out of budget -> raise netdev_budget(_usecs) */

@@ -97,7 +97,8 @@ static void model(struct nsim *s, struct tuner_sample *o)
 	o->rx_packets = (uint64_t)frames;
 	o->tx_bytes = (uint64_t)(frames / 2 * 66);
 	o->tx_packets = (uint64_t)(frames / 2);
-	o->cpu_ns = (uint64_t)(8e8 * (deferred ? s->defer_cpu : 1) * (1 + 0.03 * (uniform(s) - 0.5)));
+	o->cpu_ns =
+		(uint64_t)(8e8 * (deferred ? s->defer_cpu : 1) * (1 + 0.03 * (uniform(s) - 0.5)));
 	if (ring > s->max_ring_seen)
 		s->max_ring_seen = ring;
 	if (ring > 0 && !s->no_overruns) {
@@ -152,8 +153,7 @@ static void run(struct nsim *s, unsigned int n)
 	}
 }
 
-static enum tuner_cand_status status_of(struct nsim *s, enum tuner_rule r, char *reason,
-					size_t len)
+static enum tuner_cand_status status_of(struct nsim *s, enum tuner_rule r, char *reason, size_t len)
 {
 	struct tuner_recommendation rec;
 
@@ -273,8 +273,7 @@ static void test_ring_no_data(void **state)
 	nsim_ring(&s, 256);
 	run(&s, 30);
 	assert_int_equal(s.n_kind[TUNER_START_TRIAL], 0);
-	assert_int_equal(status_of(&s, TUNER_RULE_RING_OVERRUNS, NULL, 0),
-			 TUNER_CAND_NO_EVIDENCE);
+	assert_int_equal(status_of(&s, TUNER_RULE_RING_OVERRUNS, NULL, 0), TUNER_CAND_NO_EVIDENCE);
 	tuner_free(s.t);
 
 	nsim_init(&s);
@@ -462,10 +461,9 @@ static void test_names_and_config(void **state)
 			 0);
 	assert_int_equal(tuner_config_set(&cfg, "defer_max_rtt_rise", "0.2", &(struct rterr){0}),
 			 0);
-	assert_int_equal(
-		tuner_config_set(&cfg, "defer_min_rtt_rise_us", "100", &(struct rterr){0}), 0);
-	assert_int_not_equal(tuner_config_set(&cfg, "defer_hard_irqs", "0", &(struct rterr){0}),
-			     0);
+	assert_int_equal(tuner_config_set(&cfg, "defer_min_rtt_rise_us", "100", &(struct rterr){0}),
+			 0);
+	assert_int_not_equal(tuner_config_set(&cfg, "defer_hard_irqs", "0", &(struct rterr){0}), 0);
 	assert_int_equal(tuner_config_format(&cfg, "defer_gro_flush_ns", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "50000");
 	assert_int_equal(tuner_config_check(&cfg, &(struct rterr){0}), 0);
