@@ -137,59 +137,27 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
-/* The median TCP RTTs of w's samples that have one, into v; how many. */
-static unsigned int win_rtt(const struct window *w, double *v)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < w->n; i++)
-		if ((w->p[i].have & TUNER_HAVE_RTT) && w->p[i].rtt_us > 0)
-			v[n++] = w->p[i].rtt_us;
-	return n;
-}
-
 /*
  * napi-defer's verdict: kept only when CPU per byte falls beyond noise (min_effect) while
- * throughput does not fall, and the latency guard holds: the median TCP RTT of the trial's
- * samples may not rise beyond noise by defer_max_rtt_rise and defer_min_rtt_rise_us both
- * (deferral delays a frame by up to gro_flush_timeout; a rise of a few microseconds on a
- * short RTT is a change of its noise, not of the service). No RTT to guard with: not kept.
+ * throughput does not fall, and the latency guard holds (tnr_rtt_guard()). No RTT to guard
+ * with: not kept.
  */
 static bool defer_verdict(const struct tuner_config *cfg, const struct trial *tr,
 			  const struct agg *ab, const struct agg *ob, const struct cmp *thr,
 			  char *why, size_t len)
 {
 	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
-	unsigned int na = win_rtt(&tr->base, a), nb = win_rtt(&tr->obs, b);
-	struct cmp rtt, cpu;
+	const char *o = tnr_objective_name(tnr_knob_objective(tr->start.knob));
+	struct cmp cpu;
+	int g = tnr_rtt_guard(cfg, tr, why, len);
 	bool keep;
 
-	if (na < 3 || nb < 3) {
-		snprintf(why, len,
-			 "no latency guard: TCP RTT sampled in %u of %u samples before, %u of %u "
-			 "during the trial",
-			 na, tr->base.n, nb, tr->obs.n);
+	if (g < 0)
 		return false;
-	}
-	tnr_compare(a, na, b, nb, &rtt);
-	snprintf(why, len,
-		 "median TCP RTT %.0f -> %.0f us (%+.1f%%), Welch t %.1f vs %.2f over %u+%u "
-		 "samples",
-		 rtt.meda, rtt.medb, rtt.meda > 0 ? tnr_pct(rtt.medb / rtt.meda) : 0,
-		 tnr_tclamp(rtt.t), rtt.tcrit, rtt.na, rtt.nb);
-	if (tnr_cmp_up(&rtt, cfg->defer_max_rtt_rise) &&
-	    rtt.medb - rtt.meda >= cfg->defer_min_rtt_rise_us) {
-		tnr_cat(why, len,
-			": the latency guard tripped (a rise beyond noise of at least %.0f%% and "
-			"%.0f us); ",
-			cfg->defer_max_rtt_rise * 100, cfg->defer_min_rtt_rise_us);
-		tnr_describe_cmp(tnr_objective_name(tnr_knob_objective(tr->start.knob)), thr, true,
-				 why, len);
+	tnr_cat(why, len, "; ");
+	tnr_describe_cmp(o, thr, true, why, len);
+	if (g > 0)
 		return false;
-	}
-	tnr_cat(why, len, ": held; ");
-	tnr_describe_cmp(tnr_objective_name(tnr_knob_objective(tr->start.knob)), thr, true, why,
-			 len);
 	if (tnr_cmp_down(thr, cfg->min_effect)) {
 		tnr_cat(why, len, ": worse");
 		return false;

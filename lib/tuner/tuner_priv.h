@@ -311,6 +311,8 @@ void tnr_give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const cha
 void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
 			enum tuner_dir d, enum backoff_mode mode, uint64_t now);
 void tnr_trial_end(struct tuner *t, struct iface *ifc);
+/* napi-defer's latency guard on tr's windows: 1 tripped, 0 held, -1 no RTT; why says it. */
+int tnr_rtt_guard(const struct tuner_config *cfg, const struct trial *tr, char *why, size_t len);
 uint64_t tnr_backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
 			    uint64_t now);
 
