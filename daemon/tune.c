@@ -18,6 +18,7 @@
 #include "rtltune/actuate.h"
 #include "rtltune/cpustat.h"
 #include "rtltune/sample.h"
+#include "rtltune/tcprtt.h"
 #include "rtltune/tcpstat.h"
 #include "rtltune/tuner.h"
 #include "trust.h"
@@ -167,11 +168,67 @@ static void softirq_sample(void)
 	sirq.min_ppm = sirq.have ? (uint32_t)(fmin(min, 1) * 1e6) : 0;
 }
 
+/*
+ * napi-defer's latency guard: the median smoothed RTT of the namespace's TCP connections
+ * that moved data in the last two sample intervals (tcprtt.h), read at most once a sample
+ * and only when an interface wants it (wants_rtt()): one NETLINK_SOCK_DIAG dump.
+ */
+static struct {
+	struct tcprtt *acc;
+	bool read, have, warned;
+	uint32_t median_us;
+} rtt;
+
+static void rtt_sample(void)
+{
+	int r;
+
+	rtt.read = true;
+	rtt.have = false;
+	if (!rtt.acc && !(rtt.acc = calloc(1, sizeof(*rtt.acc))))
+		return;
+	rtt.acc->idle_ms = (uint32_t)(2 * rtd.cfg.sample_interval_us / 1000);
+	r = tcprtt_read(rtt.acc);
+	if (r < 0) {
+		if (!rtt.warned)
+			dlog(LOG_INFO, NULL,
+			     "TCP RTT unavailable (NETLINK_SOCK_DIAG: %s): napi-defer has no latency "
+			     "guard and is not tried",
+			     strerror(-r));
+		rtt.warned = true;
+		return;
+	}
+	rtt.median_us = tcprtt_median(rtt.acc);
+	rtt.have = rtt.median_us > 0;
+}
+
+/*
+ * Whether ifc needs the RTT: its NAPIs have interrupts (napi-defer can apply) and either
+ * nothing is deferred yet (the rule's baseline) or its napi-defer trial is running. The
+ * daemon's own namespace only: a pod's sockets are in another.
+ */
+static bool wants_rtt(const struct iface *ifc)
+{
+	struct tuner_iface_info *info;
+	bool in;
+
+	if (ifc->ifindex >= IFACE_POD_KEY_BASE || ifc->m->snap.napi_irq != 1 || !ifc->autotune)
+		return false;
+	if (ifc->m->eff[KNOB_NAPI_DEFER_HARD_IRQS] == 0 && ifc->m->eff[KNOB_GRO_FLUSH_TIMEOUT] == 0)
+		return true;
+	info = malloc(sizeof(*info));
+	in = info && tuner_iface_info(tuner, ifc->ifindex, info) == 0 && info->in_trial &&
+	     info->trial.rule == TUNER_RULE_NAPI_DEFER;
+	free(info);
+	return in;
+}
+
 void tune_sample_begin(void)
 {
 	struct cpustat_total tot;
 	uint64_t now;
 
+	rtt.read = false;
 	if (tuner) {
 		tcp_sample();
 		softirq_sample();
@@ -215,6 +272,18 @@ static void reading_of(const struct iface_stats *st, struct sample_reading *r)
 	r->tx_timeouts = st->counter[SC_TX_TIMEOUTS];
 }
 
+/* The driver's count of frames its full rx ring dropped (qstats rx-hw-drop-overruns, read
+ * by signals.c this sample); false when the driver reports none. */
+static bool overruns_of(const struct iface *ifc, uint64_t *v)
+{
+	const struct iface_signals *sg = signals_of(ifc);
+
+	if (!sg || !sg->have_qstats || !(sg->qstats.have & (1u << QSTAT_RX_HW_DROP_OVERRUNS)))
+		return false;
+	*v = sg->qstats.val[QSTAT_RX_HW_DROP_OVERRUNS];
+	return true;
+}
+
 void tune_sample(struct iface *ifc, uint64_t now)
 {
 	struct iface_tune *tp;
@@ -222,7 +291,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	struct tuner_sample s = {0};
 	struct tuner_env env = {0};
 	struct tuner_action a = {0};
-	uint64_t seg;
+	uint64_t seg, ovr = 0;
+	bool ovr_valid;
 	int k;
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
@@ -236,6 +306,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		iface_read_stack(ifc);
 	tp = &ifc->m->tune;
 	reading_of(&ifc->m->stats, &now_r);
+	ovr_valid = overruns_of(ifc, &ovr);
 	if (tp->prev_valid) {
 		struct sample_env se = {
 			.interval_us = now - tp->prev_us,
@@ -256,12 +327,27 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			s.softirq_min_ppm = sirq.min_ppm;
 			s.softirq_busiest = sirq.busiest;
 		}
+		if (wants_rtt(ifc)) {
+			if (!rtt.read)
+				rtt_sample();
+			if (rtt.have) {
+				s.have |= TUNER_HAVE_RTT;
+				s.tcp_rtt_us = rtt.median_us;
+			}
+		}
+		/* The ring's overruns since the last sample, where the driver counts them. */
+		if (ovr_valid && tp->overruns_valid) {
+			s.have |= TUNER_HAVE_OVERRUNS;
+			s.rx_overruns = counter_delta(ovr, tp->overruns_prev);
+		}
 		tune_host_add_traffic(&s);
 		tp->retrans_segs += seg;
 		tp->retrans_spurious += seg - s.tcp_retransmits;
 	}
 	tp->prev = now_r;
 	tp->prev_us = now;
+	tp->overruns_prev = ovr;
+	tp->overruns_valid = ovr_valid;
 	if (!tp->prev_valid) {
 		tp->prev_valid = true;
 		return;
@@ -282,10 +368,12 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	}
 	env.gro_max = ifc->m->gro_max;
 	env.mtu_max = ifc->m->mtu_max;
+	env.ring_rx_max = ifc->m->snap.max[KNOB_RING_RX];
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;
 	env.n_napi = ifc->m->snap.n_napi;
+	env.napi_irq = ifc->m->snap.napi_irq;
 	env.cpus_online = sirq.online;
 	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
 	 * on, trials do not. */
@@ -325,6 +413,8 @@ void tune_stop(const char *why)
 	tune_host_stop(tuner, why);
 	tuner_free(tuner);
 	tuner = NULL;
+	free(rtt.acc);
+	rtt.acc = NULL;
 }
 
 int tune_pause(struct iface *ifc, bool on, const char *by)

@@ -49,6 +49,12 @@ struct napi_info {
  * uint of 4 or 8 bytes); values beyond their range are refused. 0, or -EBADMSG.
  */
 int napi_parse_reply(const void *msg, size_t len, struct napi_info *out);
+/*
+ * Whether a device's NAPIs are driven by hardware interrupts: 1 when napi-get names an IRQ
+ * for any of the n (the attribute since 6.9, sent only for a NAPI whose driver tied it to
+ * one: netif_napi_set_irq()), else 0 (a veth's NAPI, scheduled by its peer; no NAPI).
+ */
+int napi_list_has_irq(const struct napi_info *list, unsigned int n);
 /* The attribute that carries setting s. */
 uint16_t napi_setting_attr(enum napi_setting s);
 /* "threaded", "defer-hard-irqs", ... (the family's names). */

@@ -58,10 +58,13 @@ struct nic {
 	bool have_drvinfo;
 	struct eth_drvinfo drv;
 	/* The stack around the NIC (around.h): per such knob 0 or the negative errno that
-	 * left it unknown; how many NAPIs the device has (-1: not known); how the NAPI
-	 * settings were read (enum around_napi_path). */
+	 * left it unknown; how many NAPIs the device has (-1: not known); whether napi-get
+	 * names an IRQ for any of them (1: driven by interrupts, 0: none has one, a veth's or
+	 * no NAPI at all, -1: not known); how the NAPI settings were read (enum
+	 * around_napi_path). */
 	int16_t around_err[KNOB_AROUND_COUNT];
 	int16_t n_napi;
+	int8_t napi_irq;
 	uint8_t napi_path;
 	/* The host's own snapshot (hostknob.h: host_snapshot()), not a device: its name is
 	 * KNOB_HOST_NAME, its ifindex 0, and only the host-wide knobs have values; per such

@@ -119,6 +119,8 @@ struct tuner_env {
 	int64_t gso_max; /* largest gso_max_size (tso_max_size, BIG TCP per the chip) */
 	int64_t gro_max; /* largest gro_max_size */
 	int64_t mtu_max; /* max_mtu */
+	/* The rx ring's largest size (ethtool's rings rx_max): where ring-overruns stops. */
+	int64_t ring_rx_max;
 	/* The admin's allowed_mtu range; 0..0 (the default) means MTU is never touched. */
 	int64_t allowed_mtu_min, allowed_mtu_max;
 	uint32_t quirks; /* enum chip_quirk bits of the matched entry */
@@ -181,6 +183,11 @@ struct tuner_config {
 	int64_t budget_usecs_max;	  /* 32000: nor netdev_budget_usecs above this */
 	double spread_busy_share;	  /* 0.5: busiest CPU's softirq share that is saturation */
 	double spread_free_share;	  /* 0.2: another CPU's softirq share that leaves it free */
+	double overrun_share;		  /* 0.0001: ring overruns / frames that call for a raise */
+	int64_t defer_hard_irqs;	  /* 2: napi_defer_hard_irqs napi-defer tries */
+	int64_t defer_gro_flush_ns;	  /* 200000: gro_flush_timeout it tries with them */
+	double defer_max_rtt_rise;	  /* 0.1: median TCP RTT rise that rolls back... */
+	double defer_min_rtt_rise_us;	  /* 50: ...when at least this many microseconds */
 	uint64_t backoff_initial_ms;	  /* 300000: after the first rejected trial */
 	uint64_t backoff_max_ms;	  /* 86400000: doubling stops here */
 };
@@ -212,6 +219,11 @@ enum tuner_rule {
 	TUNER_RULE_MTU,	       /* full frames, admin allowed a larger MTU -> raise it */
 	TUNER_RULE_RX_SPREAD,  /* receive work holds one CPU, another is free -> threaded
 				* NAPI (a device with NAPIs) or RPS (one without) */
+	/* The NIC's receive path: the rx ring overflows (qstats) -> raise ring_rx (a fix);
+	 * bulk receive on interrupts -> napi_defer_hard_irqs with gro_flush_timeout, kept for
+	 * less CPU per byte, rolled back on a rise of the median TCP RTT (a gain). */
+	TUNER_RULE_RING_OVERRUNS,
+	TUNER_RULE_NAPI_DEFER,
 	/* The host's (TUNER_HOST) rules: fixes that raise a host-wide knob. */
 	TUNER_RULE_BACKLOG, /* per-CPU backlogs overflow -> raise netdev_max_backlog */
 	TUNER_RULE_SQUEEZE, /* NET_RX runs out of budget -> raise netdev_budget(_usecs) */
@@ -222,7 +234,8 @@ const char *tuner_rule_name(enum tuner_rule r); /* "gso-faults", ... */
  * 64) up to the knob's cap in cfg (backlog_max, budget_max, budget_usecs_max); cur when
  * it is at the cap. */
 int64_t tuner_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur);
-/* A fix (a fault must fall: gso-faults, tso-faults and the host's rules), not a gain. */
+/* A fix (a fault must fall: gso-faults, tso-faults, ring-overruns and the host's rules),
+ * not a gain. */
 bool tuner_rule_is_fix(enum tuner_rule r);
 /* One of the host's rules (TUNER_HOST), which a device never runs, nor the host a device's. */
 bool tuner_rule_for_host(enum tuner_rule r);

@@ -94,6 +94,7 @@ void host_snapshot(const char *proc_sys, struct nic *out)
 	snprintf(out->link.ifname, sizeof(out->link.ifname), "%s", KNOB_HOST_NAME);
 	out->host = true;
 	out->n_napi = -1;
+	out->napi_irq = -1;
 	out->speed_mbps = -1;
 	out->ethtool_path = "none";
 	for (k = 0; k < KNOB__COUNT; k++) {

@@ -120,13 +120,16 @@ static void read_napi(const struct around_io *io, struct nic *nic)
 	int s, r = -EOPNOTSUPP;
 
 	nic->n_napi = -1;
+	nic->napi_irq = -1;
 	nic->napi_path = NAPI_PATH_NONE;
 	if (napi_nl_has_get(nl)) {
 		list = calloc(NAPI_MAX_PER_DEV, sizeof(*list));
 		r = list ? napi_nl_list(nl, nic->link.ifindex, list, NAPI_MAX_PER_DEV, &n, &ignored)
 			 : -ENOMEM;
-		if (r == 0)
+		if (r == 0) {
 			nic->n_napi = (int16_t)n;
+			nic->napi_irq = napi_list_has_irq(list, n);
+		}
 	}
 	for (s = 0; s < NAPI_SETTING_COUNT; s++) {
 		enum knob_id k = napi_knob((enum napi_setting)s);
@@ -180,6 +183,7 @@ void around_unread(struct nic *nic)
 	int k;
 
 	nic->n_napi = -1;
+	nic->napi_irq = -1;
 	nic->napi_path = NAPI_PATH_NONE;
 	for (k = KNOB_FIRST_AROUND; k < KNOB_FIRST_HOST; k++) {
 		*err_of(nic, (enum knob_id)k) = -ENODATA;

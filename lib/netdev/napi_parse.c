@@ -42,6 +42,16 @@ const char *napi_sysfs_file(enum napi_setting s)
 	return (unsigned int)s < NAPI_SETTING_COUNT ? settings[s].sysfs : NULL;
 }
 
+int napi_list_has_irq(const struct napi_info *list, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i].irq != NAPI_ABSENT)
+			return 1;
+	return 0;
+}
+
 /* A u32 or the family's variable "uint" (4 or 8 bytes), up to max; -EBADMSG otherwise. */
 static int read_uint(const uint8_t *p, uint16_t len, int64_t max, int64_t *out)
 {

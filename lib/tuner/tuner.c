@@ -137,6 +137,48 @@ int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
 
 /* ---- backoff ---------------------------------------------------------------------- */
 
+/*
+ * napi-defer's verdict: kept only when CPU per byte falls beyond noise (min_effect) while
+ * throughput does not fall, and the latency guard holds (tnr_rtt_guard()). No RTT to guard
+ * with: not kept.
+ */
+static bool defer_verdict(const struct tuner_config *cfg, const struct trial *tr,
+			  const struct agg *ab, const struct agg *ob, const struct cmp *thr,
+			  char *why, size_t len)
+{
+	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
+	const char *o = tnr_objective_name(tnr_knob_objective(tr->start.knob));
+	struct cmp cpu;
+	int g = tnr_rtt_guard(cfg, tr, why, len);
+	bool keep;
+
+	if (g < 0)
+		return false;
+	tnr_cat(why, len, "; ");
+	tnr_describe_cmp(o, thr, true, why, len);
+	if (g > 0)
+		return false;
+	if (tnr_cmp_down(thr, cfg->min_effect)) {
+		tnr_cat(why, len, ": worse");
+		return false;
+	}
+	if (!((ab->have & ob->have & TUNER_HAVE_CPU) && ab->cpu_ns > 0)) {
+		tnr_cat(why, len, "; CPU time not sampled: nothing to judge a saving by");
+		return false;
+	}
+	tnr_compare(a, tnr_win_cpu_per_byte(&tr->base, a), b, tnr_win_cpu_per_byte(&tr->obs, b),
+		    &cpu);
+	tnr_cat(why, len, "; ");
+	tnr_describe_cmp("CPU", &cpu, false, why, len);
+	keep = tnr_cmp_down(&cpu, tr->min_effect);
+	if (keep)
+		tnr_cat(why, len, ": cheaper beyond noise (at least %.0f%%)", tr->min_effect * 100);
+	else
+		tnr_cat(why, len, ": no saving beyond noise (at least %.0f%%)",
+			tr->min_effect * 100);
+	return keep;
+}
+
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
@@ -175,6 +217,8 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 				cfg->fix_max_loss * 100);
 		else
 			keep = fell;
+	} else if (tr->start.rule == TUNER_RULE_NAPI_DEFER) {
+		keep = defer_verdict(cfg, tr, &ab, &ob, &thr, why, sizeof(why));
 	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
 					      sizeof(why)))) {
 		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
@@ -246,17 +290,16 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	tr->obs.n = 0;
 	tr->kind = tuner_rule_is_fix(c->rule) ? TRIAL_FIX : TRIAL_GAIN;
 	tnr_aggregate(&tr->base, &a);
-	/* The fault the fix must cure: the host's rules name theirs, a device's fix takes the
-	 * worst one present. */
-	if (c->rule == TUNER_RULE_BACKLOG)
-		tr->fault = F_BACKLOG;
-	else if (c->rule == TUNER_RULE_SQUEEZE)
-		tr->fault = F_SQUEEZE;
-	else
-		tr->fault = tr->kind == TRIAL_FIX ? tnr_fault_present(&t->cfg, &a, why, sizeof(why))
-						  : -1;
+	/* The fault the fix must cure: the host's rules and ring-overruns name theirs, a
+	 * device's TX-side fix takes the worst one present. */
+	tr->fault = tr->kind == TRIAL_FIX ? tnr_rule_fault(&t->cfg, c->rule, &a, why, sizeof(why))
+					  : -1;
 	if (tr->kind == TRIAL_FIX && tr->fault < 0)
-		tr->fault = F_RETRANS;
+		tr->fault = c->rule == TUNER_RULE_BACKLOG	     ? F_BACKLOG
+			    : c->rule == TUNER_RULE_SQUEEZE	     ? F_SQUEEZE
+			    : c->rule == TUNER_RULE_RING_OVERRUNS ? F_OVERRUNS
+								     : F_RETRANS;
+	tr->cap = c->rule == TUNER_RULE_RING_OVERRUNS ? env->ring_rx_max : 0;
 	tr->min_effect = t->cfg.min_effect;
 	if (c->knob == KNOB_MTU && (env->quirks & CHIP_Q_JUMBO_DISABLES_TSO) &&
 	    env->knob[KNOB_TSO] > 0 && c->changes[0].to > 1500)
@@ -330,6 +373,8 @@ static bool to_point(struct iface *ifc, const struct tuner_sample *s, struct poi
 	p->timeouts = (double)s->tx_timeouts;
 	p->cpu_ns = (double)s->cpu_ns;
 	p->cpu_busy_ns = (double)s->cpu_busy_ns;
+	p->overruns = (double)s->rx_overruns;
+	p->rtt_us = (double)s->tcp_rtt_us;
 	return true;
 }
 
@@ -520,7 +565,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 	if (!tuner_rule_is_fix(cands[r].rule)
 		    ? tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(cands[r].knob), why,
 				   sizeof(why))
-		    : tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why)))
+		    : tnr_fault_unsteady(&t->cfg, &ifc->win, cands[r].rule, why, sizeof(why)))
 		return 0;
 	return start_trial(t, ifc, env, &cands[r], now, out);
 }
@@ -683,7 +728,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 		tnr_unsteady(&t->cfg, &ifc->win, tnr_knob_objective(out->cands[next].knob), why,
 			     sizeof(why));
 	else if (next >= 0)
-		tnr_fault_unsteady(&t->cfg, &ifc->win, why, sizeof(why));
+		tnr_fault_unsteady(&t->cfg, &ifc->win, out->cands[next].rule, why, sizeof(why));
 	if (next >= 0 && (why[0] || ifc->in_trial)) {
 		struct tuner_candidate *c = &out->cands[next];
 		char r[sizeof(c->reason)];

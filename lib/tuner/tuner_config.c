@@ -46,6 +46,11 @@ void tuner_config_default(struct tuner_config *c)
 		.budget_usecs_max = 32000,
 		.spread_busy_share = 0.5,
 		.spread_free_share = 0.2,
+		.overrun_share = 0.0001,
+		.defer_hard_irqs = 2,
+		.defer_gro_flush_ns = 200000,
+		.defer_max_rtt_rise = 0.1,
+		.defer_min_rtt_rise_us = 50,
 		.backoff_initial_ms = 300000,
 		.backoff_max_ms = 86400000,
 	};
@@ -98,6 +103,11 @@ static const struct cfg_key {
 	K(budget_usecs_max, CT_I64, 100, 1000000),
 	K(spread_busy_share, CT_DOUBLE, 0.05, 1),
 	K(spread_free_share, CT_DOUBLE, 0, 1),
+	K(overrun_share, CT_DOUBLE, 1e-7, 1),
+	K(defer_hard_irqs, CT_I64, 1, 1000),
+	K(defer_gro_flush_ns, CT_I64, 1000, 100000000),
+	K(defer_max_rtt_rise, CT_DOUBLE, 0, 10),
+	K(defer_min_rtt_rise_us, CT_DOUBLE, 0, 1000000),
 #undef K
 	{"backoff_initial", CT_MS, offsetof(struct tuner_config, backoff_initial_ms), 1000,
 	 7 * 86400000.0},
@@ -278,7 +288,8 @@ const char *tuner_rule_name(enum tuner_rule r)
 		[TUNER_RULE_GSO_AT_CAP] = "gso-at-cap", [TUNER_RULE_GRO_OFF] = "gro-off",
 		[TUNER_RULE_GRO_AT_CAP] = "gro-at-cap", [TUNER_RULE_MTU] = "mtu",
 		[TUNER_RULE_BACKLOG] = "backlog-drops", [TUNER_RULE_SQUEEZE] = "time-squeeze",
-		[TUNER_RULE_RX_SPREAD] = "rx-spread",
+		[TUNER_RULE_RX_SPREAD] = "rx-spread", [TUNER_RULE_RING_OVERRUNS] = "ring-overruns",
+		[TUNER_RULE_NAPI_DEFER] = "napi-defer",
 	};
 	return (unsigned int)r < TUNER_RULE__COUNT ? names[r] : "?";
 }
@@ -291,7 +302,7 @@ bool tuner_rule_for_host(enum tuner_rule r)
 bool tuner_rule_is_fix(enum tuner_rule r)
 {
 	return r == TUNER_RULE_GSO_FAULTS || r == TUNER_RULE_TSO_FAULTS ||
-	       r == TUNER_RULE_BACKLOG || r == TUNER_RULE_SQUEEZE;
+	       r == TUNER_RULE_RING_OVERRUNS || r == TUNER_RULE_BACKLOG || r == TUNER_RULE_SQUEEZE;
 }
 
 const char *tuner_dir_name(enum tuner_dir d)

@@ -33,6 +33,8 @@ struct point {
 	double backlog_drops, squeezes;	 /* the host's (TUNER_HAVE_SOFTNET) */
 	double softirq_max, softirq_min; /* shares of the interval (TUNER_HAVE_SOFTIRQ) */
 	int busiest;
+	double overruns; /* frames the rx ring had no room for (TUNER_HAVE_OVERRUNS) */
+	double rtt_us;	 /* median smoothed TCP RTT (TUNER_HAVE_RTT) */
 };
 
 /*
@@ -45,8 +47,11 @@ struct window {
 	unsigned int n, size; /* points held, room for */
 };
 
-/* Fault counters, in the order a fix looks at them (the most severe first). */
-enum fault { F_TIMEOUTS, F_RETRANS, F_BUSY, F_DROPS, F_BACKLOG, F_SQUEEZE, F__COUNT };
+/* Fault counters, in the order a fix looks at them (the most severe first). Ring overruns
+ * come last: only ring-overruns cures them (tnr_fault_present() leaves them out, so that
+ * they neither call for the TX-side fixes nor hold the gains back), and a trial that makes
+ * them rise is rolled back like for any other penalty. */
+enum fault { F_TIMEOUTS, F_RETRANS, F_BUSY, F_DROPS, F_BACKLOG, F_SQUEEZE, F_OVERRUNS, F__COUNT };
 
 struct fault_desc {
 	const char *name;
@@ -142,14 +147,22 @@ struct trial {
 	double min_effect;
 	struct window base, obs;
 	uint64_t started_ms;
+	int64_t cap; /* ring-overruns: the ring's largest size, where its steps stop */
 	bool switchback; /* judged by switchback (sb), not by windows before and after */
 	struct switchback sb;
 };
 
 /* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes; the
- * host's net.core knobs) have a slot (test_rule_knobs_in_range checks): per-knob backoff
- * and counts are kept for those; a knob without one would get no backoff and no count. */
-#define TUNER_KNOBS (LINK_KNOBS + KNOB_HOST_COUNT + 2)
+ * host's net.core knobs; threaded NAPI, RPS, the rx ring, NAPI deferral) have a slot
+ * (test_rule_knobs_in_range checks): per-knob backoff and counts are kept for those; a
+ * knob without one would get no backoff and no count. */
+#define TUNER_KNOBS (LINK_KNOBS + KNOB_HOST_COUNT + 5)
+
+/* The slots after the link and host knobs'. */
+static const enum knob_id tnr_extra_knobs[TUNER_KNOBS - LINK_KNOBS - KNOB_HOST_COUNT] = {
+	KNOB_NAPI_THREADED, KNOB_RPS_CPUS, KNOB_RING_RX, KNOB_NAPI_DEFER_HARD_IRQS,
+	KNOB_GRO_FLUSH_TIMEOUT,
+};
 
 /* Knob k's slot in the rows below, -1 for a knob no rule acts on. */
 static inline int tnr_knob_slot(enum knob_id k)
@@ -158,10 +171,9 @@ static inline int tnr_knob_slot(enum knob_id k)
 		return (int)k;
 	if (knob_is_host(k))
 		return LINK_KNOBS + (int)(k - KNOB_FIRST_HOST);
-	if (k == KNOB_NAPI_THREADED)
-		return LINK_KNOBS + KNOB_HOST_COUNT;
-	if (k == KNOB_RPS_CPUS)
-		return LINK_KNOBS + KNOB_HOST_COUNT + 1;
+	for (unsigned int i = 0; i < sizeof(tnr_extra_knobs) / sizeof(tnr_extra_knobs[0]); i++)
+		if (k == tnr_extra_knobs[i])
+			return LINK_KNOBS + KNOB_HOST_COUNT + (int)i;
 	return -1;
 }
 
@@ -171,7 +183,7 @@ static inline enum knob_id tnr_slot_knob(int slot)
 		return (enum knob_id)slot;
 	if (slot < LINK_KNOBS + KNOB_HOST_COUNT)
 		return (enum knob_id)(KNOB_FIRST_HOST + slot - LINK_KNOBS);
-	return slot == LINK_KNOBS + KNOB_HOST_COUNT ? KNOB_NAPI_THREADED : KNOB_RPS_CPUS;
+	return tnr_extra_knobs[slot - LINK_KNOBS - KNOB_HOST_COUNT];
 }
 
 struct iface {
@@ -264,12 +276,16 @@ double tnr_pair_bf(const double *e, unsigned int m, const double *d, unsigned in
 /* A host knob's cap (backlog_max, ...) and the next value a fix tries (doubling, capped). */
 int64_t tnr_host_cap(const struct tuner_config *cfg, enum knob_id k);
 int64_t tnr_host_next(const struct tuner_config *cfg, enum knob_id k, int64_t cur);
+/* The rx ring size ring-overruns tries next from cur: doubling up to max. */
+int64_t tnr_ring_next(int64_t cur, int64_t max);
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
 		 const struct window *w, uint64_t now, struct tuner_candidate cands[]);
 bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum objective o,
 		  char *why, size_t len);
-bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
-			size_t len);
+bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w,
+			enum tuner_rule rule, char *why, size_t len);
+int tnr_rule_fault(const struct tuner_config *cfg, enum tuner_rule rule, const struct agg *a,
+		   char *text, size_t len);
 
 enum backoff_mode {
 	BO_REJECT, /* the trial lost or failed: back off, and double the next period */
@@ -310,6 +326,8 @@ void tnr_give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const cha
 void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
 			enum tuner_dir d, enum backoff_mode mode, uint64_t now);
 void tnr_trial_end(struct tuner *t, struct iface *ifc);
+/* napi-defer's latency guard on tr's windows: 1 tripped, 0 held, -1 no RTT; why says it. */
+int tnr_rtt_guard(const struct tuner_config *cfg, const struct trial *tr, char *why, size_t len);
 uint64_t tnr_backoff_left_s(const struct iface *ifc, enum knob_id k, enum tuner_dir d,
 			    uint64_t now);
 

@@ -370,6 +370,122 @@ static void rule_rx_spread(const struct ctx *x, struct tuner_candidate *c)
 		 napi ? "threaded NAPI" : "RPS to the other CPUs");
 }
 
+/*
+ * The next rx ring size ring-overruns tries: twice the present one, up to the ring's max
+ * (a ring of 0 or less: unknown, never raised). A bigger ring holds a longer burst before
+ * the NIC drops (what qstats rx-hw-drop-overruns counts); its cost is memory and the
+ * cache the descriptors' buffers take, and on many drivers a ring change restarts the
+ * device (a brief loss of link that the trial's observation sees).
+ */
+int64_t tnr_ring_next(int64_t cur, int64_t max)
+{
+	if (cur <= 0 || max <= 0 || cur >= max)
+		return cur;
+	return cur * 2 < max ? cur * 2 : max;
+}
+
+/* The device's ring overflows: a fix that doubles ring_rx toward its max, stepping on
+ * within the trial until the overruns fall (like the host's fixes). */
+static void rule_ring_overruns(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	int64_t cur = x->env->knob[KNOB_RING_RX], max = x->env->ring_rx_max, to;
+	double rate = tnr_agg_rate(&x->a, F_OVERRUNS);
+	char f[160], r[48];
+
+	cand_init(c, TUNER_RULE_RING_OVERRUNS, KNOB_RING_RX, TUNER_UP);
+	if (cur <= 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "ring_rx not reported by the driver");
+	if (!x->a.n)
+		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
+	if (!sampled(x, TUNER_HAVE_OVERRUNS))
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"ring overruns not sampled (the driver's qstats have no "
+				"rx-hw-drop-overruns)");
+	snprintf(f, sizeof(f), "ring overruns %s (%.0f in %u samples)",
+		 tnr_fmt_fault_rate(F_OVERRUNS, rate, r, sizeof(r)), x->a.ev[F_OVERRUNS], x->a.n);
+	if (x->a.occ[F_OVERRUNS] < tnr_fault_min_events(cfg, F_OVERRUNS) ||
+	    rate < cfg->overrun_share)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%s: below %.3f%% or %u overruns", f,
+				cfg->overrun_share * 100,
+				tnr_fault_min_events(cfg, F_OVERRUNS));
+	if (max <= 0)
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"%s, but the ring's max size is unknown: never raised", f);
+	to = tnr_ring_next(cur, max);
+	if (to <= cur)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"%s, but ring_rx %" PRId64 " is at the ring's max %" PRId64, f, cur,
+				max);
+	cand_change(c, KNOB_RING_RX, cur, to);
+	cand_set(c, TUNER_CAND_READY, "%s: try ring_rx %" PRId64 " (max %" PRId64 ")", f, to,
+		 max);
+}
+
+/*
+ * Bulk receive on a device whose NAPIs its interrupts schedule: defer the interrupts
+ * (napi_defer_hard_irqs: polls with no work before the IRQ is re-armed, gro_flush_timeout:
+ * the timer that polls meanwhile), so that one poll takes more frames and the CPU takes
+ * fewer interrupts per byte. The price is latency (a frame can wait for the timer): judged
+ * as a gain on CPU per byte while throughput holds, rolled back when the median TCP RTT
+ * rises (the latency guard); never tried without an RTT to guard with. Devices without
+ * interrupts (veth: its NAPI is scheduled by the sender) have nothing to defer.
+ */
+static void rule_napi_defer(const struct ctx *x, struct tuner_candidate *c)
+{
+	const struct tuner_config *cfg = &x->t->cfg;
+	int64_t defer = x->env->knob[KNOB_NAPI_DEFER_HARD_IRQS];
+	int64_t flush = x->env->knob[KNOB_GRO_FLUSH_TIMEOUT];
+	double pps, frame;
+
+	cand_init(c, TUNER_RULE_NAPI_DEFER, KNOB_NAPI_DEFER_HARD_IRQS, TUNER_UP);
+	if (x->env->n_napi == 0)
+		return cand_set(c, TUNER_CAND_NOT_ALLOWED,
+				"the device has no NAPI: nothing to defer");
+	if (x->env->napi_irq < 0 || x->env->n_napi < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA,
+				"not known whether the device's NAPIs have interrupts");
+	if (x->env->napi_irq == 0)
+		return cand_set(c, TUNER_CAND_NOT_ALLOWED,
+				"its NAPIs have no interrupt (napi-get names no IRQ: a veth's is "
+				"scheduled by its peer): nothing to defer");
+	if (defer < 0 || flush < 0)
+		return cand_set(c, TUNER_CAND_NO_DATA, "%s not known",
+				defer < 0 ? "napi_defer_hard_irqs" : "gro_flush_timeout");
+	if (defer != 0 || flush != 0)
+		return cand_set(c, TUNER_CAND_AT_LIMIT,
+				"interrupts already deferred (napi_defer_hard_irqs %" PRId64
+				", gro_flush_timeout %" PRId64 " ns)",
+				defer, flush);
+	if (!x->a.n)
+		return cand_set(c, TUNER_CAND_NO_DATA, "no samples");
+	if (!sampled(x, TUNER_HAVE_CPU))
+		return cand_set(c, TUNER_CAND_NO_DATA, "CPU time not sampled");
+	if (!sampled(x, TUNER_HAVE_RTT))
+		return cand_set(c, TUNER_CAND_NO_DATA, "no latency guard: TCP RTT not sampled");
+	if (gain_blocked(x, c))
+		return;
+	pps = x->a.rx_pkts / x->a.secs;
+	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
+	if (pps < cfg->gro_on_min_pps)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f frames/s received (< %.0f)", pps,
+				cfg->gro_on_min_pps);
+	if (frame < GRO_MIN_FRAME_BYTES)
+		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
+				"%.0f frames/s received averaging %.0f bytes (< %d): "
+				"acknowledgements or small messages, not bulk receive",
+				pps, frame, GRO_MIN_FRAME_BYTES);
+	cand_change(c, KNOB_NAPI_DEFER_HARD_IRQS, 0, cfg->defer_hard_irqs);
+	cand_change(c, KNOB_GRO_FLUSH_TIMEOUT, 0, cfg->defer_gro_flush_ns);
+	cand_set(c, TUNER_CAND_READY,
+		 "bulk receive at %.0f frames/s averaging %.0f bytes on interrupts: try "
+		 "napi_defer_hard_irqs %" PRId64 " with gro_flush_timeout %" PRId64
+		 " ns (kept for less CPU per byte; rolled back if the median TCP RTT rises "
+		 "%.0f%% and %.0f us)",
+		 pps, frame, cfg->defer_hard_irqs, cfg->defer_gro_flush_ns,
+		 cfg->defer_max_rtt_rise * 100, cfg->defer_min_rtt_rise_us);
+}
+
 static void rule_mtu(const struct ctx *x, struct tuner_candidate *c)
 {
 	const struct tuner_env *e = x->env;
@@ -544,12 +660,15 @@ static void rule_elsewhere(const struct ctx *x, enum tuner_rule r, struct tuner_
 		[TUNER_RULE_GSO_AT_CAP] = KNOB_GSO_MAX_SIZE, [TUNER_RULE_GRO_OFF] = KNOB_GRO,
 		[TUNER_RULE_GRO_AT_CAP] = KNOB_GRO_MAX_SIZE, [TUNER_RULE_MTU] = KNOB_MTU,
 		[TUNER_RULE_RX_SPREAD] = KNOB_NAPI_THREADED,
+		[TUNER_RULE_RING_OVERRUNS] = KNOB_RING_RX,
+		[TUNER_RULE_NAPI_DEFER] = KNOB_NAPI_DEFER_HARD_IRQS,
 		[TUNER_RULE_BACKLOG] = KNOB_NETDEV_MAX_BACKLOG,
 		[TUNER_RULE_SQUEEZE] = KNOB_NETDEV_BUDGET,
 	};
 
-	cand_init(c, r, knob[r], tuner_rule_is_fix(r) && !tuner_rule_for_host(r) ? TUNER_DOWN
-										   : TUNER_UP);
+	/* The TX-side fixes lower a size or turn TSO off; every other rule raises. */
+	cand_init(c, r, knob[r],
+		  r == TUNER_RULE_GSO_FAULTS || r == TUNER_RULE_TSO_FAULTS ? TUNER_DOWN : TUNER_UP);
 	cand_set(c, TUNER_CAND_NOT_ALLOWED, "%s",
 		 x->ifc->ifindex == TUNER_HOST ? "a device's rule" : "a host-wide rule");
 }
@@ -601,13 +720,16 @@ static void cand_gate(const struct ctx *x, struct tuner_candidate *c)
 int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tuner_env *env,
 		 const struct window *w, uint64_t now, struct tuner_candidate cands[])
 {
-	/* Selection order: fixes before gains; a storm-prone chip loses TSO first; the
-	 * host's drops before its squeezes (a drop loses the packet, a squeeze delays it). */
-	static const enum tuner_rule order[] = {TUNER_RULE_GSO_FAULTS, TUNER_RULE_TSO_FAULTS,
-						TUNER_RULE_GSO_AT_CAP, TUNER_RULE_GRO_OFF,
-						TUNER_RULE_GRO_AT_CAP, TUNER_RULE_MTU,
-						TUNER_RULE_RX_SPREAD,  TUNER_RULE_BACKLOG,
-						TUNER_RULE_SQUEEZE};
+	/* Selection order: fixes before gains; a storm-prone chip loses TSO first; the ring's
+	 * overruns after the TX-side faults (those lose what was sent, and a ring change may
+	 * restart the device); gains that cost nothing but CPU before the deferral, which
+	 * costs latency; the host's drops before its squeezes (a drop loses the packet, a
+	 * squeeze delays it). */
+	static const enum tuner_rule order[] = {
+		TUNER_RULE_GSO_FAULTS,	TUNER_RULE_TSO_FAULTS, TUNER_RULE_RING_OVERRUNS,
+		TUNER_RULE_GSO_AT_CAP,	TUNER_RULE_GRO_OFF,    TUNER_RULE_GRO_AT_CAP,
+		TUNER_RULE_MTU,		TUNER_RULE_RX_SPREAD,  TUNER_RULE_NAPI_DEFER,
+		TUNER_RULE_BACKLOG,	TUNER_RULE_SQUEEZE};
 	struct ctx x = {.t = t, .ifc = ifc, .env = env, .w = w, .now = now};
 	bool host = ifc->ifindex == TUNER_HOST;
 	unsigned int i;
@@ -635,7 +757,9 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 		rule_gro_at_cap(&x, &cands[TUNER_RULE_GRO_AT_CAP]);
 		rule_mtu(&x, &cands[TUNER_RULE_MTU]);
 		rule_rx_spread(&x, &cands[TUNER_RULE_RX_SPREAD]);
-		for (i = TUNER_RULE_GSO_AT_CAP; i <= TUNER_RULE_RX_SPREAD; i++)
+		rule_ring_overruns(&x, &cands[TUNER_RULE_RING_OVERRUNS]);
+		rule_napi_defer(&x, &cands[TUNER_RULE_NAPI_DEFER]);
+		for (i = TUNER_RULE_GSO_AT_CAP; i <= TUNER_RULE_NAPI_DEFER; i++)
 			cand_gate(&x, &cands[i]);
 		if ((env->quirks & CHIP_Q_TSO_RETRANSMIT_STORM) &&
 		    cands[TUNER_RULE_TSO_FAULTS].status == TUNER_CAND_READY)
@@ -649,6 +773,33 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 	return -1;
 }
 
+/* The fault fix rule must cure: the host's rules and ring-overruns name theirs, the TX-side
+ * fixes take the most severe one present in a (-1: none; text says it). */
+int tnr_rule_fault(const struct tuner_config *cfg, enum tuner_rule rule, const struct agg *a,
+		   char *text, size_t len)
+{
+	enum fault f;
+
+	switch (rule) {
+	case TUNER_RULE_BACKLOG:
+		f = F_BACKLOG;
+		break;
+	case TUNER_RULE_SQUEEZE:
+		f = F_SQUEEZE;
+		break;
+	case TUNER_RULE_RING_OVERRUNS:
+		f = F_OVERRUNS;
+		break;
+	default:
+		return tnr_fault_present(cfg, a, text, len);
+	}
+	snprintf(text, len, "%s", tnr_faults[f].name);
+	return (a->have & tnr_faults[f].have) && a->occ[f] >= tnr_fault_min_events(cfg, f) &&
+			       tnr_agg_rate(a, f) >= tnr_fault_threshold(cfg, f)
+		       ? (int)f
+		       : -1;
+}
+
 /*
  * Whether the fault a fix is called for is itself changing within the baseline: its rate
  * differs clearly between the window's halves (as much as a penalty's rise or a fix's fall
@@ -657,8 +808,8 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
  * fault's own ramp would read as a rise caused by the change (the demo: a baseline of 1.4%
  * retransmits taken across the fault's start, 5.2% right after; the fix rolled back).
  */
-bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, char *why,
-			size_t len)
+bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w,
+			enum tuner_rule rule, char *why, size_t len)
 {
 	struct window h1 = {.p = w->p, .n = w->n / 2, .size = w->n / 2};
 	struct window h2 = {.p = w->p + w->n / 2, .n = w->n - w->n / 2, .size = w->n - w->n / 2};
@@ -668,7 +819,7 @@ bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w, 
 	int f;
 
 	tnr_aggregate(w, &all);
-	f = tnr_fault_present(cfg, &all, text, sizeof(text));
+	f = tnr_rule_fault(cfg, rule, &all, text, sizeof(text));
 	if (f < 0 || f == F_TIMEOUTS)
 		return false;
 	tnr_aggregate(&h1, &a);

@@ -20,6 +20,7 @@ const struct fault_desc tnr_faults[F__COUNT] = {
 	[F_DROPS] = {"drops", "of packets", TUNER_HAVE_DROPS},
 	[F_BACKLOG] = {"backlog drops", "of packets", TUNER_HAVE_SOFTNET},
 	[F_SQUEEZE] = {"time squeezes", "per packet", TUNER_HAVE_SOFTNET},
+	[F_OVERRUNS] = {"ring overruns", "of frames", TUNER_HAVE_OVERRUNS},
 };
 
 static double fault_events(const struct point *p, enum fault f)
@@ -35,6 +36,8 @@ static double fault_events(const struct point *p, enum fault f)
 		return p->backlog_drops;
 	case F_SQUEEZE:
 		return p->squeezes;
+	case F_OVERRUNS:
+		return p->overruns;
 	default:
 		return p->drops;
 	}
@@ -54,6 +57,8 @@ static double fault_exposure(const struct point *p, enum fault f)
 		return p->rx_pkts + p->backlog_drops;
 	case F_SQUEEZE:
 		return p->rx_pkts;
+	case F_OVERRUNS: /* the frames that reached the ring: received or dropped there */
+		return p->rx_pkts + p->overruns;
 	default:
 		return p->tx_pkts + p->rx_pkts;
 	}
@@ -68,6 +73,8 @@ double tnr_fault_threshold(const struct tuner_config *cfg, enum fault f)
 		return cfg->backlog_drop_share;
 	case F_SQUEEZE:
 		return cfg->squeeze_share;
+	case F_OVERRUNS:
+		return cfg->overrun_share;
 	default:
 		return cfg->fault_ratio;
 	}
@@ -452,7 +459,7 @@ int tnr_fault_present(const struct tuner_config *cfg, const struct agg *a, char 
 	for (f = 0; f < F__COUNT; f++) {
 		double rate = tnr_agg_rate(a, f);
 
-		if (!(a->have & tnr_faults[f].have))
+		if (f == F_OVERRUNS || !(a->have & tnr_faults[f].have))
 			continue;
 		any = true;
 		if (a->occ[f] < tnr_fault_min_events(cfg, f))

@@ -27,7 +27,8 @@
  */
 bool tnr_switchback_fits(const struct tuner_candidate *c)
 {
-	return !tuner_rule_is_fix(c->rule) && c->dir == TUNER_UP && c->knob != KNOB_MTU;
+	return !tuner_rule_is_fix(c->rule) && c->dir == TUNER_UP && c->knob != KNOB_MTU &&
+	       c->rule != TUNER_RULE_NAPI_DEFER;
 }
 
 unsigned int tnr_switch_baseline_needed(const struct tuner *t, const struct iface *ifc)

@@ -186,10 +186,13 @@ static int64_t step_to(const struct tuner_config *cfg, const struct trial *tr, u
 		return cur / 2 > cfg->gso_floor ? cur / 2 : cfg->gso_floor;
 	if (tuner_rule_for_host(tr->start.rule))
 		return tnr_host_next(cfg, tr->chg[i].knob, cur);
+	if (tr->start.rule == TUNER_RULE_RING_OVERRUNS)
+		return tnr_ring_next(cur, tr->cap);
 	return cur;
 }
 
-/* The host's fixes step the same way, up: a backlog or a budget doubles again to its cap. */
+/* The host's fixes step the same way, up: a backlog or a budget doubles again to its cap;
+ * and ring-overruns: ring_rx doubles again to the ring's max. */
 bool tnr_can_step(const struct tuner_config *cfg, const struct trial *tr, bool cured)
 {
 	unsigned int i;
@@ -200,6 +203,56 @@ bool tnr_can_step(const struct tuner_config *cfg, const struct trial *tr, bool c
 		if (step_to(cfg, tr, i) != tr->chg[i].to)
 			return true;
 	return false;
+}
+
+/* The median TCP RTTs of w's samples that have one, into v; how many. */
+static unsigned int win_rtt(const struct window *w, double *v)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < w->n; i++)
+		if ((w->p[i].have & TUNER_HAVE_RTT) && w->p[i].rtt_us > 0)
+			v[n++] = w->p[i].rtt_us;
+	return n;
+}
+
+/*
+ * napi-defer's latency guard: the median TCP RTT of the trial's samples against the
+ * baseline's. It trips on a rise beyond noise (Welch's t) by defer_max_rtt_rise and
+ * defer_min_rtt_rise_us both: deferral delays a frame by up to gro_flush_timeout, and a
+ * few microseconds more on a short RTT are a change of its noise, not of the service.
+ * 1 tripped, 0 held, -1 no RTT to judge by (fewer than 3 samples with one on either side);
+ * why says it.
+ */
+int tnr_rtt_guard(const struct tuner_config *cfg, const struct trial *tr, char *why, size_t len)
+{
+	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
+	unsigned int na = win_rtt(&tr->base, a), nb = win_rtt(&tr->obs, b);
+	struct cmp rtt;
+
+	if (na < 3 || nb < 3) {
+		snprintf(why, len,
+			 "no latency guard: TCP RTT sampled in %u of %u samples before, %u of %u "
+			 "during the trial",
+			 na, tr->base.n, nb, tr->obs.n);
+		return -1;
+	}
+	tnr_compare(a, na, b, nb, &rtt);
+	snprintf(why, len,
+		 "median TCP RTT %.0f -> %.0f us (%+.1f%%), Welch t %.1f vs %.2f over %u+%u "
+		 "samples",
+		 rtt.meda, rtt.medb, rtt.meda > 0 ? tnr_pct(rtt.medb / rtt.meda) : 0,
+		 tnr_tclamp(rtt.t), rtt.tcrit, rtt.na, rtt.nb);
+	if (tnr_cmp_up(&rtt, cfg->defer_max_rtt_rise) &&
+	    rtt.medb - rtt.meda >= cfg->defer_min_rtt_rise_us) {
+		tnr_cat(why, len,
+			": the latency guard tripped (a rise beyond noise of at least %.0f%% and "
+			"%.0f us)",
+			cfg->defer_max_rtt_rise * 100, cfg->defer_min_rtt_rise_us);
+		return 1;
+	}
+	tnr_cat(why, len, ": held");
+	return 0;
 }
 
 /* Checks after every observed sample: a penalty rise or a collapse ends the trial now. */
@@ -225,6 +278,11 @@ bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct 
 	/* A fix that can still step is judged on its full window (tnr_can_step()). */
 	if (tr->obs.n < 3 || tnr_can_step(cfg, tr, false))
 		return false;
+	/* napi-defer's latency guard ends it as soon as it trips. */
+	if (tr->start.rule == TUNER_RULE_NAPI_DEFER && tnr_rtt_guard(cfg, tr, why, sizeof(why)) > 0) {
+		tnr_give_rollback(t, ifc, BO_REJECT, now, why, out);
+		return true;
+	}
 	na = tnr_win_values(&tr->base, 0, tr->base.n, o, a);
 	nb = tnr_win_values(&tr->obs, 0, tr->obs.n, o, b);
 	if (tnr_median_of(b, nb) < (1 - cfg->collapse) * tnr_median_of(a, na)) {
@@ -275,7 +333,8 @@ void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char 
  */
 bool tnr_promising(const struct trial *tr, const struct cmp *thr)
 {
-	return tr->kind == TRIAL_GAIN && !tr->retest && thr->t >= 1 &&
+	return tr->kind == TRIAL_GAIN && !tr->retest && tr->start.rule != TUNER_RULE_NAPI_DEFER &&
+	       thr->t >= 1 &&
 	       thr->medb >= thr->meda * (1 + 2 * tr->min_effect);
 }
 

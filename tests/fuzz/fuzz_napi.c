@@ -45,6 +45,7 @@ static void run(const uint8_t *buf, size_t size)
 		   (n.set[NAPI_DEFER_HARD_IRQS] >= 0 && n.set[NAPI_DEFER_HARD_IRQS] <= INT32_MAX));
 	for (s = NAPI_GRO_FLUSH_TIMEOUT; s < NAPI_SETTING_COUNT; s++)
 		FUZZ_CHECK(n.set[s] >= NAPI_ABSENT);
+	FUZZ_CHECK(napi_list_has_irq(&n, 1) == (n.irq != NAPI_ABSENT));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

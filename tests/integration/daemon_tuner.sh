@@ -108,6 +108,14 @@ t_ge "$(echo "$m" | awk '/^rtltune_tuning_decisions_total\{device="ta",knob="gso
 	1 "verdicts counted in /metrics"
 t_eq "$(d_rtl --json recommend ta | jq -r '.interfaces[0].tuner | has("state") and has("candidates")')" \
 	true "recommend carries the tuner's view"
+# The NIC's receive-path rules say why they never apply to a veth (docs/tuning.md "Rules"):
+# no NAPI with an IRQ to defer, no ring (nor qstats) to overrun.
+d_rtl --json recommend ta >"$T_TMP/rec.json"
+jq -r '.interfaces[0].tuner.candidates[] | select(.rule == "napi-defer" or .rule == "ring-overruns") | "# " + .rule + ": " + .status + ": " + .reason' "$T_TMP/rec.json"
+t_eq "$(jq -r '.interfaces[0].tuner.candidates[] | select(.rule == "napi-defer") | .status' "$T_TMP/rec.json")" \
+	not_allowed "napi-defer on a veth"
+t_eq "$(jq -r '.interfaces[0].tuner.candidates[] | select(.rule == "ring-overruns") | .status' "$T_TMP/rec.json")" \
+	no_data "ring-overruns on a veth"
 stop_traffic
 d_stop >/dev/null || t_fail "unclean exit"
 

@@ -179,6 +179,43 @@ static void test_napi_malformed(void **state)
 			 -EBADMSG);
 }
 
+/*
+ * Whether a device's NAPIs run on interrupts (napi-get's irq attribute, rtltuned's
+ * env.napi_irq for napi-defer): the captured veth and virtio_net replies name none (a
+ * veth's NAPI is scheduled by its peer; this kernel's virtio_net does not tie its NAPIs to
+ * their vectors); a reply with one, as a NIC whose driver calls netif_napi_set_irq() sends
+ * it (the u32 after the id and ifindex), does.
+ */
+static void test_napi_irq(void **state)
+{
+	static const char *const names[] = {"veth_gro_default.msg", "veth_gro_set.msg",
+					    "eth0_virtio.msg"};
+	uint32_t id = 513, ifx = 2, irq = 41;
+	uint8_t attrs[64], buf[96], *p;
+	struct napi_info list[4];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct blob b = load(names[i]);
+
+		assert_int_equal(napi_parse_reply(b.data, b.len, &list[i]), 0);
+		assert_int_equal(list[i].irq, NAPI_ABSENT);
+		free(b.data);
+	}
+	assert_int_equal(napi_list_has_irq(list, 3), 0);
+	assert_int_equal(napi_list_has_irq(list, 0), 0); /* no NAPI: nothing on interrupts */
+	p = attrs;
+	put_attr(&p, RT_NETDEV_A_NAPI_ID, &id, 4);
+	put_attr(&p, RT_NETDEV_A_NAPI_IFINDEX, &ifx, 4);
+	put_attr(&p, RT_NETDEV_A_NAPI_IRQ, &irq, 4);
+	assert_int_equal(napi_parse_reply(buf, build(buf, attrs, (size_t)(p - attrs)), &list[3]),
+			 0);
+	assert_int_equal(list[3].irq, 41);
+	assert_int_equal(napi_list_has_irq(list, 4), 1);
+	assert_int_equal(napi_list_has_irq(&list[3], 1), 1);
+}
+
 /* ---- CPU sets ------------------------------------------------------------------------------ */
 
 static void test_cpus_parse(void **state)
@@ -278,10 +315,15 @@ static void test_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_napi_veth_default), cmocka_unit_test(test_napi_veth_set),
-		cmocka_unit_test(test_napi_eth0),	  cmocka_unit_test(test_napi_truncated),
-		cmocka_unit_test(test_napi_malformed),	  cmocka_unit_test(test_cpus_parse),
-		cmocka_unit_test(test_cpus_kernel),	  cmocka_unit_test(test_rows),
+		cmocka_unit_test(test_napi_veth_default),
+		cmocka_unit_test(test_napi_veth_set),
+		cmocka_unit_test(test_napi_eth0),
+		cmocka_unit_test(test_napi_truncated),
+		cmocka_unit_test(test_napi_malformed),
+		cmocka_unit_test(test_napi_irq),
+		cmocka_unit_test(test_cpus_parse),
+		cmocka_unit_test(test_cpus_kernel),
+		cmocka_unit_test(test_rows),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

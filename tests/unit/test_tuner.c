@@ -979,12 +979,13 @@ static void test_fault_appearing_waits(void **state)
 }
 
 /* The tuner keeps backoff and counts for the knobs with a slot only (lib/tuner/tuner_priv.h
- * TUNER_KNOBS: below KNOB_FIRST_ETHNL, the host's, napi_threaded and rps_cpus): every rule's
- * candidate and every change it carries stays there. */
+ * TUNER_KNOBS: below KNOB_FIRST_ETHNL, the host's, napi_threaded, rps_cpus, ring_rx and
+ * the NAPI deferral's two): every rule's candidate and every change it carries stays there. */
 static bool has_slot(enum knob_id k)
 {
 	return (unsigned int)k < KNOB_FIRST_ETHNL || knob_is_host(k) || k == KNOB_NAPI_THREADED ||
-	       k == KNOB_RPS_CPUS;
+	       k == KNOB_RPS_CPUS || k == KNOB_RING_RX || k == KNOB_NAPI_DEFER_HARD_IRQS ||
+	       k == KNOB_GRO_FLUSH_TIMEOUT;
 }
 
 static void test_rule_knobs_in_range(void **state)
