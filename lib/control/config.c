@@ -409,7 +409,7 @@ struct parse_state {
 	struct inifile ini;
 	struct rtd_config *cfg;
 	unsigned int err_line; /* 0 while nothing was refused */
-	char err_why[512];
+	char err_why[1024];
 	int err_errno;
 };
 
@@ -417,7 +417,7 @@ static int config_handler(struct inifile *ini, const char *section, const char *
 			  const char *value)
 {
 	struct parse_state *ps = ini->user;
-	char why[512];
+	char why[1024];
 	int r;
 
 	if (strcmp(section, "tuner") == 0) {

@@ -191,8 +191,18 @@ int tuner_config_set(struct tuner_config *cfg, const char *key, const char *valu
 	char *end;
 	double v, mult = 1;
 
-	if (!k)
-		return rterr_input(err, "unknown tuner setting '%s'", key);
+	if (!k) {
+		char names[768] = "";
+		size_t used = 0;
+		unsigned int i;
+
+		/* The settings there are, as the daemon's own keys are listed. */
+		for (i = 0; i < N_CFG_KEYS && used < sizeof(names); i++)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+						 i ? ", " : "", cfg_keys[i].name);
+		return rterr_input(err, "unknown tuner setting '%s' (expected one of %s)", key,
+				   names);
+	}
 	errno = 0;
 	v = strtod(value, &end);
 	if (end == value || errno || !isfinite(v))

@@ -115,6 +115,13 @@ keys=$({ t_in "$(t_netns man)" timeout 10 "$RTLTUNED" --foreground --config "$T_
 t_ge "$(wc -w <<<"$keys")" 10 "keys rtltuned.conf accepts (from its error message)"
 # shellcheck disable=SC2086
 check_words man/rtltuned.conf.5 KEYS "key" $keys
+# The [tuner] section's settings, as its own error lists them.
+printf '[tuner]\nno_such_key = 1\n' >"$T_TMP/bad-tuner.conf"
+tkeys=$({ t_in "$(t_netns mant)" timeout 10 "$RTLTUNED" --foreground --config "$T_TMP/bad-tuner.conf" \
+	--socket "$T_TMP/man.sock" --state-dir "$T_TMP/man-state" 2>&1 || true; } | expected_words)
+t_ge "$(wc -w <<<"$tkeys")" 30 "[tuner] settings rtltuned.conf accepts (from its error message)"
+# shellcheck disable=SC2086
+check_words man/rtltuned.conf.5 KEYS "[tuner] setting" $tkeys
 
 # The knob table's names (feature.NAME knobs stand for themselves as one entry).
 knobs=$("$RTLTUNE" knobs --names | grep -v '^feature\.')
