@@ -325,6 +325,17 @@ static void message(struct nlmsghdr *nlh, int nsid)
 	if (nlh->nlmsg_type != RTM_NEWLINK || link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
 		return;
 	if (own) {
+		/* A veth's first notifications come before its two ends know each other
+		 * (veth_newlink() registers and announces the peer, then the device, then pairs
+		 * them): without IFLA_LINK. Its other end is known by now: read it again, or a
+		 * node's side nobody sets up afterwards would never lead to its pod. */
+		if (strcmp(li.kind, "veth") == 0 && li.link <= 0 && rtd.act) {
+			struct link_info again;
+			struct rterr err;
+
+			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) == 0)
+				li = again;
+		}
 		node_link(&li);
 		return;
 	}
