@@ -40,24 +40,24 @@ uint64_t sampler_cost_us(void)
 	return sample_cost;
 }
 
-/* The link counters of one interface the probes do not count: a targeted RTM_GETLINK. */
-static void fill_from_link(struct iface *ifc)
+/* The link counters of one interface the probes do not count: a targeted RTM_GETLINK.
+ * True when it read the link (*li, for outside_sample()). */
+static bool fill_from_link(struct iface *ifc, struct link_info *li)
 {
 	struct iface_stats *s = &ifc->m->stats;
 	const struct link_counters *l = &ifc->m->link;
 	struct rtnl_link_stats64 st;
-	struct link_info li;
 	struct rterr err;
-	bool have = false;
+	bool have = false, read;
 
-	if (iface_link_sock(ifc) &&
-	    link_get_index_stats(iface_link_sock(ifc), ifc->dev_index, &li, &st, &have, &err) == 0 &&
-	    have) {
+	read = iface_link_sock(ifc) &&
+	       link_get_index_stats(iface_link_sock(ifc), ifc->dev_index, li, &st, &have, &err) == 0;
+	if (read && have) {
 		linkmon_counters_from(&st, &ifc->m->link);
 		ifc->m->have_link = true;
 	}
 	if (!ifc->m->have_link)
-		return;
+		return read;
 	s->counter[SC_TX_PACKETS] = l->tx_packets;
 	s->counter[SC_RX_PACKETS] = l->rx_packets;
 	s->counter[SC_TX_BYTES] = l->tx_bytes;
@@ -66,6 +66,7 @@ static void fill_from_link(struct iface *ifc)
 	s->have_counter[SC_TX_BYTES] = s->have_counter[SC_RX_BYTES] = true;
 	stat_drop_set(s, "rx_dropped", l->rx_dropped);
 	stat_drop_set(s, "tx_dropped", l->tx_dropped);
+	return read;
 }
 
 /* bpf_read_all()'s callback: one interface's probe counters into its stats. */
@@ -194,10 +195,13 @@ uint64_t sampler_step(void)
 		return UINT64_MAX;
 	start = now_us();
 	while ((ifc = next_managed())) {
+		struct link_info li;
+		bool read = false;
+
 		/* An interface the probes cannot count (no free slot) falls back alone. */
 		if (ifc->m->stats.probe_sample != samples + 1)
-			fill_from_link(ifc);
-		outside_sample(ifc);
+			read = fill_from_link(ifc, &li);
+		outside_sample(ifc, read ? &li : NULL);
 		stat_advance(&ifc->m->stats, sample_now, slot_us);
 		ifc->m->stats.valid = true;
 		history_sample(ifc, sample_now);
