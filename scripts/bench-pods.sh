@@ -9,7 +9,8 @@
 #     IDLE_SECONDS at the default 1 s sampling (/proc/PID/task/*/schedstat: nanoseconds on
 #     a CPU), RSS and anonymous memory, per pod = (RSS with PODS - RSS with 0) / PODS;
 #  3. churn: pod namespaces with their veth created and deleted at CHURN_RATE/s for
-#     CHURN_SECONDS (each lives 1 s) while the daemon runs; then the daemon alive, no error
+#     CHURN_SECONDS (each lives 1 s) while the daemon runs: each pod's eth0 managed while
+#     it lived (its namespace's end lets one interface go); then the daemon alive, no error
 #     loop (warnings and errors in its log at most 2 per churned namespace, none once the
 #     churn is over), none of the churned pods left in `status --json`, its descriptors back
 #     to before and its RSS within 1 MiB of before (a leak would grow with each namespace).
@@ -59,10 +60,10 @@ pods_add() {
 
 rtl() { RTLTUNE_SOCKET=$tmp/s "$RTLTUNE" "$@"; }
 # pods_listed [PREFIX]: how many interfaces of namespaces named PREFIX* (default: every
-# pod's) `status --json` lists.
+# pod's) `status --json` lists; nothing when it gives no table (a timeout, an error).
 pods_listed() {
 	rtl --json status 2>/dev/null |
-		jq --arg p "${1:-$pfx-}" '[.interfaces[] | select(.netns != null and (.netns | startswith($p)))] | length'
+		jq --arg p "${1:-$pfx-}" 'if .interfaces then [.interfaces[] | select(.netns != null and (.netns | startswith($p)))] | length else empty end'
 }
 cpu_ns() { cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.0f\n", t }'; }
 mem() { awk -v k="$1:" '$1 == k { print $2 }' /proc/"$pid"/status; }
@@ -186,12 +187,16 @@ alive=0
 kill -0 "$pid" 2>/dev/null && alive=1
 rC=$(mem VmRSS) fC=$(fds)
 warn=$(tail -n +"$((lines0 + 1))" "$log" | grep -c '^<[0-4]>' || true)
+# Each churned pod's eth0 was managed while it lived: its namespace's end let one go.
+managed=$(tail -n +"$((lines0 + 1))" "$log" | grep -c "netns $pfx-c[0-9]* deleted: 1 interface no longer managed" || true)
 after=$((lines2 - lines1))
 grow=
 is_number "$rC" && is_number "$rN" && grow=$((rC - rN))
+echo "   churned pods managed while they lived: $managed of $total"
 echo "   daemon alive: $alive; churned pods still listed: ${left:--} (none ${gone:+${gone} ms after the churn})"
 echo "   log: $((lines1 - lines0)) lines during the churn, $warn warnings or errors; $after lines in 5 samples after"
-tail -n +"$((lines0 + 1))" "$log" | grep '^<[0-4]>' | sed 's/[0-9]\{2,\}/N/g' | sort | uniq -c | sort -rn | head -5 | sed 's/^/     /'
+# The kinds of line (numbers and the run's names made N), most frequent first.
+tail -n +"$((lines0 + 1))" "$log" | sed "s/$pfx-c[0-9]*/POD/g; s/[0-9]\{1,\}/N/g" | sort | uniq -c | sort -rn | head -6 | sed 's/^/     /'
 echo "   RSS $(mib "$rN") before, $(mib "$rC") after (${grow:--} KiB); descriptors $fN before, $fC after"
 
 v_cpu=$(judge "$cN" '<=' 0.5)
@@ -199,6 +204,7 @@ v_rss=$(judge "$rN" '<=' 16384)
 v_per=$(judge "$per" '<=' 1024)
 v_listed=$(judge "$listed" '==' "$N")
 v_alive=$(judge "$alive" '==' 1)
+v_managed=$(judge "$managed" '==' "$total")
 v_warn=$(judge "$warn" '<=' $((2 * total)))
 v_after=$(judge "$after" '==' 0)
 v_left=$(judge "$left" '==' 0)
@@ -208,13 +214,14 @@ echo "  target: $N pods at <= 0.5% idle CPU: $v_cpu"
 echo "  target: $N pods at <= 16 MiB RSS: $v_rss"
 echo "  target: <= 1 KiB per pod: $v_per"
 echo "  target: every pod's eth0 listed: $v_listed"
+echo "  target: churn: every churned pod's eth0 managed: $v_managed"
 echo "  target: churn: alive, <= 2 warnings per namespace, none after: $(all_met "$v_alive" "$v_warn" "$v_after")"
 echo "  target: churn: none left listed, RSS <= +1 MiB, descriptors as before: $(all_met "$v_left" "$v_grow" "$v_fds")"
 summary "rtltuned, $N pod namespaces: idle CPU, RSS" "${cN}%, $(mib "$rN")" "<= 0.5%, <= 16 MiB" \
 	"$(all_met "$v_cpu" "$v_rss" "$v_listed")"
 summary "  per pod (RSS; anonymous ${pera:--} B)" "${per:--} bytes" "<= 1024 bytes" "$v_per"
-summary "  churn $CHURN_RATE/s: warnings; lines after" "${warn:--}; ${after:--}" "<= $((2 * total)); 0" \
-	"$(all_met "$v_alive" "$v_warn" "$v_after")"
+summary "  churn $CHURN_RATE/s: pods managed; warnings; lines after" "${managed:--}/$total; ${warn:--}; ${after:--}" \
+	"$total; <= $((2 * total)); 0" "$(all_met "$v_managed" "$v_alive" "$v_warn" "$v_after")"
 summary "  churn: RSS growth; fds; left listed" "${grow:--} KiB; $fN->${fC:--}; ${left:--}" "<= 1024 KiB; same; 0" \
 	"$(all_met "$v_left" "$v_grow" "$v_fds")"
-[ "$(all_met "$v_cpu" "$v_rss" "$v_per" "$v_listed" "$v_alive" "$v_warn" "$v_after" "$v_left" "$v_grow" "$v_fds")" = met ]
+[ "$(all_met "$v_cpu" "$v_rss" "$v_per" "$v_listed" "$v_managed" "$v_alive" "$v_warn" "$v_after" "$v_left" "$v_grow" "$v_fds")" = met ]
