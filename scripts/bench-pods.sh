@@ -131,7 +131,7 @@ listed=$(pods_listed)
 [ -n "$settle" ] || echo "bench-pods: the daemon lists $listed of $N pods' interfaces after 120 s" >&2
 wait_samples 2 || true
 cN=$(idle "$IDLE_SECONDS")
-rN=$(mem VmRSS) aN=$(mem RssAnon) fN=$(fds)
+rN=$(mem VmRSS) aN=$(mem RssAnon) fN=$(fds) hN=$(mem RssFile)
 sample_us=$(rtl --json status | jq '.daemon.sample_cost_seconds * 1000000 | round')
 per= pera=
 is_number "$rN" && is_number "$r0" && per=$(((rN - r0) * 1024 / N))
@@ -185,7 +185,7 @@ wait_samples 5 || true
 lines2=$(wc -l <"$log")
 alive=0
 kill -0 "$pid" 2>/dev/null && alive=1
-rC=$(mem VmRSS) fC=$(fds)
+rC=$(mem VmRSS) fC=$(fds) aC=$(mem RssAnon) hC=$(mem RssFile)
 warn=$(tail -n +"$((lines0 + 1))" "$log" | grep -c '^<[0-4]>' || true)
 # Each churned pod's eth0 was managed while it lived: its namespace's end let one go.
 managed=$(tail -n +"$((lines0 + 1))" "$log" | grep -c "netns $pfx-c[0-9]* deleted: 1 interface no longer managed" || true)
@@ -197,7 +197,7 @@ echo "   daemon alive: $alive; churned pods still listed: ${left:--} (none ${gon
 echo "   log: $((lines1 - lines0)) lines during the churn, $warn warnings or errors; $after lines in 5 samples after"
 # The kinds of line (numbers and the run's names made N), most frequent first.
 tail -n +"$((lines0 + 1))" "$log" | sed "s/$pfx-c[0-9]*/POD/g; s/[0-9]\{1,\}/N/g" | sort | uniq -c | sort -rn | head -6 | sed 's/^/     /'
-echo "   RSS $(mib "$rN") before, $(mib "$rC") after (${grow:--} KiB); descriptors $fN before, $fC after"
+echo "   RSS $(mib "$rN") before, $(mib "$rC") after (${grow:--} KiB; anonymous $(mib "$aN") -> $(mib "$aC"), file $(mib "$hN") -> $(mib "$hC")); descriptors $fN before, $fC after"
 
 v_cpu=$(judge "$cN" '<=' 0.5)
 v_rss=$(judge "$rN" '<=' 16384)
