@@ -139,6 +139,10 @@ struct iface {
 	bool knob_dirty; /* a notification: re-read and compare at the next sample */
 	uint64_t first_seen_us;
 	uint32_t seen_gen; /* resynchronisation that last listed it */
+	/* iface_stacked()'s cache: whether another interface has it as its master or rides
+	 * on it, as of the table's stack generation upper_gen. */
+	uint64_t upper_gen;
+	bool has_upper;
 	unsigned int carrier_changes;
 	uint64_t last_carrier_us;
 	/* iface.c: selection (config interfaces/exclude/drivers/chips) and why; autotune by

@@ -35,8 +35,9 @@ void outside_stop(void);
 
 /* Per sample for a managed interface, before the tuner acts on the sample: take in the
  * notifications waiting, compare its link with the last known values, and re-read and
- * compare everything when that or a notification says so. */
-void outside_sample(struct iface *ifc);
+ * compare everything when that or a notification says so. li: its link as this sample
+ * read it already (the counters' RTM_GETLINK), NULL to read it here. */
+void outside_sample(struct iface *ifc, const struct link_info *li);
 
 /* Read ifc now and take what it has as rtltuned's own last known values, nothing marked
  * manual: the end of a pause (a sweep put its values back itself, through the journal).

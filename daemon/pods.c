@@ -191,6 +191,28 @@ static void release(struct pod_ns *p, bool deleted)
 	free(p);
 }
 
+/* The entry of a selected name, made when new (NULL: not selected, or no memory). */
+static struct pod_ns *pod_add(const char *name)
+{
+	struct pod_ns *p;
+
+	if (name[0] == '.' || strlen(name) >= sizeof(p->name) ||
+	    !config_selects_netns(&rtd.cfg, name))
+		return NULL;
+	for (p = pods; p && strcmp(p->name, name) != 0; p = p->next)
+		;
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->nsid = -1;
+	p->next = pods;
+	pods = p;
+	return p;
+}
+
 /* The directory against the list: new selected names opened, vanished ones let go. */
 static void scan(void)
 {
@@ -200,23 +222,9 @@ static void scan(void)
 
 	for (p = pods; p; p = p->next)
 		p->listed = false;
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(p->name) ||
-		    !config_selects_netns(&rtd.cfg, de->d_name))
-			continue;
-		for (p = pods; p && strcmp(p->name, de->d_name) != 0; p = p->next)
-			;
-		if (!p) {
-			p = calloc(1, sizeof(*p));
-			if (!p)
-				break;
-			snprintf(p->name, sizeof(p->name), "%s", de->d_name);
-			p->nsid = -1;
-			p->next = pods;
-			pods = p;
-		}
-		p->listed = true;
-	}
+	while (d && (de = readdir(d)))
+		if ((p = pod_add(de->d_name)))
+			p->listed = true;
 	if (d)
 		closedir(d);
 	for (p = pods; p; p = next) {
@@ -317,6 +325,17 @@ static void message(struct nlmsghdr *nlh, int nsid)
 	if (nlh->nlmsg_type != RTM_NEWLINK || link_info_from_msg(nlh, nlh->nlmsg_len, &li) < 0)
 		return;
 	if (own) {
+		/* A veth's first notifications come before its two ends know each other
+		 * (veth_newlink() registers and announces the peer, then the device, then pairs
+		 * them): without IFLA_LINK. Its other end is known by now: read it again, or a
+		 * node's side nobody sets up afterwards would never lead to its pod. */
+		if (strcmp(li.kind, "veth") == 0 && li.link <= 0 && rtd.act) {
+			struct link_info again;
+			struct rterr err;
+
+			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) == 0)
+				li = again;
+		}
 		node_link(&li);
 		return;
 	}
@@ -379,10 +398,17 @@ static void watch(void)
 		wd_run = inotify_add_watch(ino_io.fd, "/run", IN_CREATE | IN_MOVED_TO);
 }
 
+/*
+ * A name came or went: that name alone (a scan of the directory per event cost a CPU
+ * while pods came and went at 50/s on a node of 1000: docs/namespaces.md "Measured").
+ * The whole directory again when the events cannot say it (the queue overflowed, the
+ * directory itself was made or went).
+ */
 static void ino_ready(struct ev_io *io, uint32_t events)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool any = false;
+	bool rescan = false;
+	struct pod_ns *p;
 	ssize_t n;
 
 	while ((n = read(io->fd, buf, sizeof(buf))) > 0) {
@@ -391,13 +417,31 @@ static void ino_ready(struct ev_io *io, uint32_t events)
 		for (q = buf; q < buf + n;) {
 			const struct inotify_event *e = (const struct inotify_event *)q;
 
-			if (e->wd == wd_dir && (e->mask & (IN_DELETE_SELF | IN_IGNORED)))
-				wd_dir = -1;
 			q += sizeof(*e) + e->len;
+			if (e->mask & IN_Q_OVERFLOW) {
+				rescan = true;
+			} else if (e->wd == wd_run) {
+				/* /run: only the directory's own coming counts. */
+				if (e->len && strcmp(e->name, "netns") == 0)
+					rescan = true;
+			} else if (e->wd != wd_dir) {
+				continue;
+			} else if (!e->len) {
+				rescan = true;
+				if (e->mask & (IN_DELETE_SELF | IN_IGNORED))
+					wd_dir = -1;
+			} else if (e->mask & (IN_CREATE | IN_MOVED_TO)) {
+				if ((p = pod_add(e->name)))
+					open_pod(p);
+			} else if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
+				for (p = pods; p && strcmp(p->name, e->name) != 0; p = p->next)
+					;
+				if (p)
+					release(p, true);
+			}
 		}
-		any = true;
 	}
-	if (any) {
+	if (rescan) {
 		watch();
 		scan();
 	}

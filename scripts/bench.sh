@@ -9,7 +9,7 @@ set -u
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (network namespaces, BPF)" >&2; exit 2; }
-parts=${BENCH:-apply probes hostwide napi daemon flat reroute tuner tuner-aa}
+parts=${BENCH:-apply probes hostwide napi daemon flat pods reroute tuner tuner-aa}
 BENCH_SUMMARY=$(mktemp /tmp/rtltune-bench-summary.XXXXXX)
 export BENCH_SUMMARY
 trap 'rm -f "$BENCH_SUMMARY"' EXIT

@@ -23,7 +23,9 @@
 #include "ethnl_priv.h"
 #include "rtltune/genl_family.h"
 
-/* A verbose FEATURES reply is ~4.5 KiB on veth; every reply here fits many times over. */
+/* A verbose FEATURES reply is ~4.5 KiB on veth; every reply here fits many times over.
+ * A request's buffer lives for its transaction only (transact()): a socket per followed
+ * namespace (docs/namespaces.md) must not keep one each. */
 #define ETHNL_BUF_SIZE (64 * 1024)
 
 struct ethnl {
@@ -31,7 +33,6 @@ struct ethnl {
 	uint16_t family;
 	int monitor_group;	       /* -1 when the kernel has none */
 	struct ethnl_strings features; /* ETH_SS_FEATURES names, fetched on first use */
-	uint8_t *buf;
 };
 
 struct ethnl_monitor {
@@ -48,7 +49,6 @@ void ethnl_close(struct ethnl *e)
 	ethnl_strings_free(&e->features);
 	if (e->sk)
 		nl_socket_free(e->sk);
-	free(e->buf);
 	free(e);
 }
 
@@ -64,12 +64,8 @@ int ethnl_open(struct ethnl **out, struct rterr *err)
 
 	*out = NULL;
 	e = calloc(1, sizeof(*e));
-	if (e)
-		e->buf = malloc(ETHNL_BUF_SIZE);
-	if (!e || !e->buf) {
-		ethnl_close(e);
+	if (!e)
 		return rterr_sys(err, ENOMEM, "ethtool netlink socket");
-	}
 	r = genl_sock_open(&e->sk, err);
 	if (r < 0) {
 		ethnl_close(e);
@@ -117,11 +113,21 @@ fail:
 	return NULL;
 }
 
-/* Send req and read what answers it on e's socket (genl_transact()). */
+/* Send req and read what answers it on e's socket (genl_transact()), into a buffer of the
+ * transaction's own (nothing parsed from it points into it). */
 static int transact(struct ethnl *e, struct nl_msg *req, genl_reply_fn fn, void *arg,
 		    struct ethnl_ack *ack)
 {
-	return genl_transact(e->sk, e->family, e->buf, ETHNL_BUF_SIZE, req, fn, arg, ack);
+	uint8_t *buf = malloc(ETHNL_BUF_SIZE);
+	int r;
+
+	if (!buf) {
+		memset(ack, 0, sizeof(*ack));
+		return -ENOMEM;
+	}
+	r = genl_transact(e->sk, e->family, buf, ETHNL_BUF_SIZE, req, fn, arg, ack);
+	free(buf);
+	return r;
 }
 
 /* The name of what the kernel's error offset points at, among the attributes we sent. */

@@ -22,7 +22,8 @@
 #include "rtltune/genl_family.h"
 #include "rtltune/napi.h"
 
-/* A NAPI reply is under 100 bytes; a dump datagram holds many. */
+/* A NAPI reply is under 100 bytes; a dump datagram holds many. The buffer lives for its
+ * transaction only (transact()), like ethnl.c's. */
 #define NAPI_BUF_SIZE (32 * 1024)
 
 struct napi_nl {
@@ -30,7 +31,6 @@ struct napi_nl {
 	bool own_sk; /* false: the ethtool family's socket, borrowed (nic_io_open()) */
 	struct genl_family_info fi;
 	bool has_get, has_set;
-	uint8_t *buf;
 };
 
 void napi_nl_close(struct napi_nl *nl)
@@ -39,7 +39,6 @@ void napi_nl_close(struct napi_nl *nl)
 		return;
 	if (nl->sk && nl->own_sk)
 		nl_socket_free(nl->sk);
-	free(nl->buf);
 	free(nl);
 }
 
@@ -51,12 +50,8 @@ int napi_nl_open(struct nl_sock *shared, struct napi_nl **out, struct rterr *err
 
 	*out = NULL;
 	nl = calloc(1, sizeof(*nl));
-	if (nl)
-		nl->buf = malloc(NAPI_BUF_SIZE);
-	if (!nl || !nl->buf) {
-		napi_nl_close(nl);
+	if (!nl)
 		return rterr_sys(err, ENOMEM, "netdev netlink socket");
-	}
 	nl->sk = shared;
 	if (!shared) {
 		r = genl_sock_open(&nl->sk, err);
@@ -143,6 +138,22 @@ static int request_err(int r, const struct ethnl_ack *ack, const char *what, str
 	return rterr_sys(err, -ack->error, "%s", what);
 }
 
+/* Send req and read its answer (genl_transact()) into a buffer of the transaction's own. */
+static int transact(struct napi_nl *nl, struct nl_msg *req, genl_reply_fn fn, void *arg,
+		    struct ethnl_ack *ack)
+{
+	uint8_t *buf = malloc(NAPI_BUF_SIZE);
+	int r;
+
+	if (!buf) {
+		memset(ack, 0, sizeof(*ack));
+		return -ENOMEM;
+	}
+	r = genl_transact(nl->sk, nl->fi.id, buf, NAPI_BUF_SIZE, req, fn, arg, ack);
+	free(buf);
+	return r;
+}
+
 int napi_nl_dump(struct napi_nl *nl, uint8_t cmd, const struct napi_nl_attr *attrs,
 		 unsigned int n_attrs, genl_reply_fn fn, void *arg, const char *what,
 		 struct rterr *err)
@@ -160,7 +171,7 @@ int napi_nl_dump(struct napi_nl *nl, uint8_t cmd, const struct napi_nl_attr *att
 		}
 	if (!req)
 		return rterr_sys(err, ENOMEM, "%s", what);
-	r = genl_transact(nl->sk, nl->fi.id, nl->buf, NAPI_BUF_SIZE, req, fn, arg, &ack);
+	r = transact(nl, req, fn, arg, &ack);
 	nlmsg_free(req);
 	if (r < 0 || ack.error < 0)
 		return request_err(r, &ack, what, err);
@@ -209,7 +220,7 @@ int napi_nl_set(struct napi_nl *nl, uint32_t napi_id, enum napi_setting s, uint6
 		nlmsg_free(req);
 		return rterr_sys(err, ENOMEM, "%s", what);
 	}
-	r = genl_transact(nl->sk, nl->fi.id, nl->buf, NAPI_BUF_SIZE, req, NULL, NULL, &ack);
+	r = transact(nl, req, NULL, NULL, &ack);
 	nlmsg_free(req);
 	if (r < 0 || ack.error < 0)
 		return request_err(r, &ack, what, err);
