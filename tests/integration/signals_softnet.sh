@@ -9,7 +9,7 @@
 #    (the file read here apart from lib/sampler/softnet.c);
 #  - drops per CPU: every datagram is an OTHERHOST drop on CPU 0, per CPU and per device
 #    alike; with RPS to CPU 1 (vb's rps_cpus, a knob of the test's device) the work, the
-#    drops and received_rps move to CPU 1 (where the probes miss a few: at least 90%);
+#    drops and received_rps move to CPU 1 (where the probes miss a few: at least 80%);
 #  - the backlog: with RPS, bursts of 64 segments (GSO in software on the sender, whose
 #    send buffer lets thousands wait: udp_flood -b) into a CPU 1 made slow per frame
 #    (tests/tools/chipmodel --frame-ns on vb's tc ingress) overflow CPU 1's backlog at
@@ -132,7 +132,7 @@ t_ge "$kdrop" 1 "CPU 1's backlog overflowed (kernel softnet dropped)"
 t_eq $(($(backlog_drops "$sb") - $(backlog_drops "$sa"))) "$kdrop" "CPU_BACKLOG drops on CPU 0 (probes) = CPU 1's softnet dropped (kernel)"
 got=$(($(drop_sum "$sb") - $(drop_sum "$sa")))
 t_le "$got" $((2 * SENDS * 64)) "segments dropped at the backlog or as OTHERHOST, at most every one"
-t_ge "$got" $((2 * SENDS * 64 * 9 / 10)) "segments dropped at the backlog or as OTHERHOST, 90% at least"
+t_ge "$got" $((2 * SENDS * 64 * 8 / 10)) "segments dropped at the backlog or as OTHERHOST, 80% at least"
 t_eq $(($(cpu_field "$sb" 1 .softnet_dropped) - $(cpu_field "$sa" 1 .softnet_dropped))) "$kdrop" "CPU 1 softnet_dropped (stats)"
 t_in "$B" "$CHIPMODEL" detach vb >/dev/null
 t_in "$B" sh -c 'echo 0 > /sys/class/net/vb/queues/rx-0/rps_cpus'
