@@ -294,11 +294,11 @@ static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 	 * device's TX-side fix takes the worst one present. */
 	tr->fault = tr->kind == TRIAL_FIX ? tnr_rule_fault(&t->cfg, c->rule, &a, why, sizeof(why))
 					  : -1;
-	if (tr->kind == TRIAL_FIX && tr->fault < 0)
-		tr->fault = c->rule == TUNER_RULE_BACKLOG	     ? F_BACKLOG
-			    : c->rule == TUNER_RULE_SQUEEZE	     ? F_SQUEEZE
-			    : c->rule == TUNER_RULE_RING_OVERRUNS ? F_OVERRUNS
-								     : F_RETRANS;
+	if (tr->kind == TRIAL_FIX && tr->fault < 0) {
+		int own = tnr_rule_own_fault(c->rule);
+
+		tr->fault = own >= 0 ? own : F_RETRANS;
+	}
 	tr->cap = c->rule == TUNER_RULE_RING_OVERRUNS ? env->ring_rx_max : 0;
 	tr->min_effect = t->cfg.min_effect;
 	if (c->knob == KNOB_MTU && (env->quirks & CHIP_Q_JUMBO_DISABLES_TSO) &&

@@ -284,6 +284,9 @@ bool tnr_unsteady(const struct tuner_config *cfg, const struct window *w, enum o
 		  char *why, size_t len);
 bool tnr_fault_unsteady(const struct tuner_config *cfg, const struct window *w,
 			enum tuner_rule rule, char *why, size_t len);
+/* The fault a rule of its own cures (the host's and ring-overruns: F_BACKLOG, F_SQUEEZE,
+ * F_OVERRUNS); -1 for the TX-side fixes, which take the worst present. */
+int tnr_rule_own_fault(enum tuner_rule rule);
 int tnr_rule_fault(const struct tuner_config *cfg, enum tuner_rule rule, const struct agg *a,
 		   char *text, size_t len);
 

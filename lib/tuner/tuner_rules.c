@@ -222,6 +222,31 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
  */
 #define GRO_MERGED_FRAMES_PER_SKB 1.5
 
+/*
+ * Bulk receive, which rx-spread and napi-defer act on: at least gro_on_min_pps frames/s
+ * averaging GRO_MIN_FRAME_BYTES (a bulk sender receives acknowledgements at a high rate:
+ * its own receive work is not the load). Else false, and c says why (NO_EVIDENCE).
+ */
+static bool bulk_receive(const struct ctx *x, struct tuner_candidate *c, double *pps,
+			 double *frame)
+{
+	*pps = x->a.rx_pkts / x->a.secs;
+	*frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
+	if (*pps < x->t->cfg.gro_on_min_pps) {
+		cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f frames/s received (< %.0f)", *pps,
+			 x->t->cfg.gro_on_min_pps);
+		return false;
+	}
+	if (*frame < GRO_MIN_FRAME_BYTES) {
+		cand_set(c, TUNER_CAND_NO_EVIDENCE,
+			 "%.0f frames/s received averaging %.0f bytes (< %d): "
+			 "acknowledgements or small messages, not bulk receive",
+			 *pps, *frame, GRO_MIN_FRAME_BYTES);
+		return false;
+	}
+	return true;
+}
+
 static void rule_gro_off(const struct ctx *x, struct tuner_candidate *c)
 {
 	int64_t gro = x->env->knob[KNOB_GRO];
@@ -333,18 +358,8 @@ static void rule_rx_spread(const struct ctx *x, struct tuner_candidate *c)
 	if (cur != 0)
 		return cand_set(c, TUNER_CAND_AT_LIMIT, "%s", napi ? "its NAPIs are threaded"
 								    : "rps_cpus is set");
-	pps = x->a.rx_pkts / x->a.secs;
-	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
-	if (pps < cfg->gro_on_min_pps)
-		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f frames/s received (< %.0f)", pps,
-				cfg->gro_on_min_pps);
-	/* A bulk sender receives acknowledgements at a high rate: its own receive work is
-	 * not what saturates a CPU. */
-	if (frame < GRO_MIN_FRAME_BYTES)
-		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
-				"%.0f frames/s received averaging %.0f bytes (< %d): "
-				"acknowledgements or small messages",
-				pps, frame, GRO_MIN_FRAME_BYTES);
+	if (!bulk_receive(x, c, &pps, &frame))
+		return;
 	if (x->a.softirq_max < cfg->spread_busy_share ||
 	    x->a.softirq_min > cfg->spread_free_share)
 		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
@@ -465,16 +480,8 @@ static void rule_napi_defer(const struct ctx *x, struct tuner_candidate *c)
 		return cand_set(c, TUNER_CAND_NO_DATA, "no latency guard: TCP RTT not sampled");
 	if (gain_blocked(x, c))
 		return;
-	pps = x->a.rx_pkts / x->a.secs;
-	frame = x->a.rx_pkts > 0 ? x->a.rx_bytes / x->a.rx_pkts : 0;
-	if (pps < cfg->gro_on_min_pps)
-		return cand_set(c, TUNER_CAND_NO_EVIDENCE, "%.0f frames/s received (< %.0f)", pps,
-				cfg->gro_on_min_pps);
-	if (frame < GRO_MIN_FRAME_BYTES)
-		return cand_set(c, TUNER_CAND_NO_EVIDENCE,
-				"%.0f frames/s received averaging %.0f bytes (< %d): "
-				"acknowledgements or small messages, not bulk receive",
-				pps, frame, GRO_MIN_FRAME_BYTES);
+	if (!bulk_receive(x, c, &pps, &frame))
+		return;
 	cand_change(c, KNOB_NAPI_DEFER_HARD_IRQS, 0, cfg->defer_hard_irqs);
 	cand_change(c, KNOB_GRO_FLUSH_TIMEOUT, 0, cfg->defer_gro_flush_ns);
 	cand_set(c, TUNER_CAND_READY,
@@ -773,26 +780,29 @@ int tnr_evaluate(const struct tuner *t, const struct iface *ifc, const struct tu
 	return -1;
 }
 
+int tnr_rule_own_fault(enum tuner_rule rule)
+{
+	switch (rule) {
+	case TUNER_RULE_BACKLOG:
+		return F_BACKLOG;
+	case TUNER_RULE_SQUEEZE:
+		return F_SQUEEZE;
+	case TUNER_RULE_RING_OVERRUNS:
+		return F_OVERRUNS;
+	default:
+		return -1;
+	}
+}
+
 /* The fault fix rule must cure: the host's rules and ring-overruns name theirs, the TX-side
  * fixes take the most severe one present in a (-1: none; text says it). */
 int tnr_rule_fault(const struct tuner_config *cfg, enum tuner_rule rule, const struct agg *a,
 		   char *text, size_t len)
 {
-	enum fault f;
+	int f = tnr_rule_own_fault(rule);
 
-	switch (rule) {
-	case TUNER_RULE_BACKLOG:
-		f = F_BACKLOG;
-		break;
-	case TUNER_RULE_SQUEEZE:
-		f = F_SQUEEZE;
-		break;
-	case TUNER_RULE_RING_OVERRUNS:
-		f = F_OVERRUNS;
-		break;
-	default:
+	if (f < 0)
 		return tnr_fault_present(cfg, a, text, len);
-	}
 	snprintf(text, len, "%s", tnr_faults[f].name);
 	return (a->have & tnr_faults[f].have) && a->occ[f] >= tnr_fault_min_events(cfg, f) &&
 			       tnr_agg_rate(a, f) >= tnr_fault_threshold(cfg, f)
