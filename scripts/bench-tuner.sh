@@ -24,7 +24,8 @@
 # when a figure is missing); for context also the grid's own figure for the
 # setting the tuner chose / grid best (one measurement phase, so the drift of a shared
 # machine between the phases drops out). Knobs: RUNS (5), SECS (2), LIMIT (60), LL_LIMIT (30), LL_RUNS (3), SAMPLE (rtltuned
-# sample_interval, 1s).
+# sample_interval, 1s). For a closer look at the long-lived row alone (not a judged run):
+# LL_ONLY=1 skips parts 1-3 and takes the best setting from LL_BEST ("65536 on").
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -87,6 +88,13 @@ ratio() {
 }
 secs() { [ -n "$1" ] && printf '%.1f s' "$1" || printf '%s' "$2"; }
 
+LL_ONLY=${LL_ONLY:-}
+if [ -n "$LL_ONLY" ]; then
+	read -r best_gso best_tso <<<"${LL_BEST:-65536 on}"
+	best=0
+	printf '[daemon]\nsample_interval = %s\n' "$SAMPLE" >"$tmp/rtltuned.conf"
+	export RTLTUNE_SOCKET=$tmp/control.sock
+else
 echo "grid: gso_max_size x TSO, median of $RUNS iperf3 runs of $SECS s each (Mbit/s)"
 printf '  %-12s %10s %10s\n' gso_max_size "TSO on" "TSO off"
 best=0 best_set=
@@ -166,6 +174,7 @@ summary "  time to the last kept change; to settle" "$(secs "$last_kept" none); 
 "$RTLTUNE" autotune off bt0 >/dev/null 2>&1 || true
 kill "$pid" && wait "$pid" 2>/dev/null
 pid=
+fi
 echo
 echo "long-lived: one connection from gso_max_size 16384, autotune on from its start, $LL_RUNS runs:"
 lls=() llg=()
@@ -177,6 +186,7 @@ for ((run = 1; run <= LL_RUNS; run++)); do
 		>"$tmp/rtltuned-ll.log" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 100; i++)); do "$RTLTUNE" status >/dev/null 2>&1 && break; sleep 0.05; done
+	ll_t0=$(date +%s.%N)
 	ip netns exec $A iperf3 -c $DST -p 5201 -t "$LL_LIMIT" -i 1 -J >"$tmp/ll.json"
 	ll=$(jq -r --argjson l "$LL_LIMIT" '[.intervals[].sum.bits_per_second] as $v |
 		($v[$l - 5:$l] | add / length / 1e6 | floor), ($v[0:5] | add / length / 1e6 | floor)' "$tmp/ll.json" | paste -sd' ')
@@ -203,9 +213,11 @@ for ((run = 1; run <= LL_RUNS; run++)); do
 	lls+=("${r:-0}")
 	llg+=("${rg:-0}")
 	echo "  run $run: first 5 s $ll_first Mbit/s; s $((LL_LIMIT - 5))-$LL_LIMIT: $ll_at Mbit/s (kept: ${kept:-none}; gso_max_size $ll_gso at the end); the same flow at the best setting: $ref_at Mbit/s: ${r:--} of it (${rg:--} of the fresh grid's best)"
-	if [ "$(judge "$r" '>=' $TARGET)" != met ]; then
-		jq -r '.entries[] | select(.message | test("^tuner ")) |
-			select(.message | test("^tuner step .*switchback pair") | not) | "    \(.message | .[0:160])"' <"$tmp/ll-log.json"
+	[ -n "$LL_ONLY" ] && echo "    per second (Gbit/s): $(jq -r '[.intervals[].sum.bits_per_second / 1e8 | round / 10] | join(" ")' "$tmp/ll.json")"
+	if [ -n "$LL_ONLY" ] || [ "$(judge "$r" '>=' $TARGET)" != met ]; then
+		jq -r --argjson t0 "$ll_t0" '.entries[] | select(.message | test("^tuner ")) |
+			select(.message | test("^tuner step .*switchback pair") | not) |
+			"    \(.time - $t0 | . * 10 | round / 10) s \(.message | .[0:300])"' <"$tmp/ll-log.json"
 	fi
 	kill "$pid" && wait "$pid" 2>/dev/null
 	pid=
@@ -217,4 +229,5 @@ echo "  median of $LL_RUNS runs at $LL_LIMIT s / the same flow at the best setti
 echo "  (against the fresh grid's best: median $r_llg, runs: ${llg[*]})"
 summary "  one long-lived connection at $LL_LIMIT s / one at the best setting (median of $LL_RUNS: ${lls[*]})" "${r_ll:--}" ">= $TARGET" "$ok_ll"
 summary "    the same / the fresh grid's best (median of $LL_RUNS: ${llg[*]})" "${r_llg:--}" "-" "information"
+[ -n "$LL_ONLY" ] && { [ "$ok_ll" = met ]; exit; }
 [ "$ok" = met ] && [ "$ok_ll" = met ]

@@ -163,6 +163,22 @@ static bool gain_blocked(const struct ctx *x, struct tuner_candidate *c)
 	return true;
 }
 
+/*
+ * The next size a raise of gso_max_size or gro_max_size tries: twice the present, but at
+ * least the kernel's default of 64K (GSO_LEGACY_MAX_SIZE, every device's size until a
+ * driver, a profile or an admin lowers it; net/core/dev.c, alloc_netdev_mqs()), and at
+ * most the limit. Below 64K the halfway steps would each cost a trial of their own (16K ->
+ * 32K -> 64K is two, 6-20 s each on one long-lived connection: docs/tuning.md "Step
+ * sizes"); a value below the default that is there for a reason shows it as the fault the
+ * trial's guards roll back on.
+ */
+static int64_t size_raise(int64_t cur, int64_t max)
+{
+	int64_t to = cur * 2 > GSO_LEGACY_MAX_SIZE ? cur * 2 : GSO_LEGACY_MAX_SIZE;
+
+	return to < max ? to : max;
+}
+
 static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 {
 	int64_t cur = x->env->knob[KNOB_GSO_MAX_SIZE], max = x->env->gso_max, to;
@@ -199,7 +215,7 @@ static void rule_gso_at_cap(const struct ctx *x, struct tuner_candidate *c)
 				"%.0f%% of %.0f GSO skbs/s at the gso_max_size cap %" PRId64
 				" (< %.0f%%)",
 				share * 100, rate, cur, x->t->cfg.cap_share * 100);
-	to = cur * 2 < max ? cur * 2 : max;
+	to = size_raise(cur, max);
 	cand_change(c, KNOB_GSO_MAX_SIZE, cur, to);
 	if (!cand_twin(x, c, KNOB_GSO_IPV4_MAX_SIZE, to))
 		return;
@@ -315,7 +331,7 @@ static void rule_gro_at_cap(const struct ctx *x, struct tuner_candidate *c)
 				"%.0f%% of %.0f skbs/s after GRO at the gro_max_size cap %" PRId64
 				" (< %.0f%%)",
 				share * 100, rate, cur, x->t->cfg.cap_share * 100);
-	to = cur * 2 < max ? cur * 2 : max;
+	to = size_raise(cur, max);
 	cand_change(c, KNOB_GRO_MAX_SIZE, cur, to);
 	if (!cand_twin(x, c, KNOB_GRO_IPV4_MAX_SIZE, to))
 		return;

@@ -483,7 +483,8 @@ static void m_cpu(struct sim *s, struct tuner_sample *o)
 
 /* ---- tests ------------------------------------------------------------------------ */
 
-/* GSO skbs pile up at 16K and the chip allows 512K: raised stepwise, kept while it pays. */
+/* GSO skbs pile up at 16K and the chip allows 512K: raised stepwise, kept while it pays;
+ * the first raise goes to the kernel's default 64K at once (size_raise()). */
 static void test_gso_raise_kept(void **state)
 {
 	struct sim s;
@@ -497,12 +498,12 @@ static void test_gso_raise_kept(void **state)
 	assert_int_equal(a->kind, TUNER_START_TRIAL);
 	assert_int_equal(a->rule, TUNER_RULE_GSO_AT_CAP);
 	assert_int_equal(a->changes[0].from, 16384);
-	assert_int_equal(a->changes[0].to, 32768);
+	assert_int_equal(a->changes[0].to, 65536);
 	/* A switchback trial starts on the rule's evidence in 4 samples (switch_baseline). */
 	assert_int_equal(s.first_ms[TUNER_START_TRIAL], 1000000 + 4 * 1000);
 	assert_non_null(strstr(a->reason, "at the gso_max_size cap 16384"));
-	/* 16K -> 32K (+60%) -> 64K (+25%) -> 128K (+15%) kept; 256K (+1%) rolled back. */
-	assert_int_equal(count_log(&s, TUNER_KEEP, KNOB_GSO_MAX_SIZE, TUNER_UP), 3);
+	/* 16K -> 64K (+100%) -> 128K (+15%) kept; 256K (+1%) rolled back. */
+	assert_int_equal(count_log(&s, TUNER_KEEP, KNOB_GSO_MAX_SIZE, TUNER_UP), 2);
 	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 131072);
 	/* Above 64K the IPv4 twin is set explicitly. */
 	assert_int_equal(s.env.knob[KNOB_GSO_IPV4_MAX_SIZE], 131072);
@@ -1176,16 +1177,16 @@ static void test_pins_and_autotune(void **state)
 	assert_int_equal(s.n_log, 0);
 	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
 	assert_int_equal(rec.cands[TUNER_RULE_GSO_AT_CAP].status, TUNER_CAND_AUTOTUNE_OFF);
-	assert_non_null(strstr(rec.cands[TUNER_RULE_GSO_AT_CAP].reason, "try 32768"));
+	assert_non_null(strstr(rec.cands[TUNER_RULE_GSO_AT_CAP].reason, "try 65536"));
 	assert_int_equal(rec.next, TUNER_RULE_GSO_AT_CAP);
-	assert_non_null(strstr(rec.summary, "next (autotune_off): gso_max_size 16384 -> 32768"));
+	assert_non_null(strstr(rec.summary, "next (autotune_off): gso_max_size 16384 -> 65536"));
 	/* Turned on: the baseline is there, the trial starts at once. */
 	s.env.autotune = true;
 	sim_run(&s, 1);
 	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
 	/* Off again mid-trial: rolled back at the next sample. */
 	sim_run(&s, 3);
-	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 32768);
+	assert_int_equal(s.env.knob[KNOB_GSO_MAX_SIZE], 65536);
 	s.env.autotune = false;
 	sim_run(&s, 1);
 	assert_int_equal(last_of(&s, TUNER_ROLLBACK)->changes[0].to, 16384);
@@ -1636,7 +1637,7 @@ static void test_recommend(void **state)
 	sim_run(&s, 3);
 	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
 	assert_non_null(strstr(rec.summary, "in progress (gso-at-cap, switchback)"));
-	assert_non_null(strstr(rec.summary, "gso_max_size 32768 against 16384"));
+	assert_non_null(strstr(rec.summary, "gso_max_size 65536 against 16384"));
 	sim_free(&s);
 }
 
