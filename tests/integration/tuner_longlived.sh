@@ -7,8 +7,8 @@
 # a 5 s "before" would already hold them). A socket copies the sizes
 # when it gets its route; the actuator invalidates the routes after each change
 # (docs/stack.md), so the same connections speed up. ta is taken for a chip with a 64K TSO
-# limit (tests/chips/veth-64k.conf): the raises end there after two trials, where veth's
-# own limit let the tuner go on to 128K and 256K for 25 s more (32K already doubles the
+# limit (tests/chips/veth-64k.conf): the raise ends there after one trial (16K -> 64K), where veth's
+# own limit let the tuner go on to 128K and 256K for 25 s more (64K already triples the
 # rate; how far the tuner goes is tuner_raise's). The connections end 5 s after the tuner
 # settled (tn_flows_until_settled), at the latest after their 90 s: 20-95 s.
 . "$(dirname "$0")/../lib.sh"
