@@ -700,7 +700,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 				 " against %" PRId64 ", %u of at most %u pairs",
 				 tr->start.trial, tuner_rule_name(tr->start.rule),
 				 knob_name(c->knob), tr->sb.b[0], c->from, tr->sb.pairs,
-				 tnr_switch_pairs_max(t, ifc));
+				 tnr_switch_pairs_now(t, ifc));
 		else
 			snprintf(out->summary, sizeof(out->summary),
 				 "trial %u in progress (%s, %s): %s %" PRId64 " -> %" PRId64
@@ -710,7 +710,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 				 tr->obs.n, observe_needed(t, ifc));
 		out->samples = tr->switchback ? tr->sb.pairs : tr->obs.n;
 		out->needed =
-			tr->switchback ? tnr_switch_pairs_max(t, ifc) : observe_needed(t, ifc);
+			tr->switchback ? tnr_switch_pairs_now(t, ifc) : observe_needed(t, ifc);
 	}
 	/* What feed would add before starting: a full window, steady traffic, a free slot. */
 	why[0] = '\0';
@@ -786,7 +786,7 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 	case TUNER_ST_OBSERVE:
 		if (ifc->trial.switchback) {
 			out->samples = ifc->trial.sb.pairs;
-			out->needed = tnr_switch_pairs_max(t, ifc);
+			out->needed = tnr_switch_pairs_now(t, ifc);
 			break;
 		}
 		out->samples = ifc->trial.retest == 1 ? ifc->trial.base.n : ifc->trial.obs.n;

@@ -314,6 +314,7 @@ bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
 bool tnr_switchback_fits(const struct tuner_candidate *c);
 unsigned int tnr_switch_baseline_needed(const struct tuner *t, const struct iface *ifc);
 unsigned int tnr_switch_pairs_max(const struct tuner *t, const struct iface *ifc);
+unsigned int tnr_switch_pairs_now(const struct tuner *t, const struct iface *ifc);
 void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c);
 void tnr_feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
 			 struct tuner_action *out);

@@ -136,6 +136,14 @@ static unsigned int switch_pairs_extended(const struct tuner *t, const struct if
 	return n < TUNER_MAX_PAIRS ? n : TUNER_MAX_PAIRS;
 }
 
+/* The limit the trial runs under now: switch_pairs, or the extended one once past it. */
+unsigned int tnr_switch_pairs_now(const struct tuner *t, const struct iface *ifc)
+{
+	unsigned int n = tnr_switch_pairs_max(t, ifc);
+
+	return ifc->trial.sb.pairs < n ? n : switch_pairs_extended(t, ifc);
+}
+
 static bool promising(const struct switchback *sb, double raw, double margin)
 {
 	double cpu = 0;

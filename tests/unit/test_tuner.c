@@ -825,6 +825,7 @@ static int cmp_u64(const void *a, const void *b)
 static void test_switchback_error_rates(void **state)
 {
 	unsigned int sc_i, seed, aa_trials = 0, aa_keeps = 0, g_runs = 0, g_kept = 0;
+	unsigned int g_extended = 0, most_pairs = 0;
 	uint64_t all_ttk[512];
 	unsigned int n_all = 0;
 	struct tuner_config cfg;
@@ -848,6 +849,12 @@ static void test_switchback_error_rates(void **state)
 			sim_run(&s, 600);
 			trials += count_log(&s, TUNER_START_TRIAL, KNOB_GSO_MAX_SIZE, TUNER_UP);
 			keeps += count_log(&s, TUNER_KEEP, KNOB_GSO_MAX_SIZE, TUNER_UP);
+			for (i = 0; i < s.n_log; i++) {
+				const char *of = strstr(s.log[i].reason, "mean of ");
+
+				if (of && atoi(of + 8) > (int)most_pairs)
+					most_pairs = (unsigned int)atoi(of + 8);
+			}
 			sim_free(&s);
 		}
 		for (seed = 1; seed <= runs; seed++) {
@@ -862,7 +869,11 @@ static void test_switchback_error_rates(void **state)
 				if (s.log[i].kind == TUNER_START_TRIAL && !st)
 					st = &s.log[i];
 				if (st && s.log[i].kind == TUNER_KEEP) {
+					const char *of = strstr(s.log[i].reason, "mean of ");
+
 					ttk[n++] = s.log[i].ts_ms - st->ts_ms;
+					if (of && atoi(of + 8) > (int)cfg.switch_pairs)
+						g_extended++;
 					break;
 				}
 				if (st && s.log[i].kind == TUNER_ROLLBACK)
@@ -890,6 +901,14 @@ static void test_switchback_error_rates(void **state)
 		      "median %.1f s after the trial started\n",
 		      aa_keeps, aa_trials, 100.0 * aa_keeps / aa_trials, g_kept, g_runs,
 		      n_all ? (double)all_ttk[n_all / 2] / 1000 : -1);
+	/* The pair limit grows only for a lean to a gain, and to twice switch_pairs at most
+	 * (switch_pairs_extended()); some of the gains are kept past switch_pairs. */
+	print_message("most pairs in a no-gain trial: %u (limit %u, extended %u); +25%% kept "
+		      "after more than %u pairs: %u\n",
+		      most_pairs, cfg.switch_pairs, 2 * cfg.switch_pairs, cfg.switch_pairs,
+		      g_extended);
+	assert_true(most_pairs <= 2 * cfg.switch_pairs);
+	assert_true(g_extended > 0);
 	assert_true(aa_trials >= 1000);
 	assert_true(aa_keeps * 100 <= aa_trials);
 	/* +25% in noise of 10-20% per sample: kept in three of four first trials, in 8 s. */
