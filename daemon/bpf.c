@@ -4,20 +4,39 @@
  * interface, read by the sampler. Without BPF (no BTF, no privilege, no tracepoint) the
  * daemon keeps running on rtnetlink link counters and says which probe is missing.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpf.h"
 #include "log.h"
+#include "rtltune/netns.h"
 #include "state.h"
 
 static struct probes *probes;
 static char error_text[512];
 static struct probe_cost costs[PROBE_COUNT];
 
-/* The ifindex counted in each slot (probes_select()), 0 for a free one. */
+/*
+ * The interface counted in each slot (probes_select()), NULL for a free one: the table's
+ * record, not an ifindex, since a pod's eth0 has ifindex 2 in its namespace as some
+ * device of the node has in the daemon's (the filter keys a slot by the namespace's
+ * inode and the ifindex: docs/namespaces.md "The probes in pods"). A record leaves its
+ * slot at IFACE_GONE, before the table frees it.
+ */
 #define N_SLOTS (PROBES_DEFAULT_MAX_IFACES + 1) /* bpf_start()'s max_ifaces, and the host */
-static int slot_ifindex[N_SLOTS];
+static struct iface *slot_iface[N_SLOTS];
+
+/*
+ * Managed interfaces that found every slot in use, in the order they came: counted by
+ * their link counters meanwhile (the sampler falls back for any interface the probes did
+ * not fill), each given the next slot that frees. full: the exhaustion was logged.
+ */
+static struct iface **waiting;
+static unsigned int n_waiting, cap_waiting;
+static bool full;
+static unsigned int max_slots; /* the maps' interface slots (bpf_start()) */
 
 bool bpf_active(void)
 {
@@ -39,6 +58,13 @@ void bpf_start(void)
 				   .off = PROBES_DAEMON_OFF};
 	struct rterr err = {0};
 	unsigned int i, off = 0;
+	const char *slots = getenv("RTLTUNE_PROBE_SLOTS");
+
+	/* Test hook: fewer slots, so that running out of them can be tested with a few
+	 * interfaces (never more than the table above holds). */
+	if (slots && atoi(slots) > 0 && atoi(slots) < PROBES_DEFAULT_MAX_IFACES)
+		opts.max_ifaces = (unsigned int)atoi(slots);
+	max_slots = opts.max_ifaces;
 
 	/* probes = off: not one BPF program or map, so the host's traffic in every namespace
 	 * runs no program of ours (docs/probes.md "Cost"). */
@@ -89,17 +115,76 @@ void bpf_stop(void)
 {
 	probes_close(probes);
 	probes = NULL;
-	memset(slot_ifindex, 0, sizeof(slot_ifindex));
+	memset(slot_iface, 0, sizeof(slot_iface));
+	free(waiting);
+	waiting = NULL;
+	n_waiting = cap_waiting = 0;
+	full = false;
 }
 
-static int slot_of(int ifindex)
+static int slot_of(const struct iface *ifc)
 {
 	int i;
 
 	for (i = 1; i < N_SLOTS; i++)
-		if (slot_ifindex[i] == ifindex)
+		if (slot_iface[i] == ifc)
 			return i;
 	return 0;
+}
+
+static int waiting_pos(const struct iface *ifc)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_waiting; i++)
+		if (waiting[i] == ifc)
+			return (int)i;
+	return -1;
+}
+
+static void wait_for_slot(struct iface *ifc)
+{
+	if (waiting_pos(ifc) >= 0)
+		return;
+	if (n_waiting == cap_waiting) {
+		unsigned int cap = cap_waiting ? 2 * cap_waiting : 16;
+		struct iface **grown = realloc(waiting, cap * sizeof(*grown));
+
+		if (!grown)
+			return; /* not counted by the probes until its selection changes */
+		waiting = grown;
+		cap_waiting = cap;
+	}
+	waiting[n_waiting++] = ifc;
+}
+
+static void unwait(const struct iface *ifc)
+{
+	int i = waiting_pos(ifc);
+
+	if (i < 0)
+		return;
+	memmove(&waiting[i], &waiting[i + 1], (n_waiting - (unsigned int)i - 1) * sizeof(*waiting));
+	n_waiting--;
+}
+
+/*
+ * A slot for the device, selected in its own namespace: probes_select() keys the filter
+ * by the calling thread's namespace (the inode of /proc/thread-self/ns/net, which is the
+ * ns.inum the programs read from skb->dev: dev->nd_net.net->ns.inum) and the device's
+ * ifindex there, and opens the refusals' rtnetlink socket there. The daemon's own
+ * interfaces are selected in its own namespace whatever namespace the thread is in.
+ */
+static int select_in_ns(struct iface *ifc, struct rterr *err)
+{
+	struct netns *prev;
+	int slot;
+
+	if (netns_switch(ifc->ns, &prev, err) < 0)
+		return -1;
+	slot = probes_select(probes, ifc->dev_index, err);
+	netns_switch(prev, NULL, NULL);
+	return slot;
 }
 
 static void track(struct iface *ifc)
@@ -107,34 +192,74 @@ static void track(struct iface *ifc)
 	struct rterr err = {0};
 	int slot;
 
-	/* The probes know a device by its ifindex alone, which a pod's repeats in its own
-	 * namespace: a pod's interface is counted by its link counters (docs/namespaces.md). */
-	if (ifc->ns || slot_of(ifc->ifindex) > 0)
+	if (slot_of(ifc) > 0)
 		return;
-	slot = probes_select(probes, ifc->ifindex, &err);
+	slot = select_in_ns(ifc, &err);
+	if (slot < 0 && err.errnum == ENOSPC) {
+		/* Said once per time they run out, not per interface (1000 pods on a node of
+		 * 256 slots would be 744 lines). */
+		if (!full)
+			dlog(LOG_NOTICE, NULL,
+			     "probes: all %u interface slots in use: %s and later interfaces "
+			     "are counted by their link counters until a slot frees",
+			     max_slots, ifc->name);
+		full = true;
+		wait_for_slot(ifc);
+		return;
+	}
 	if (slot < 0) {
 		dlog(LOG_WARNING, ifc->name, "not counted by the probes: %s", err.msg);
 		return;
 	}
-	if (slot < N_SLOTS)
-		slot_ifindex[slot] = ifc->ifindex;
+	if (slot >= N_SLOTS || (slot_iface[slot] && slot_iface[slot] != ifc)) {
+		/* Another record of the same device (cannot happen: the table has one per
+		 * device): leave the slot to the first. */
+		dlog(LOG_WARNING, ifc->name, "not counted by the probes: slot %d is %s's", slot,
+		     slot < N_SLOTS ? slot_iface[slot]->name : "beyond the table");
+		return;
+	}
+	slot_iface[slot] = ifc;
+	unwait(ifc);
+}
+
+/* The next waiting interface into a freed slot. */
+static void slot_freed(void)
+{
+	while (n_waiting) {
+		struct iface *next = waiting[0];
+
+		unwait(next);
+		track(next);
+		if (slot_of(next) > 0)
+			break;
+		if (waiting_pos(next) >= 0)
+			return; /* still full */
+	}
+	if (!n_waiting && full) {
+		full = false;
+		dlog(LOG_NOTICE, NULL, "probes: every managed interface has a slot again");
+	}
 }
 
 static void untrack(struct iface *ifc)
 {
 	struct rterr err = {0};
-	int slot = slot_of(ifc->ifindex);
+	int slot = slot_of(ifc);
 
+	unwait(ifc);
 	if (slot <= 0)
 		return;
+	/* The filter entry goes by its key (namespace inode, ifindex): no need to be in the
+	 * namespace, which may be on its way out (pods.c lets it go after this). */
 	if (probes_unselect(probes, slot, &err) < 0)
 		dlog(LOG_WARNING, ifc->name, "probe slot %d: %s", slot, err.msg);
-	slot_ifindex[slot] = 0;
+	slot_iface[slot] = NULL;
+	slot_freed();
 }
 
-bool bpf_counts(int ifindex)
+bool bpf_counts(const struct iface *ifc)
 {
-	return probes && slot_of(ifindex) > 0;
+	return probes && slot_of(ifc) > 0;
 }
 
 void bpf_iface_event(struct iface *ifc, const struct iface_change *c)
@@ -182,8 +307,9 @@ static int read_slot(int slot, int ifindex, const struct probe_counters *pc, voi
 {
 	struct read_ctx *rc = arg;
 
-	if (slot > 0 && slot < N_SLOTS && slot_ifindex[slot] == ifindex)
-		rc->fn(ifindex, pc, rc->arg);
+	/* The slot's record, not a lookup by ifindex: a pod's repeats the node's. */
+	if (slot > 0 && slot < N_SLOTS && slot_iface[slot])
+		rc->fn(slot_iface[slot], pc, rc->arg);
 	return 0;
 }
 

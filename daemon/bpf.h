@@ -12,7 +12,8 @@
 
 /*
  * The BPF probes (lib/probes/probes.c) as the daemon runs them: opened once at start, one slot
- * per managed interface (they follow the interface table's events), read by the sampler.
+ * per managed interface (they follow the interface table's events), pods' interfaces
+ * included (selected in their namespace), read by the sampler.
  * Without BPF (no BTF, no privilege, no tracepoint) the daemon keeps running on rtnetlink
  * link counters and says which probe is missing.
  */
@@ -23,10 +24,11 @@ bool bpf_active(void);
 const char *bpf_error(void);
 /* Interface table observer: a slot while managed. */
 void bpf_iface_event(struct iface *ifc, const struct iface_change *c);
-/* Whether the probes count ifindex (it has a slot). */
-bool bpf_counts(int ifindex);
-/* Every counted interface's counters, in one pass (once per sample). */
-typedef void (*bpf_counters_fn)(int ifindex, const struct probe_counters *pc, void *arg);
+/* Whether the probes count the interface (it has a slot; a pod's too, in its namespace). */
+bool bpf_counts(const struct iface *ifc);
+/* Every counted interface's counters, in one pass (once per sample): ifc is the slot's
+ * record in the table. */
+typedef void (*bpf_counters_fn)(struct iface *ifc, const struct probe_counters *pc, void *arg);
 void bpf_read_all(bpf_counters_fn fn, void *arg);
 /* The last read's drops by CPU and reason, summed over the counted interfaces
  * (probes_cpu_drops()); false without probes. */

@@ -314,8 +314,9 @@ static json_object *iface_stats_json(const struct iface *ifc)
 		return o; /* nothing is sampled for an interface rtltuned does not manage */
 	s = &ifc->m->stats;
 	rates = json_object_new_object();
+	/* Per interface: one without a probe slot (all in use) has its link counters. */
 	json_object_object_add(o, "source",
-			       json_object_new_string(bpf_active() ? "bpf" : "netlink"));
+			       json_object_new_string(bpf_counts(ifc) ? "bpf" : "netlink"));
 	for (c = 0; c < SC__COUNT; c++) {
 		json_object_object_add(o, stat_counter_name(c),
 				       s->have_counter[c] ? json_object_new_uint64(s->counter[c])

@@ -69,10 +69,10 @@ static bool fill_from_link(struct iface *ifc, struct link_info *li)
 	return read;
 }
 
-/* bpf_read_all()'s callback: one interface's probe counters into its stats. */
-static void store_counters(int ifindex, const struct probe_counters *pc, void *arg)
+/* bpf_read_all()'s callback: one interface's probe counters into its stats (ifc is the
+ * slot's record: a pod's eth0 and the node's device of the same ifindex are apart). */
+static void store_counters(struct iface *ifc, const struct probe_counters *pc, void *arg)
 {
-	struct iface *ifc = iface_by_index(ifindex);
 	struct iface_stats *s;
 	char name[48];
 	unsigned int i;

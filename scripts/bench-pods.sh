@@ -16,6 +16,8 @@
 #     back to before, and no leak: RSS after the second round within 1 MiB of after the
 #     first (the first may leave the heap at a high-water mark; a leak grows every round).
 # Targets (issue 28): idle CPU <= 0.5% of a core, RSS <= 16 MiB, per pod <= 1 KiB.
+# PODS_PROBES=on runs the daemon with its probes (the default run has `probes = off`) and
+# says how many interfaces they count (slots) and what their maps take in the kernel.
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -25,6 +27,7 @@ N=${PODS:-1000}
 IDLE_SECONDS=${IDLE_SECONDS:-30}
 CHURN_RATE=${CHURN_RATE:-50}
 CHURN_SECONDS=${CHURN_SECONDS:-20}
+PROBES=${PODS_PROBES:-off}
 [ -x "$RTLTUNED" ] || { echo "bench-pods: build first (make)" >&2; exit 2; }
 node=rtlnode-$$
 pfx=rtlpod-$$
@@ -43,7 +46,7 @@ trap cleanup EXIT
 cat >"$tmp/rtltuned.conf" <<EOF
 interfaces = */eth0
 namespaces = $pfx-*
-probes = off
+probes = $PROBES
 tune_host = no
 EOF
 ip netns add "$node"
@@ -140,6 +143,17 @@ is_number "$aN" && is_number "$a0" && pera=$(((aN - a0) * 1024 / N))
 echo "   listed $listed of $N pods' eth0 ${settle:+${settle} ms after start}; idle ${IDLE_SECONDS} s:" \
 	"CPU ${cN}% of a core, RSS $(mib "$rN") (anonymous $(mib "$aN")), $fN descriptors, sample ${sample_us} us"
 echo "   per pod: ${per:--} bytes RSS (${pera:--} anonymous)"
+if [ "$PROBES" = on ]; then
+	# The maps' kernel memory: memlock of each BPF map the daemon holds (fdinfo).
+	maps_kib=0
+	for f in /proc/"$pid"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = anon_inode:bpf-map ] || continue
+		maps_kib=$((maps_kib + $(awk '/^memlock:/ { print $2 }' "/proc/$pid/fdinfo/${f##*/}") / 1024))
+	done
+	echo "   probes: $(rtl --json stats | jq '[.interfaces[] | select(.source == "bpf")] | length') of" \
+		"$listed pods' eth0 counted by them; maps ${maps_kib} KiB of kernel memory"
+	grep 'slots' "$tmp/log.$N" | sed 's/^/   log: /'
+fi
 
 total=$((CHURN_RATE * CHURN_SECONDS))
 log=$tmp/log.$N
