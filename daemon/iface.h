@@ -48,6 +48,9 @@ struct iface_tune {
 	unsigned int paused;
 	char paused_by[96];
 	bool recover; /* the last pause went: roll back what its client left in flight */
+	/* The sampler skipped samples of an idle interface before this one (sampler.c): its
+	 * deltas span them; counted, not fed to the tuner. */
+	bool gap;
 	/* The driver's qstats rx-hw-drop-overruns at the last sample (for ring-overruns),
 	 * while the driver reports it. */
 	uint64_t overruns_prev;

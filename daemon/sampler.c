@@ -186,6 +186,41 @@ static void sample_done(void)
 	}
 }
 
+/*
+ * Idle sampling (docs/daemon.md "Every sample"). An interface whose packet counters did
+ * not move over its last IDLE_AFTER reads, with nothing else asking for a look (a link
+ * or ethtool notification about it, a profile application pending, the tuner anywhere but
+ * idle or paused), is read every IDLE_EVERY-th sample only: 1000 idle pods cost 125 link
+ * reads a sample, not 1000. Each in its own phase (its key modulo IDLE_EVERY), so the
+ * reads spread over the samples. The read after skipped samples has rates over the real
+ * time since the last one (stat_advance()), and the tuner is not fed its deltas
+ * (tune_gap()): a skipped interval never looks like one of no traffic. An interface the
+ * probes count has its counters every sample anyway, and is read as soon as they move.
+ */
+#define IDLE_AFTER 2
+#define IDLE_EVERY 8
+
+static bool moved(const struct iface_stats *s)
+{
+	return s->counter[SC_TX_PACKETS] != s->prev_counter[SC_TX_PACKETS] ||
+	       s->counter[SC_RX_PACKETS] != s->prev_counter[SC_RX_PACKETS];
+}
+
+static bool idle_skip(struct iface *ifc)
+{
+	struct iface_stats *s = &ifc->m->stats;
+
+	if (!s->valid || s->still < IDLE_AFTER || ifc->knob_dirty || ifc->m->apply.pending ||
+	    !tune_idle(ifc))
+		return false;
+	if (s->probe_sample == samples + 1 && moved(s))
+		return false;
+	if ((samples + (uint64_t)(unsigned int)ifc->ifindex) % IDLE_EVERY == 0)
+		return false;
+	s->skipped = true;
+	return true;
+}
+
 uint64_t sampler_step(void)
 {
 	uint64_t start, slot_us = rtd.cfg.sample_interval_us * SAMPLE_SLOT_SAMPLES;
@@ -195,15 +230,25 @@ uint64_t sampler_step(void)
 		return UINT64_MAX;
 	start = now_us();
 	while ((ifc = next_managed())) {
+		struct iface_stats *s = &ifc->m->stats;
 		struct link_info li;
 		bool read = false;
 
+		if (idle_skip(ifc))
+			continue;
 		/* An interface the probes cannot count (no free slot) falls back alone. */
-		if (ifc->m->stats.probe_sample != samples + 1)
+		if (s->probe_sample != samples + 1)
 			read = fill_from_link(ifc, &li);
 		outside_sample(ifc, read ? &li : NULL);
-		stat_advance(&ifc->m->stats, sample_now, slot_us);
-		ifc->m->stats.valid = true;
+		if (s->valid && !moved(s))
+			s->still += s->still < IDLE_AFTER;
+		else
+			s->still = 0;
+		if (s->skipped)
+			tune_gap(ifc);
+		s->skipped = false;
+		stat_advance(s, sample_now, slot_us);
+		s->valid = true;
 		history_sample(ifc, sample_now);
 		tune_sample(ifc, sample_now);
 		if (now_us() - start >= SAMPLE_SLICE_US) {

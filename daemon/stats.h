@@ -81,6 +81,11 @@ struct iface_stats {
 	uint64_t window_counter_base[SC__COUNT];
 	unsigned int window_cur;
 	uint64_t window_slot_start_us;
+
+	/* Idle sampling (sampler.c): reads in a row whose packet counters did not move, and
+	 * whether samples were skipped since the last read. */
+	unsigned int still;
+	bool skipped;
 };
 
 /* Sum of the window's slots for one histogram / one counter. */

@@ -348,8 +348,11 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	tp->prev_us = now;
 	tp->overruns_prev = ovr;
 	tp->overruns_valid = ovr_valid;
-	if (!tp->prev_valid) {
+	/* A sample spanning skipped ones (an idle interface, sampler.c) is counted above,
+	 * not fed: the tuner's points each span one interval. */
+	if (!tp->prev_valid || tp->gap) {
 		tp->prev_valid = true;
+		tp->gap = false;
 		return;
 	}
 	for (k = 0; k < KNOB__COUNT; k++) {
@@ -380,6 +383,24 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	env.autotune = ifc->autotune && !tp->paused && trust_ok();
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		tune_act(tuner, ifc, &a);
+}
+
+bool tune_idle(const struct iface *ifc)
+{
+	const struct iface_tune *tp;
+
+	if (!ifc->m)
+		return false;
+	tp = &ifc->m->tune;
+	if (tp->paused || tp->recover)
+		return false;
+	return !tuner || !tp->tuned || tuner_iface_state(tuner, ifc->ifindex) == TUNER_ST_IDLE;
+}
+
+void tune_gap(struct iface *ifc)
+{
+	if (ifc->m)
+		ifc->m->tune.gap = true;
 }
 
 int tune_start(struct rterr *err)

@@ -385,5 +385,7 @@ struct tuner_iface_info {
 	uint32_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT]; /* actions given, by kind */
 };
 int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info *out);
+/* The interface's state alone (enum tuner_state), cheap enough per sample; -ENOENT. */
+int tuner_iface_state(const struct tuner *t, int ifindex);
 
 #endif

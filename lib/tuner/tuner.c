@@ -813,3 +813,10 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 	}
 	return 0;
 }
+
+int tuner_iface_state(const struct tuner *t, int ifindex)
+{
+	const struct iface *ifc = t ? iface_find(t, ifindex) : NULL;
+
+	return ifc ? (int)ifc->state : -ENOENT;
+}
