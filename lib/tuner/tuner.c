@@ -18,14 +18,48 @@
 
 /* ---- interfaces ------------------------------------------------------------------- */
 
+/* An odd multiplier permutes the low bits: consecutive ifindexes (a pod's table keys are)
+ * land in distinct buckets. */
+static unsigned int bucket_of(const struct tuner *t, int ifindex)
+{
+	return ((uint32_t)ifindex * 2654435761u) & (t->n_buckets - 1);
+}
+
 static struct iface *iface_find(const struct tuner *t, int ifindex)
 {
 	struct iface *i;
 
-	for (i = t->ifaces; i; i = i->next)
+	if (!t->n_buckets)
+		return NULL;
+	for (i = t->buckets[bucket_of(t, ifindex)]; i; i = i->hnext)
 		if (i->ifindex == ifindex)
 			return i;
 	return NULL;
+}
+
+/* Room for one more interface: the buckets doubled when it would outnumber them (out of
+ * memory then: the chains grow longer, nothing is lost); -ENOMEM only without any. */
+static int buckets_fit(struct tuner *t)
+{
+	unsigned int n = t->n_buckets ? 2 * t->n_buckets : 64, old_n = t->n_buckets, b, o;
+	struct iface **grown, **old = t->buckets, *i, *next;
+
+	if (t->n_ifaces < t->n_buckets)
+		return 0;
+	grown = calloc(n, sizeof(*grown));
+	if (!grown)
+		return t->n_buckets ? 0 : -ENOMEM;
+	t->buckets = grown;
+	t->n_buckets = n;
+	for (o = 0; o < old_n; o++)
+		for (i = old[o]; i; i = next) {
+			next = i->hnext;
+			b = bucket_of(t, i->ifindex);
+			i->hnext = t->buckets[b];
+			t->buckets[b] = i;
+		}
+	free(old);
+	return 0;
 }
 
 static unsigned int baseline_needed(const struct tuner *t, const struct iface *ifc)
@@ -76,13 +110,16 @@ static void iface_free(struct iface *ifc)
 void tuner_free(struct tuner *t)
 {
 	struct iface *i, *n;
+	unsigned int b;
 
 	if (!t)
 		return;
-	for (i = t->ifaces; i; i = n) {
-		n = i->next;
-		iface_free(i);
-	}
+	for (b = 0; b < t->n_buckets; b++)
+		for (i = t->buckets[b]; i; i = n) {
+			n = i->hnext;
+			iface_free(i);
+		}
+	free(t->buckets);
 	free(t);
 }
 
@@ -95,34 +132,39 @@ int tuner_iface_add(struct tuner *t, int ifindex, const char *ifname)
 {
 	struct iface *ifc;
 
+	unsigned int b;
+
 	if (iface_find(t, ifindex))
 		return -EEXIST;
+	if (buckets_fit(t) < 0)
+		return -ENOMEM;
 	ifc = calloc(1, sizeof(*ifc));
 	if (!ifc)
 		return -ENOMEM;
 	ifc->ifindex = ifindex;
 	snprintf(ifc->ifname, sizeof(ifc->ifname), "%s", ifname ? ifname : "");
 	ifc->state = TUNER_ST_IDLE;
-	ifc->next = t->ifaces;
-	t->ifaces = ifc;
+	b = bucket_of(t, ifindex);
+	ifc->hnext = t->buckets[b];
+	t->buckets[b] = ifc;
+	t->n_ifaces++;
 	return 0;
 }
 
 int tuner_iface_remove(struct tuner *t, int ifindex)
 {
-	struct iface **pp, *ifc;
+	struct iface **pp, *ifc = iface_find(t, ifindex);
 
-	for (pp = &t->ifaces; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ifindex != ifindex)
-			continue;
-		ifc = *pp;
-		*pp = ifc->next;
-		if (ifc->in_trial && t->active_trials)
-			t->active_trials--;
-		iface_free(ifc);
-		return 0;
-	}
-	return -ENOENT;
+	if (!ifc)
+		return -ENOENT;
+	for (pp = &t->buckets[bucket_of(t, ifindex)]; *pp != ifc; pp = &(*pp)->hnext)
+		;
+	*pp = ifc->hnext;
+	t->n_ifaces--;
+	if (ifc->in_trial && t->active_trials)
+		t->active_trials--;
+	iface_free(ifc);
+	return 0;
 }
 
 int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
