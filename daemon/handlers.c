@@ -326,7 +326,7 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	}
 	for (h = 0; h < SH__COUNT; h++)
 		json_object_object_add(o, stat_hist_name(h),
-				       s->have_hist ? hist_to_json(&s->hist[h]) : NULL);
+				       s->have_hist ? hist_to_json(&s->h->hist[h]) : NULL);
 	drops = json_object_new_object();
 	for (i = 0; i < s->n_drops; i++)
 		json_object_object_add(drops, s->drops[i].reason,
@@ -356,6 +356,11 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	json_object_object_add(o, "tuning_decisions", dec);
 	signals_iface_json(ifc, o, rates);
 	json_object_object_add(o, "rates", rates);
+	/* What the rates span, and whether the interface is read every 8th sample only
+	 * (idle: docs/daemon.md "Every sample"). */
+	json_object_object_add(o, "rate_seconds",
+			       s->rate_us ? json_object_new_double((double)s->rate_us / 1e6) : NULL);
+	json_object_object_add(o, "idle", json_object_new_boolean(s->idle));
 	return o;
 }
 
@@ -417,7 +422,7 @@ static json_object *h_hist(struct ctl_request_ctx *rc, struct rterr *err)
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "what", json_object_new_string(what));
-	json_object_object_add(o, "hist", hist_to_json(&ifc->m->stats.hist[h]));
+	json_object_object_add(o, "hist", hist_to_json(&ifc->m->stats.h->hist[h]));
 	json_object_object_add(o, "window", hist_to_json(&win));
 	json_object_object_add(o, "window_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us *

@@ -646,7 +646,7 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		}
 		break;
 	case SEC_HIST:
-		render_hist(b, j->name, ifc->name, &ifc->m->stats.hist[sub]);
+		render_hist(b, j->name, ifc->name, &ifc->m->stats.h->hist[sub]);
 		break;
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {

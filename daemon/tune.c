@@ -261,9 +261,11 @@ static void reading_of(const struct iface_stats *st, struct sample_reading *r)
 	r->rx_packets = st->counter[SC_RX_PACKETS];
 	r->rx_bytes = st->counter[SC_RX_BYTES];
 	r->have_probes = st->have_hist;
-	r->tx_skb_bytes = st->hist[SH_TX_SKB_BYTES];
-	r->tx_gso_segments = st->hist[SH_TX_GSO_SEGMENTS];
-	r->rx_skb_bytes = st->hist[SH_RX_SKB_BYTES];
+	if (st->have_hist) {
+		r->tx_skb_bytes = st->h->hist[SH_TX_SKB_BYTES];
+		r->tx_gso_segments = st->h->hist[SH_TX_GSO_SEGMENTS];
+		r->rx_skb_bytes = st->h->hist[SH_RX_SKB_BYTES];
+	}
 	r->tcp_retransmits = st->counter[SC_TCP_RETRANSMITS];
 	r->tcp_retransmit_segments = st->counter[SC_TCP_RETRANSMIT_SEGMENTS];
 	for (i = 0; i < st->n_drops; i++)
