@@ -228,12 +228,12 @@ static void stack_json(json_object *o, const struct iface *ifc)
 		return;
 	up = json_object_new_array();
 	low = json_object_new_array();
-	for (i = 0; i < ifc->m->stack.n_uppers; i++)
+	for (i = 0; i < iface_stack(ifc)->n_uppers; i++)
 		json_object_array_add(up,
-				      json_object_new_string(ifc->m->stack.uppers[i].li.ifname));
-	for (i = 0; i < ifc->m->stack.n_lowers; i++)
+				      json_object_new_string(iface_stack(ifc)->uppers[i].li.ifname));
+	for (i = 0; i < iface_stack(ifc)->n_lowers; i++)
 		json_object_array_add(low,
-				      json_object_new_string(ifc->m->stack.lowers[i].li.ifname));
+				      json_object_new_string(iface_stack(ifc)->lowers[i].li.ifname));
 	json_object_object_add(o, "uppers", up);
 	json_object_object_add(o, "lowers", low);
 	eff = json_object_new_object();

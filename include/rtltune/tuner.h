@@ -13,8 +13,9 @@
 /*
  * The autotuner's decision core (docs/tuning.md): turns per-interval samples into trials
  * (propose, apply, observe, keep or roll back). Pure logic: no I/O, no clock reads (time
- * is passed in, monotonic milliseconds), no allocation after tuner_iface_add(). The daemon
- * owns sampling, the journal and the actuator (actuate.h); the tuner only says what to do.
+ * is passed in, monotonic milliseconds); after tuner_iface_add() it allocates only as an
+ * interface's windows grow and at its first trial (out of memory: -ENOMEM, no trial). The
+ * daemon owns sampling, the journal and the actuator (actuate.h); the tuner only says what to do.
  *
  * Daemon wiring, per managed interface (one thread; the tuner is not thread-safe):
  *	tuner_iface_add()                 when the interface is managed
