@@ -93,9 +93,10 @@ static void hands_off(struct iface *ifc, struct plan *base, bool configured, boo
 		bool sets = it->action == PLAN_CHANGE || it->action == PLAN_SAME;
 
 		which[k] = sets;
-		if (configured) {
-			ifc->m->wanted[k] = sets;
-			ifc->m->want[k] = it->target;
+		if (configured && (sets || ifc->m->want) &&
+		    (ifc->m->want || (ifc->m->want = calloc(1, sizeof(*ifc->m->want))))) {
+			ifc->m->want->wanted[k] = sets;
+			ifc->m->want->want[k] = it->target;
 		}
 		if (!explicit_apply && ifc->m->manual[k] && it->action == PLAN_CHANGE) {
 			it->action = PLAN_SKIP;
@@ -121,7 +122,7 @@ static const struct nic_stack *stack_of(struct iface *ifc, const struct link_inf
 	iface_read_stack(ifc);
 	*links = ifc->m->stack_links;
 	*n = ifc->m->n_stack_links;
-	return &ifc->m->stack;
+	return iface_stack(ifc);
 }
 
 /* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the

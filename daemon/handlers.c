@@ -228,12 +228,12 @@ static void stack_json(json_object *o, const struct iface *ifc)
 		return;
 	up = json_object_new_array();
 	low = json_object_new_array();
-	for (i = 0; i < ifc->m->stack.n_uppers; i++)
+	for (i = 0; i < iface_stack(ifc)->n_uppers; i++)
 		json_object_array_add(up,
-				      json_object_new_string(ifc->m->stack.uppers[i].li.ifname));
-	for (i = 0; i < ifc->m->stack.n_lowers; i++)
+				      json_object_new_string(iface_stack(ifc)->uppers[i].li.ifname));
+	for (i = 0; i < iface_stack(ifc)->n_lowers; i++)
 		json_object_array_add(low,
-				      json_object_new_string(ifc->m->stack.lowers[i].li.ifname));
+				      json_object_new_string(iface_stack(ifc)->lowers[i].li.ifname));
 	json_object_object_add(o, "uppers", up);
 	json_object_object_add(o, "lowers", low);
 	eff = json_object_new_object();
@@ -327,7 +327,7 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	}
 	for (h = 0; h < SH__COUNT; h++)
 		json_object_object_add(o, stat_hist_name(h),
-				       s->have_hist ? hist_to_json(&s->hist[h]) : NULL);
+				       s->have_hist ? hist_to_json(&s->h->hist[h]) : NULL);
 	drops = json_object_new_object();
 	for (i = 0; i < s->n_drops; i++)
 		json_object_object_add(drops, s->drops[i].reason,
@@ -357,6 +357,11 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	json_object_object_add(o, "tuning_decisions", dec);
 	signals_iface_json(ifc, o, rates);
 	json_object_object_add(o, "rates", rates);
+	/* What the rates span, and whether the interface is read every 8th sample only
+	 * (idle: docs/daemon.md "Every sample"). */
+	json_object_object_add(o, "rate_seconds",
+			       s->rate_us ? json_object_new_double((double)s->rate_us / 1e6) : NULL);
+	json_object_object_add(o, "idle", json_object_new_boolean(s->idle));
 	return o;
 }
 
@@ -418,7 +423,7 @@ static json_object *h_hist(struct ctl_request_ctx *rc, struct rterr *err)
 	o = json_object_new_object();
 	json_object_object_add(o, "ifname", json_object_new_string(ifc->name));
 	json_object_object_add(o, "what", json_object_new_string(what));
-	json_object_object_add(o, "hist", hist_to_json(&ifc->m->stats.hist[h]));
+	json_object_object_add(o, "hist", hist_to_json(&ifc->m->stats.h->hist[h]));
 	json_object_object_add(o, "window", hist_to_json(&win));
 	json_object_object_add(o, "window_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us *

@@ -83,7 +83,7 @@ static bool ring_push(struct ring *r, unsigned int max, const struct history_sam
 
 	*evicted = false;
 	if (r->n == r->cap && r->cap < max) {
-		cap = r->cap ? r->cap * 2 : 64;
+		cap = r->cap ? r->cap * 2 : 8;
 		if (cap > max)
 			cap = max;
 		s = realloc(r->s, cap * sizeof(*s));
@@ -140,6 +140,7 @@ static void fold(struct history *h, struct history_sample *old)
 
 void history_sample(struct iface *ifc, uint64_t now_us)
 {
+	static const struct rtl_hist no_hist;
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
 	struct history *h = history_of(ifc);
 	struct history_sample x, old;
@@ -151,7 +152,7 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 
 	if (!h || !st)
 		return;
-	g = &st->hist[SH_TX_GSO_SEGMENTS];
+	g = st->have_hist ? &st->h->hist[SH_TX_GSO_SEGMENTS] : &no_hist;
 	cur[P_TXB] = st->counter[SC_TX_BYTES];
 	cur[P_RXB] = st->counter[SC_RX_BYTES];
 	cur[P_TXP] = st->counter[SC_TX_PACKETS];

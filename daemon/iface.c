@@ -161,11 +161,6 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
 	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
 	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
-	if (ifc->m)
-		memcpy(ifc->m->knob, nic->val, sizeof(ifc->m->knob));
-	/* A snapshot made elsewhere (a read-back) may not say where it was read. */
-	if (ifc->m)
-		ifc->m->snap.ns = ifc->ns;
 	if (ifc->master != nic->link.master ||
 	    ifc->link != (nic->link.link_netns ? 0 : nic->link.link))
 		stack_gen++;
@@ -181,7 +176,8 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 		ifc->m->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
 		ifc->m->quirks = chip ? chip->quirks : 0;
 		memcpy(ifc->m->eff, nic->val, sizeof(ifc->m->eff));
-		memset(&ifc->m->stack, 0, sizeof(ifc->m->stack));
+		if (ifc->m->stack)
+			memset(ifc->m->stack, 0, sizeof(*ifc->m->stack));
 		ifc->m->n_stack_links = 0;
 		ifc->m->stack_gso_cap = LINK_UNSET;
 		ifc->m->stack_note[0] = '\0';
@@ -218,7 +214,9 @@ static void mgd_free(struct iface_mgd *m)
 	if (m) {
 		stat_free(&m->stats);
 		free(m->counts);
+		free(m->stack);
 		free(m->stack_links);
+		free(m->want);
 	}
 	free(m);
 }
@@ -241,10 +239,12 @@ void iface_read_stack(struct iface *ifc)
 
 	if (!m || !rtd.act)
 		return;
+	if (!m->stack && !(m->stack = calloc(1, sizeof(*m->stack))))
+		return; /* out of memory: read as a bare device */
 	if (!m->stack_links) {
 		m->stack_links = calloc(IFACE_STACK_LINKS, sizeof(*m->stack_links));
 		if (!m->stack_links)
-			return; /* out of memory: read as a bare device */
+			return;
 	}
 	/* The devices within reach of ifc (breadth first, bounded), each read by ifindex. */
 	seen[n++] = ifc;
@@ -264,17 +264,17 @@ void iface_read_stack(struct iface *ifc)
 					 &err) == 0)
 			m->n_stack_links++;
 	}
-	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, &m->stack);
+	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, m->stack);
 	for (i = 0; i < KNOB__COUNT; i++)
 		m->eff[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
-				    ? stack_effective(&m->snap.link, &m->stack, (enum knob_id)i)
+				    ? stack_effective(&m->snap.link, m->stack, (enum knob_id)i)
 				    : iface_knob(ifc, i);
-	m->eff[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, &m->stack);
+	m->eff[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, m->stack);
 	/* How far the uppers let a raise go, and which device stops it. */
 	m->stack_gso_cap = LINK_UNSET;
 	m->stack_note[0] = '\0';
-	for (u = 0; u < m->stack.n_uppers; u++) {
-		const struct stack_dev *d = &m->stack.uppers[u];
+	for (u = 0; u < m->stack->n_uppers; u++) {
+		const struct stack_dev *d = &m->stack->uppers[u];
 		char why[128];
 		int64_t cap = stack_upper_cap(m->stack_links, m->n_stack_links, &d->li, d->below,
 					      KNOB_GSO_MAX_SIZE, why, sizeof(why));
@@ -297,8 +297,8 @@ void iface_upper_of(const struct iface *ifc, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (y = ifaces; y; y = y->next)
-		for (u = 0; y->m && y->ns == ifc->ns && u < y->m->stack.n_uppers; u++)
-			if (y->m->stack.uppers[u].li.ifindex == ifc->dev_index) {
+		for (u = 0; y->m && y->ns == ifc->ns && u < iface_stack(y)->n_uppers; u++)
+			if (iface_stack(y)->uppers[u].li.ifindex == ifc->dev_index) {
 				used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
 							 "%s%s", used ? "," : "", y->name);
 				break;

@@ -48,6 +48,9 @@ struct iface_tune {
 	unsigned int paused;
 	char paused_by[96];
 	bool recover; /* the last pause went: roll back what its client left in flight */
+	/* The sampler skipped samples of an idle interface before this one (sampler.c): its
+	 * deltas span them; counted, not fed to the tuner. */
+	bool gap;
 	/* The driver's qstats rx-hw-drop-overruns at the last sample (for ring-overruns),
 	 * while the driver reports it. */
 	uint64_t overruns_prev;
@@ -66,6 +69,13 @@ struct iface_counts {
 	uint64_t external[KNOB__COUNT];
 };
 
+/* applier.c: the configured profile's values (1.1 KiB a profile that sets nothing, or no
+ * profile, does not need). */
+struct iface_want {
+	bool wanted[KNOB__COUNT];
+	int64_t want[KNOB__COUNT];
+};
+
 /* The devices read around a stacked interface: itself, its uppers and its lowers. */
 #define IFACE_STACK_LINKS (2 * STACK_MAX + 1)
 
@@ -73,15 +83,14 @@ struct iface_counts {
 struct iface_mgd {
 	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
 	 * the tuner may use (kernel cut by the chip database) with the chip's quirks. */
-	struct nic snap;
-	int64_t knob[KNOB__COUNT]; /* current values as last read (LINK_UNSET unknown) */
+	struct nic snap; /* snap.val: the knobs' values as last read (LINK_UNSET unknown) */
 	int64_t gso_max, gro_max, mtu_max;
 	uint32_t quirks;
 	/* iface.c: the device stack around it (docs/stack.md), read with the snapshot; what
 	 * local traffic gets of each stacked size (the smallest on the path), and how far the
 	 * uppers can go (gso_max_size), with the device that stops them. */
-	struct nic_stack stack;
-	struct link_info *stack_links; /* IFACE_STACK_LINKS, allocated once it is stacked */
+	struct nic_stack *stack;       /* allocated once it is stacked: iface_stack() reads it */
+	struct link_info *stack_links; /* IFACE_STACK_LINKS, allocated with stack */
 	int n_stack_links;
 	int64_t eff[KNOB__COUNT];
 	int64_t stack_gso_cap;
@@ -96,9 +105,8 @@ struct iface_mgd {
 	/* outside.c: knobs someone else changed (left alone). */
 	bool manual[KNOB__COUNT];
 	/* applier.c: what the configured profile sets each knob to (where wanted[]), for
-	 * rtltune_knob_drift. */
-	bool wanted[KNOB__COUNT];
-	int64_t want[KNOB__COUNT];
+	 * rtltune_knob_drift; allocated when it sets one (NULL: none). */
+	struct iface_want *want;
 	struct iface_stats stats;      /* sampler.c */
 	struct iface_apply apply;      /* applier.c */
 	struct iface_tune tune;	       /* tune.c */
@@ -133,7 +141,7 @@ struct iface {
 	bool lower_up;
 	char driver[32]; /* ethtool -i; "" unknown */
 	char chip[48];	 /* chip database id; "" none */
-	/* The rtnetlink knobs as last read; a managed interface has every knob in m->knob
+	/* The rtnetlink knobs as last read; a managed interface has every knob in m->snap.val
 	 * (iface_knob() reads either): an unmanaged one costs a few hundred bytes. */
 	int64_t core_knob[KNOB_FIRST_ETHNL];
 	bool knob_dirty; /* a notification: re-read and compare at the next sample */
@@ -158,8 +166,16 @@ struct iface {
 static inline int64_t iface_knob(const struct iface *ifc, int k)
 {
 	if (ifc->m)
-		return ifc->m->knob[k];
+		return ifc->m->snap.val[k];
 	return k < KNOB_FIRST_ETHNL ? ifc->core_knob[k] : LINK_UNSET;
+}
+
+/* Its device stack as last read: an empty one for a bare device (nothing allocated). */
+static inline const struct nic_stack *iface_stack(const struct iface *ifc)
+{
+	static const struct nic_stack none;
+
+	return ifc->m && ifc->m->stack ? ifc->m->stack : &none;
 }
 
 /* What happened to an interface; observers get it after the table is updated. */

@@ -333,8 +333,8 @@ static bool iface_has(const struct iface *ifc, enum sec_kind kind, unsigned int 
 				return true;
 		return false;
 	case SEC_DRIFT:
-		for (k = 0; k < KNOB__COUNT; k++)
-			if (ifc->m->wanted[k])
+		for (k = 0; ifc->m->want && k < KNOB__COUNT; k++)
+			if (ifc->m->want->wanted[k])
 				return true;
 		return false;
 	default:
@@ -646,7 +646,7 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		}
 		break;
 	case SEC_HIST:
-		render_hist(b, j->name, ifc->name, &ifc->m->stats.hist[sub]);
+		render_hist(b, j->name, ifc->name, &ifc->m->stats.h->hist[sub]);
 		break;
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
@@ -712,12 +712,12 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 		}
 		break;
 	case SEC_DRIFT:
-		for (k = 0; k < KNOB__COUNT; k++) {
-			if (!ifc->m->wanted[k] || iface_knob(ifc, k) == LINK_UNSET)
+		for (k = 0; ifc->m->want && k < KNOB__COUNT; k++) {
+			if (!ifc->m->want->wanted[k] || iface_knob(ifc, k) == LINK_UNSET)
 				continue;
 			series(b, "rtltune_knob_drift", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);
-			sb_u64(b, iface_knob(ifc, k) != ifc->m->want[k]);
+			sb_u64(b, iface_knob(ifc, k) != ifc->m->want->want[k]);
 			sb_mem(b, "\n", 1);
 		}
 		break;

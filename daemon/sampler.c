@@ -73,6 +73,7 @@ static bool fill_from_link(struct iface *ifc, struct link_info *li)
  * slot's record: a pod's eth0 and the node's device of the same ifindex are apart). */
 static void store_counters(struct iface *ifc, const struct probe_counters *pc, void *arg)
 {
+	struct stat_hists *h;
 	struct iface_stats *s;
 	char name[48];
 	unsigned int i;
@@ -80,12 +81,16 @@ static void store_counters(struct iface *ifc, const struct probe_counters *pc, v
 	if (!ifc || !ifc->m)
 		return;
 	s = &ifc->m->stats;
-	s->hist[SH_TX_SKB_BYTES] = pc->tx_skb_bytes;
-	s->hist[SH_TX_GSO_SIZE_BYTES] = pc->tx_gso_size_bytes;
-	s->hist[SH_TX_GSO_SEGMENTS] = pc->tx_gso_segments;
-	s->hist[SH_RX_FRAME_BYTES] = pc->rx_frame_bytes;
-	s->hist[SH_RX_SKB_BYTES] = pc->rx_skb_bytes;
-	s->have_hist = true;
+	/* The histograms exist from the first count on (out of memory: counters only). */
+	h = stat_hists_get(s);
+	if (h) {
+		h->hist[SH_TX_SKB_BYTES] = pc->tx_skb_bytes;
+		h->hist[SH_TX_GSO_SIZE_BYTES] = pc->tx_gso_size_bytes;
+		h->hist[SH_TX_GSO_SEGMENTS] = pc->tx_gso_segments;
+		h->hist[SH_RX_FRAME_BYTES] = pc->rx_frame_bytes;
+		h->hist[SH_RX_SKB_BYTES] = pc->rx_skb_bytes;
+	}
+	s->have_hist = h != NULL;
 	s->counter[SC_TX_PACKETS] = hist_count(&pc->tx_skb_bytes);
 	s->counter[SC_TX_BYTES] = pc->tx_skb_bytes.sum;
 	s->counter[SC_RX_PACKETS] = hist_count(&pc->rx_frame_bytes);
@@ -118,9 +123,13 @@ static uint64_t sample_now, busy_us;
 /* The managed interfaces of this sample in ifindex order, taken when it starts (one sort,
  * not a walk of the table per interface: 1000 pods made that a walk of 2000 a thousand
  * times a second); pos: the next to do. One that goes meanwhile is cleared from it
- * (sampler_iface_event()); one that comes is in the next sample. */
+ * (sampler_iface_event()); one that comes is in the next sample. Taken again only when
+ * the managed set changed (order_stale): a node's 1000 idle pods do not sort each
+ * sample. */
 static struct iface **order;
 static unsigned int n_order, cap_order, pos;
+static bool order_stale = true;
+static bool order_own; /* one of them is in the daemon's own namespace */
 
 static int by_ifindex(const void *a, const void *b)
 {
@@ -133,7 +142,12 @@ static void order_take(void)
 {
 	struct iface *ifc;
 
-	n_order = pos = 0;
+	pos = 0;
+	if (!order_stale)
+		return;
+	order_stale = false;
+	order_own = false;
+	n_order = 0;
 	for (ifc = iface_first(); ifc; ifc = ifc->next) {
 		if (!ifc->m)
 			continue;
@@ -141,12 +155,15 @@ static void order_take(void)
 			unsigned int cap = cap_order ? 2 * cap_order : 64;
 			struct iface **grown = realloc(order, cap * sizeof(*grown));
 
-			if (!grown)
+			if (!grown) {
+				order_stale = true; /* out of memory: the rest next time */
 				break;
+			}
 			order = grown;
 			cap_order = cap;
 		}
 		order[n_order++] = ifc;
+		order_own |= !ifc->ns;
 	}
 	if (n_order)
 		qsort(order, n_order, sizeof(*order), by_ifindex);
@@ -186,6 +203,41 @@ static void sample_done(void)
 	}
 }
 
+/*
+ * Idle sampling (docs/daemon.md "Every sample"). An interface whose packet counters did
+ * not move over its last IDLE_AFTER reads, with nothing else asking for a look (a link
+ * or ethtool notification about it, a profile application pending, the tuner anywhere but
+ * idle or paused), is read every IDLE_EVERY-th sample only: 1000 idle pods cost 125 link
+ * reads a sample, not 1000. Each in its own phase (its key modulo IDLE_EVERY), so the
+ * reads spread over the samples. The read after skipped samples has rates over the real
+ * time since the last one (stat_advance()), and the tuner is not fed its deltas
+ * (tune_gap()): a skipped interval never looks like one of no traffic. An interface the
+ * probes count has its counters every sample anyway, and is read as soon as they move.
+ */
+#define IDLE_AFTER 2
+#define IDLE_EVERY 8
+
+static bool moved(const struct iface_stats *s)
+{
+	return s->counter[SC_TX_PACKETS] != s->prev_counter[SC_TX_PACKETS] ||
+	       s->counter[SC_RX_PACKETS] != s->prev_counter[SC_RX_PACKETS];
+}
+
+static bool idle_skip(struct iface *ifc)
+{
+	struct iface_stats *s = &ifc->m->stats;
+
+	s->idle = s->valid && s->still >= IDLE_AFTER && !ifc->knob_dirty &&
+		  !ifc->m->apply.pending && tune_idle(ifc) &&
+		  !(s->probe_sample == samples + 1 && moved(s));
+	if (!s->idle)
+		return false;
+	if ((samples + (uint64_t)(unsigned int)ifc->ifindex) % IDLE_EVERY == 0)
+		return false;
+	s->skipped = true;
+	return true;
+}
+
 uint64_t sampler_step(void)
 {
 	uint64_t start, slot_us = rtd.cfg.sample_interval_us * SAMPLE_SLOT_SAMPLES;
@@ -195,15 +247,25 @@ uint64_t sampler_step(void)
 		return UINT64_MAX;
 	start = now_us();
 	while ((ifc = next_managed())) {
+		struct iface_stats *s = &ifc->m->stats;
 		struct link_info li;
 		bool read = false;
 
+		if (idle_skip(ifc))
+			continue;
 		/* An interface the probes cannot count (no free slot) falls back alone. */
-		if (ifc->m->stats.probe_sample != samples + 1)
+		if (s->probe_sample != samples + 1)
 			read = fill_from_link(ifc, &li);
 		outside_sample(ifc, read ? &li : NULL);
-		stat_advance(&ifc->m->stats, sample_now, slot_us);
-		ifc->m->stats.valid = true;
+		if (s->valid && !moved(s))
+			s->still += s->still < IDLE_AFTER;
+		else
+			s->still = 0;
+		if (s->skipped)
+			tune_gap(ifc);
+		s->skipped = false;
+		stat_advance(s, sample_now, slot_us);
+		s->valid = true;
 		history_sample(ifc, sample_now);
 		tune_sample(ifc, sample_now);
 		if (now_us() - start >= SAMPLE_SLICE_US) {
@@ -226,7 +288,7 @@ static void sample_finish(int err)
 	busy_us += sample_now - run_start_us;
 	bpf_read_all(store_counters, NULL);
 	/* The per-CPU and queue signals once per sample, after the probes' drops. */
-	signals_sample(sample_now);
+	signals_sample(sample_now, order_own);
 	busy_us += now_us() - sample_now;
 	tune_sample_begin();
 	sampler_step();
@@ -237,9 +299,11 @@ void sampler_iface_event(struct iface *ifc, const struct iface_change *c)
 	unsigned int i;
 
 	if (c->ev == IFACE_GONE)
-		for (i = pos; i < n_order; i++)
+		for (i = 0; i < n_order; i++)
 			if (order[i] == ifc)
 				order[i] = NULL;
+	if (c->ev == IFACE_NEW || c->ev == IFACE_GONE || c->ev == IFACE_SELECTED)
+		order_stale = true;
 	if (c->ev == IFACE_GONE || (c->ev == IFACE_SELECTED && c->was_managed && !ifc->managed))
 		removed_since_trim++;
 }
@@ -276,6 +340,7 @@ void sampler_stop(void)
 	free(order);
 	order = NULL;
 	n_order = cap_order = pos = 0;
+	order_stale = true;
 }
 
 void sampler_kick(void)

@@ -458,15 +458,20 @@ static void read_napis(double dt)
 	}
 }
 
-void signals_sample(uint64_t now_us)
+void signals_sample(uint64_t now_us, bool own_managed)
 {
 	double dt = prev_us && now_us > prev_us ? (double)(now_us - prev_us) / 1e6 : 0;
 
 	read_softnet(dt);
 	read_softirq(dt);
 	read_drops(dt);
-	read_qstats(now_us);
-	read_napis(dt);
+	/* The netdev family's dumps are of the daemon's own namespace: on a node whose
+	 * managed interfaces are all pods' they would list its 1000 unmanaged veths each
+	 * sample for nothing to keep. */
+	if (own_managed) {
+		read_qstats(now_us);
+		read_napis(dt);
+	}
 	prev_us = now_us;
 }
 

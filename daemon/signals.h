@@ -61,8 +61,10 @@ struct iface_signals {
 	uint32_t gen; /* the reading that last saw it in the qstats dump */
 };
 
-/* Read everything once (the sampler, after the probes' counters): now_us its time. */
-void signals_sample(uint64_t now_us);
+/* Read everything once (the sampler, after the probes' counters): now_us its time;
+ * the netdev family's qstats and NAPIs only when a managed interface is in the daemon's
+ * own namespace (own_managed), the one those dumps list. */
+void signals_sample(uint64_t now_us, bool own_managed);
 /* The CPUs seen so far, by number. */
 unsigned int signals_cpu_count(void);
 const struct cpu_signals *signals_cpu(unsigned int i);

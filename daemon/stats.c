@@ -87,13 +87,20 @@ const char *stat_hist_unit(enum stat_hist h)
 	return h == SH_TX_GSO_SEGMENTS ? "segments" : "bytes";
 }
 
+struct stat_hists *stat_hists_get(struct iface_stats *s)
+{
+	if (!s->h && (s->h = calloc(1, sizeof(*s->h))))
+		s->h->fresh = true;
+	return s->h;
+}
+
 void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_hist *out)
 {
 	unsigned int i;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
-		hist_add(out, &s->window[i][h]);
+	for (i = 0; s->h && i < STAT_WINDOW_SLOTS; i++)
+		hist_add(out, &s->h->window[i][h]);
 }
 
 uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
@@ -108,11 +115,13 @@ uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
 
 void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 {
+	struct stat_hists *hs = s->h;
 	unsigned int c, h;
 
 	if (s->prev_us && now_us > s->prev_us) {
 		double dt = (double)(now_us - s->prev_us) / 1e6;
 
+		s->rate_us = now_us - s->prev_us;
 		for (c = 0; c < SC__COUNT; c++)
 			s->rate[c] = s->counter[c] >= s->prev_counter[c]
 					     ? (double)(s->counter[c] - s->prev_counter[c]) / dt
@@ -121,15 +130,19 @@ void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 	memcpy(s->prev_counter, s->counter, sizeof(s->prev_counter));
 	s->prev_us = now_us;
 
+	/* Histograms that came with this sample start their window here. */
+	if (hs && hs->fresh) {
+		memcpy(hs->window_base, hs->hist, sizeof(hs->window_base));
+		hs->fresh = false;
+	}
 	if (!s->window_slot_start_us) {
 		s->window_slot_start_us = now_us;
-		memcpy(s->window_base, s->hist, sizeof(s->window_base));
 		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
 		return;
 	}
 	/* The current slot holds what arrived since it opened; a full slot moves on. */
-	for (h = 0; h < SH__COUNT; h++)
-		hist_delta(&s->window[s->window_cur][h], &s->hist[h], &s->window_base[h]);
+	for (h = 0; hs && h < SH__COUNT; h++)
+		hist_delta(&hs->window[s->window_cur][h], &hs->hist[h], &hs->window_base[h]);
 	for (c = 0; c < SC__COUNT; c++)
 		s->window_counter[s->window_cur][c] =
 			s->counter[c] >= s->window_counter_base[c]
@@ -137,9 +150,11 @@ void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 				: s->counter[c];
 	if (now_us - s->window_slot_start_us >= slot_us) {
 		s->window_cur = (s->window_cur + 1) % STAT_WINDOW_SLOTS;
-		memset(s->window[s->window_cur], 0, sizeof(s->window[s->window_cur]));
+		if (hs) {
+			memset(hs->window[s->window_cur], 0, sizeof(hs->window[s->window_cur]));
+			memcpy(hs->window_base, hs->hist, sizeof(hs->window_base));
+		}
 		memset(s->window_counter[s->window_cur], 0, sizeof(s->window_counter[0]));
-		memcpy(s->window_base, s->hist, sizeof(s->window_base));
 		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
 		s->window_slot_start_us = now_us;
 	}
@@ -174,5 +189,7 @@ void stat_free(struct iface_stats *s)
 {
 	free(s->drops);
 	s->drops = NULL;
+	free(s->h);
+	s->h = NULL;
 	s->n_drops = s->drops_cap = 0;
 }

@@ -59,31 +59,49 @@ struct stat_drop {
 /* The tuner's window: STAT_WINDOW_SLOTS slots of histogram deltas, the oldest reused. */
 #define STAT_WINDOW_SLOTS 8
 
+/* The probes' histograms of an interface and the window of their deltas: 9 KiB that an
+ * interface the probes never counted (a pod's, one past the probes' slots, any without
+ * BPF) never needs, allocated when the probes first count it (stat_hists_get()). */
+struct stat_hists {
+	struct rtl_hist hist[SH__COUNT];
+	struct rtl_hist window[STAT_WINDOW_SLOTS][SH__COUNT];
+	struct rtl_hist window_base[SH__COUNT]; /* cumulative at the current slot's start */
+	bool fresh; /* allocated since the last stat_advance(): its window starts there */
+};
+
 struct iface_stats {
 	bool valid; /* at least one sample taken */
-	bool have_hist;
+	bool have_hist; /* the probes counted it: h holds their histograms */
 	uint64_t probe_sample; /* number of the sample the probes' counters are from */
 	uint64_t counter[SC__COUNT];
 	bool have_counter[SC__COUNT];
-	struct rtl_hist hist[SH__COUNT];
+	struct stat_hists *h; /* NULL until the probes first count it */
 	struct stat_drop *drops; /* grown as reasons appear (most interfaces see a few) */
 	unsigned int n_drops, drops_cap;
 
-	/* Per-second rates over the last sample interval. */
+	/* Per-second rates since the read before (rate_us: one sample interval, or the
+	 * samples an idle interface skipped with it). */
 	double rate[SC__COUNT];
+	uint64_t rate_us;
 	uint64_t prev_counter[SC__COUNT];
 	uint64_t prev_us;
 
-	/* Window: slot deltas, each slot covering slot_us. */
-	struct rtl_hist window[STAT_WINDOW_SLOTS][SH__COUNT];
-	struct rtl_hist window_base[SH__COUNT]; /* cumulative at the current slot's start */
+	/* Window: slot deltas, each slot covering slot_us (the histograms' in h). */
 	uint64_t window_counter[STAT_WINDOW_SLOTS][SC__COUNT];
 	uint64_t window_counter_base[SC__COUNT];
 	unsigned int window_cur;
 	uint64_t window_slot_start_us;
+
+	/* Idle sampling (sampler.c): reads in a row whose packet counters did not move, and
+	 * whether samples were skipped since the last read. */
+	unsigned int still;
+	bool skipped;
+	bool idle; /* read every IDLE_EVERY-th sample only (sampler.c) */
 };
 
-/* Sum of the window's slots for one histogram / one counter. */
+/* The interface's histograms, allocated at the first call (NULL out of memory). */
+struct stat_hists *stat_hists_get(struct iface_stats *s);
+/* Sum of the window's slots for one histogram (empty without histograms) / one counter. */
 void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_hist *out);
 uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c);
 /* Account a new cumulative sample taken at now_us: rates and window slots. */

@@ -261,9 +261,11 @@ static void reading_of(const struct iface_stats *st, struct sample_reading *r)
 	r->rx_packets = st->counter[SC_RX_PACKETS];
 	r->rx_bytes = st->counter[SC_RX_BYTES];
 	r->have_probes = st->have_hist;
-	r->tx_skb_bytes = st->hist[SH_TX_SKB_BYTES];
-	r->tx_gso_segments = st->hist[SH_TX_GSO_SEGMENTS];
-	r->rx_skb_bytes = st->hist[SH_RX_SKB_BYTES];
+	if (st->have_hist) {
+		r->tx_skb_bytes = st->h->hist[SH_TX_SKB_BYTES];
+		r->tx_gso_segments = st->h->hist[SH_TX_GSO_SEGMENTS];
+		r->rx_skb_bytes = st->h->hist[SH_RX_SKB_BYTES];
+	}
 	r->tcp_retransmits = st->counter[SC_TCP_RETRANSMITS];
 	r->tcp_retransmit_segments = st->counter[SC_TCP_RETRANSMIT_SEGMENTS];
 	for (i = 0; i < st->n_drops; i++)
@@ -348,8 +350,11 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	tp->prev_us = now;
 	tp->overruns_prev = ovr;
 	tp->overruns_valid = ovr_valid;
-	if (!tp->prev_valid) {
+	/* A sample spanning skipped ones (an idle interface, sampler.c) is counted above,
+	 * not fed: the tuner's points each span one interval. */
+	if (!tp->prev_valid || tp->gap) {
 		tp->prev_valid = true;
+		tp->gap = false;
 		return;
 	}
 	for (k = 0; k < KNOB__COUNT; k++) {
@@ -380,6 +385,24 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	env.autotune = ifc->autotune && !tp->paused && trust_ok();
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		tune_act(tuner, ifc, &a);
+}
+
+bool tune_idle(const struct iface *ifc)
+{
+	const struct iface_tune *tp;
+
+	if (!ifc->m)
+		return false;
+	tp = &ifc->m->tune;
+	if (tp->paused || tp->recover)
+		return false;
+	return !tuner || !tp->tuned || tuner_iface_state(tuner, ifc->ifindex) == TUNER_ST_IDLE;
+}
+
+void tune_gap(struct iface *ifc)
+{
+	if (ifc->m)
+		ifc->m->tune.gap = true;
 }
 
 int tune_start(struct rterr *err)

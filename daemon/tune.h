@@ -23,6 +23,12 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c);
 void tune_sample_begin(void);
 /* Feed ifc's sample (its stats are current) and act on what the tuner says. */
 void tune_sample(struct iface *ifc, uint64_t now_us);
+/* Whether ifc may be sampled less often while its counters stand still: the tuner has it
+ * idle (no trial, no cooldown), not paused, nothing to recover (or no tuner at all). */
+bool tune_idle(const struct iface *ifc);
+/* The sampler skipped samples of ifc: the next one spans them and is not fed to the
+ * tuner (the one after it is, over one interval). */
+void tune_gap(struct iface *ifc);
 /* After the interfaces: the host's sample (tune_host.h), from the same sample's signals. */
 void tune_sample_end(uint64_t now_us);
 /*

@@ -56,16 +56,16 @@ static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET
 
 	nics[0] = ifc->m->snap;
 	levels[0] = 0;
-	for (u = 0; u < ifc->m->stack.n_uppers && n < PLAN_SET_MAX; u++) {
+	for (u = 0; u < iface_stack(ifc)->n_uppers && n < PLAN_SET_MAX; u++) {
 		levels[n] = (int)u + 1;
-		nic_from_link_only(&ifc->m->stack.uppers[u].li, &nics[n]);
+		nic_from_link_only(&iface_stack(ifc)->uppers[u].li, &nics[n]);
 		nics[n++].ns = ifc->ns; /* a stack is within one namespace */
 	}
 	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
 	 * records say which devices a trial reached. */
-	for (u = 0; u < ifc->m->stack.n_lowers && n < PLAN_SET_MAX; u++) {
+	for (u = 0; u < iface_stack(ifc)->n_lowers && n < PLAN_SET_MAX; u++) {
 		levels[n] = -1;
-		nic_from_link_only(&ifc->m->stack.lowers[u].li, &nics[n]);
+		nic_from_link_only(&iface_stack(ifc)->lowers[u].li, &nics[n]);
 		nics[n++].ns = ifc->ns;
 	}
 	return n;
@@ -127,7 +127,7 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
 		which[kk] = true;
 	}
-	r = plan_device(&ifc->m->snap, rtd.chips, &req, &ifc->m->stack, ifc->m->stack_links,
+	r = plan_device(&ifc->m->snap, rtd.chips, &req, iface_stack(ifc), ifc->m->stack_links,
 			ifc->m->n_stack_links, set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);

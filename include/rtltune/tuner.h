@@ -13,8 +13,9 @@
 /*
  * The autotuner's decision core (docs/tuning.md): turns per-interval samples into trials
  * (propose, apply, observe, keep or roll back). Pure logic: no I/O, no clock reads (time
- * is passed in, monotonic milliseconds), no allocation after tuner_iface_add(). The daemon
- * owns sampling, the journal and the actuator (actuate.h); the tuner only says what to do.
+ * is passed in, monotonic milliseconds); after tuner_iface_add() it allocates only as an
+ * interface's windows grow and at its first trial (out of memory: -ENOMEM, no trial). The
+ * daemon owns sampling, the journal and the actuator (actuate.h); the tuner only says what to do.
  *
  * Daemon wiring, per managed interface (one thread; the tuner is not thread-safe):
  *	tuner_iface_add()                 when the interface is managed
@@ -385,5 +386,7 @@ struct tuner_iface_info {
 	uint32_t decisions[KNOB__COUNT][TUNER_ACTION__COUNT]; /* actions given, by kind */
 };
 int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info *out);
+/* The interface's state alone (enum tuner_state), cheap enough per sample; -ENOENT. */
+int tuner_iface_state(const struct tuner *t, int ifindex);
 
 #endif

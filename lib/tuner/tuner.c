@@ -18,14 +18,48 @@
 
 /* ---- interfaces ------------------------------------------------------------------- */
 
+/* An odd multiplier permutes the low bits: consecutive ifindexes (a pod's table keys are)
+ * land in distinct buckets. */
+static unsigned int bucket_of(const struct tuner *t, int ifindex)
+{
+	return ((uint32_t)ifindex * 2654435761u) & (t->n_buckets - 1);
+}
+
 static struct iface *iface_find(const struct tuner *t, int ifindex)
 {
 	struct iface *i;
 
-	for (i = t->ifaces; i; i = i->next)
+	if (!t->n_buckets)
+		return NULL;
+	for (i = t->buckets[bucket_of(t, ifindex)]; i; i = i->hnext)
 		if (i->ifindex == ifindex)
 			return i;
 	return NULL;
+}
+
+/* Room for one more interface: the buckets doubled when it would outnumber them (out of
+ * memory then: the chains grow longer, nothing is lost); -ENOMEM only without any. */
+static int buckets_fit(struct tuner *t)
+{
+	unsigned int n = t->n_buckets ? 2 * t->n_buckets : 64, old_n = t->n_buckets, b, o;
+	struct iface **grown, **old = t->buckets, *i, *next;
+
+	if (t->n_ifaces < t->n_buckets)
+		return 0;
+	grown = calloc(n, sizeof(*grown));
+	if (!grown)
+		return t->n_buckets ? 0 : -ENOMEM;
+	t->buckets = grown;
+	t->n_buckets = n;
+	for (o = 0; o < old_n; o++)
+		for (i = old[o]; i; i = next) {
+			next = i->hnext;
+			b = bucket_of(t, i->ifindex);
+			i->hnext = t->buckets[b];
+			t->buckets[b] = i;
+		}
+	free(old);
+	return 0;
 }
 
 static unsigned int baseline_needed(const struct tuner *t, const struct iface *ifc)
@@ -68,21 +102,27 @@ int tuner_new(const struct tuner_config *cfg, struct tuner **out, struct rterr *
 static void iface_free(struct iface *ifc)
 {
 	tnr_win_free(&ifc->win);
-	tnr_win_free(&ifc->trial.base);
-	tnr_win_free(&ifc->trial.obs);
+	if (ifc->trial) {
+		tnr_win_free(&ifc->trial->base);
+		tnr_win_free(&ifc->trial->obs);
+		free(ifc->trial);
+	}
 	free(ifc);
 }
 
 void tuner_free(struct tuner *t)
 {
 	struct iface *i, *n;
+	unsigned int b;
 
 	if (!t)
 		return;
-	for (i = t->ifaces; i; i = n) {
-		n = i->next;
-		iface_free(i);
-	}
+	for (b = 0; b < t->n_buckets; b++)
+		for (i = t->buckets[b]; i; i = n) {
+			n = i->hnext;
+			iface_free(i);
+		}
+	free(t->buckets);
 	free(t);
 }
 
@@ -95,34 +135,39 @@ int tuner_iface_add(struct tuner *t, int ifindex, const char *ifname)
 {
 	struct iface *ifc;
 
+	unsigned int b;
+
 	if (iface_find(t, ifindex))
 		return -EEXIST;
+	if (buckets_fit(t) < 0)
+		return -ENOMEM;
 	ifc = calloc(1, sizeof(*ifc));
 	if (!ifc)
 		return -ENOMEM;
 	ifc->ifindex = ifindex;
 	snprintf(ifc->ifname, sizeof(ifc->ifname), "%s", ifname ? ifname : "");
 	ifc->state = TUNER_ST_IDLE;
-	ifc->next = t->ifaces;
-	t->ifaces = ifc;
+	b = bucket_of(t, ifindex);
+	ifc->hnext = t->buckets[b];
+	t->buckets[b] = ifc;
+	t->n_ifaces++;
 	return 0;
 }
 
 int tuner_iface_remove(struct tuner *t, int ifindex)
 {
-	struct iface **pp, *ifc;
+	struct iface **pp, *ifc = iface_find(t, ifindex);
 
-	for (pp = &t->ifaces; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ifindex != ifindex)
-			continue;
-		ifc = *pp;
-		*pp = ifc->next;
-		if (ifc->in_trial && t->active_trials)
-			t->active_trials--;
-		iface_free(ifc);
-		return 0;
-	}
-	return -ENOENT;
+	if (!ifc)
+		return -ENOENT;
+	for (pp = &t->buckets[bucket_of(t, ifindex)]; *pp != ifc; pp = &(*pp)->hnext)
+		;
+	*pp = ifc->hnext;
+	t->n_ifaces--;
+	if (ifc->in_trial && t->active_trials)
+		t->active_trials--;
+	iface_free(ifc);
+	return 0;
 }
 
 int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname)
@@ -182,7 +227,7 @@ static bool defer_verdict(const struct tuner_config *cfg, const struct trial *tr
 static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	enum objective o = tnr_knob_objective(tr->start.knob);
 	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
 	char why[sizeof(out->reason)] = "", x[64];
@@ -276,14 +321,21 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 static int start_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
 		       const struct tuner_candidate *c, uint64_t now, struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
-	struct window base = tr->base, obs = tr->obs;
+	struct trial *tr;
+	struct window base, obs;
 	char why[192];
 	struct agg a;
 
-	/* The windows' storage outlives a trial; only the points are new. */
-	if (tnr_win_copy(&base, &ifc->win) < 0)
+	if (!ifc->trial && !(ifc->trial = calloc(1, sizeof(*ifc->trial))))
 		return -ENOMEM;
+	tr = ifc->trial;
+	base = tr->base;
+	obs = tr->obs;
+	/* The windows' storage outlives a trial; only the points are new. */
+	if (tnr_win_copy(&base, &ifc->win) < 0) {
+		tr->base = base; /* what tnr_win_copy() grew stays the trial's to free */
+		return -ENOMEM;
+	}
 	memset(tr, 0, sizeof(*tr));
 	tr->base = base;
 	tr->obs = obs;
@@ -401,7 +453,7 @@ static enum tuner_action_kind trial_interrupted(const struct iface *ifc,
 						const struct tuner_env *env, bool check_values,
 						char *why, size_t len)
 {
-	const struct trial *tr = &ifc->trial;
+	const struct trial *tr = ifc->trial;
 	unsigned int i;
 
 	if (!env->autotune) {
@@ -436,7 +488,7 @@ static enum tuner_action_kind trial_interrupted(const struct iface *ifc,
 static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_env *env,
 		       const struct point *p, bool usable, uint64_t now, struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	char why[sizeof(out->reason)];
 	enum tuner_action_kind k;
 
@@ -516,7 +568,7 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 		if (!ifc->awaiting) {
 			/* The last rollback failed: the journal keeps the trial in flight, and
 			 * the tuner keeps asking until the pre-trial values are back. */
-			*out = ifc->rollback;
+			*out = ifc->trial->rollback;
 			out->ts_ms = now;
 			out->retry = true;
 			ifc->awaiting = true;
@@ -583,7 +635,7 @@ int tuner_applied(struct tuner *t, int ifindex, bool ok, uint64_t now, struct tu
 	}
 	if (!ifc->awaiting)
 		return -EALREADY;
-	tr = &ifc->trial;
+	tr = ifc->trial;
 	ifc->awaiting = false;
 	if (ifc->state == TUNER_ST_APPLYING) {
 		if (ok) {
@@ -649,7 +701,7 @@ int tuner_abort(struct tuner *t, int ifindex, uint64_t now, const char *why,
 		tnr_give_rollback(t, ifc, BO_ABORT, now, why && *why ? why : "trial aborted", out);
 		break;
 	case TUNER_ST_ROLLING_BACK:
-		*out = ifc->rollback;
+		*out = ifc->trial->rollback;
 		out->ts_ms = now;
 		out->retry = true;
 		ifc->awaiting = true;
@@ -689,7 +741,7 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	out->samples = ifc->win.n;
 	out->needed = baseline_needed(t, ifc);
 	next = tnr_evaluate(t, ifc, env, &ifc->win, now, out->cands);
-	tr = &ifc->trial;
+	tr = ifc->trial;
 
 	if (ifc->in_trial) {
 		const struct tuner_change *c = &tr->chg[0];
@@ -784,14 +836,14 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 		out->needed = t->cfg.settle_samples;
 		break;
 	case TUNER_ST_OBSERVE:
-		if (ifc->trial.switchback) {
-			out->samples = ifc->trial.sb.pairs;
+		if (ifc->trial->switchback) {
+			out->samples = ifc->trial->sb.pairs;
 			out->needed = tnr_switch_pairs_now(t, ifc);
 			break;
 		}
-		out->samples = ifc->trial.retest == 1 ? ifc->trial.base.n : ifc->trial.obs.n;
+		out->samples = ifc->trial->retest == 1 ? ifc->trial->base.n : ifc->trial->obs.n;
 		out->needed =
-			ifc->trial.retest == 1 ? baseline_needed(t, ifc) : observe_needed(t, ifc);
+			ifc->trial->retest == 1 ? baseline_needed(t, ifc) : observe_needed(t, ifc);
 		break;
 	default:
 		out->samples = ifc->win.n;
@@ -800,9 +852,9 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 	}
 	out->in_trial = ifc->in_trial;
 	if (ifc->in_trial) {
-		out->trial = ifc->trial.start;
-		memcpy(out->trial.changes, ifc->trial.chg, sizeof(out->trial.changes));
-		out->trial_started_ms = ifc->trial.started_ms;
+		out->trial = ifc->trial->start;
+		memcpy(out->trial.changes, ifc->trial->chg, sizeof(out->trial.changes));
+		out->trial_started_ms = ifc->trial->started_ms;
 	}
 	/* [knob][...] rows: the tuner keeps its TUNER_KNOBS slots, the API has every knob. */
 	for (slot = 0; slot < TUNER_KNOBS; slot++) {
@@ -812,4 +864,11 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 		memcpy(out->decisions[k], ifc->decisions[slot], sizeof(ifc->decisions[slot]));
 	}
 	return 0;
+}
+
+int tuner_iface_state(const struct tuner *t, int ifindex)
+{
+	const struct iface *ifc = t ? iface_find(t, ifindex) : NULL;
+
+	return ifc ? (int)ifc->state : -ENOENT;
 }

@@ -150,6 +150,7 @@ struct trial {
 	int64_t cap; /* ring-overruns: the ring's largest size, where its steps stop */
 	bool switchback; /* judged by switchback (sb), not by windows before and after */
 	struct switchback sb;
+	struct tuner_action rollback; /* given again while it keeps failing */
 };
 
 /* The knobs the rules act on (tuner_rules.c: MTU, TSO, GRO, the GSO and GRO sizes; the
@@ -187,7 +188,7 @@ static inline enum knob_id tnr_slot_knob(int slot)
 }
 
 struct iface {
-	struct iface *next;
+	struct iface *hnext; /* the next in its bucket of struct tuner's hash */
 	int ifindex;
 	char ifname[IF_NAMESIZE];
 	enum tuner_state state;
@@ -196,8 +197,10 @@ struct iface {
 	unsigned int count;	       /* samples of settle / cooldown */
 	bool in_trial;
 	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
-	struct trial trial;
-	struct tuner_action rollback; /* given again while it keeps failing */
+	/* The trial in progress (or the last one): 3.9 KiB that an interface never tried
+	 * (a node's idle pods) does not carry, allocated at its first trial and kept (its
+	 * windows' storage outlives a trial). Read only in a trial's states. */
+	struct trial *trial;
 	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 880 bytes, not 11.7 KiB. */
 	struct tuner_backoff backoff[TUNER_KNOBS][2];
 	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
@@ -218,7 +221,11 @@ static inline const struct tuner_backoff *tnr_backoff(const struct iface *ifc, e
 
 struct tuner {
 	struct tuner_config cfg;
-	struct iface *ifaces;
+	/* The interfaces by ifindex: n_buckets (a power of two, grown to at least one per
+	 * interface), each a chain through hnext. Every call names an interface by ifindex,
+	 * and a node of 1000 pods feeds 1000 a second: no walk of a list. */
+	struct iface **buckets;
+	unsigned int n_buckets, n_ifaces;
 	unsigned int active_trials;
 	unsigned int next_trial;
 };

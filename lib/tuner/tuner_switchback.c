@@ -99,7 +99,7 @@ void tnr_switchback_begin(struct trial *tr, const struct tuner_candidate *c)
 static void give_switch(struct tuner *t, struct iface *ifc, bool to_b, uint64_t now,
 			const char *why, struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	unsigned int i;
 
 	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
@@ -141,7 +141,7 @@ unsigned int tnr_switch_pairs_now(const struct tuner *t, const struct iface *ifc
 {
 	unsigned int n = tnr_switch_pairs_max(t, ifc);
 
-	return ifc->trial.sb.pairs < n ? n : switch_pairs_extended(t, ifc);
+	return !ifc->trial || ifc->trial->sb.pairs < n ? n : switch_pairs_extended(t, ifc);
 }
 
 static bool promising(const struct switchback *sb, double raw, double margin)
@@ -181,7 +181,7 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 			     struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	struct switchback *sb = &tr->sb;
 	enum objective o = tnr_knob_objective(tr->start.knob);
 	double margin = log(1 + tr->min_effect), bar, bf, bfc = 0, m, mc = 0, raw;
@@ -247,7 +247,7 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 void tnr_feed_switchback(struct tuner *t, struct iface *ifc, const struct point *p, uint64_t now,
 			 struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	struct switchback *sb = &tr->sb;
 	enum objective o = tnr_knob_objective(tr->start.knob);
 	unsigned int i = sb->samples++;

@@ -77,7 +77,7 @@ void tnr_trial_end(struct tuner *t, struct iface *ifc)
 void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mode, uint64_t now,
 		       const char *reason, struct tuner_action *out)
 {
-	const struct trial *tr = &ifc->trial;
+	const struct trial *tr = ifc->trial;
 	unsigned int i;
 
 	tnr_action_from_trial(ifc, tr, TUNER_ROLLBACK, now, out);
@@ -88,7 +88,7 @@ void tnr_give_rollback(struct tuner *t, struct iface *ifc, enum backoff_mode mod
 	}
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);
 	tnr_backoff_update(&t->cfg, ifc, tr->start.knob, tr->start.dir, mode, now);
-	ifc->rollback = *out;
+	ifc->trial->rollback = *out;
 	ifc->state = TUNER_ST_ROLLING_BACK;
 	ifc->awaiting = true;
 	tnr_count(ifc, out);
@@ -259,7 +259,7 @@ int tnr_rtt_guard(const struct tuner_config *cfg, const struct trial *tr, char *
 bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct tuner_action *out)
 {
 	const struct tuner_config *cfg = &t->cfg;
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	enum objective o = tnr_knob_objective(tr->start.knob);
 	double a[TUNER_MAX_WINDOW], b[TUNER_MAX_WINDOW];
 	char why[sizeof(out->reason)] = "", x[32], y[32];
@@ -298,7 +298,7 @@ bool tnr_observe_early(struct tuner *t, struct iface *ifc, uint64_t now, struct 
 void tnr_give_step(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
 		   struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	unsigned int i;
 
 	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
@@ -342,7 +342,7 @@ bool tnr_promising(const struct trial *tr, const struct cmp *thr)
 void tnr_give_retest(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
 		     struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 	unsigned int i;
 
 	tnr_action_from_trial(ifc, tr, TUNER_STEP, now, out);
@@ -430,7 +430,7 @@ bool tnr_raise_unused(const struct tuner_config *cfg, const struct trial *tr,
 void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char *why,
 		   struct tuner_action *out)
 {
-	struct trial *tr = &ifc->trial;
+	struct trial *tr = ifc->trial;
 
 	tnr_action_from_trial(ifc, tr, TUNER_KEEP, now, out);
 	snprintf(out->reason, sizeof(out->reason), "%s", why);

@@ -5,6 +5,7 @@
  * and the test plays the daemon (applies what the tuner asks, reports the result). Each
  * test states what must and must not happen as numbers.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
@@ -1164,6 +1165,52 @@ static void test_idle_nothing(void **state)
 	sim_free(&s);
 }
 
+/* Interfaces by ifindex (a hash): a node's 1000 pods (consecutive keys from 0x40000000)
+ * among devices and the host, found, renamed and removed each exactly. */
+static void test_many_interfaces(void **state)
+{
+	struct tuner_iface_info *info = malloc(sizeof(*info));
+	struct rterr err = {0};
+	struct tuner *t;
+	char name[IF_NAMESIZE];
+	int i;
+
+	assert_non_null(info);
+	assert_int_equal(tuner_new(NULL, &t, &err), 0);
+	assert_int_equal(tuner_iface_state(t, 2), -ENOENT);
+	assert_int_equal(tuner_iface_add(t, TUNER_HOST, "host"), 0);
+	for (i = 1; i <= 64; i++)
+		assert_int_equal(tuner_iface_add(t, i, "dev"), 0);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		assert_int_equal(tuner_iface_add(t, 0x40000000 + i, name), 0);
+	}
+	assert_int_equal(tuner_iface_add(t, 0x40000000 + 500, "again"), -EEXIST);
+	assert_int_equal(tuner_iface_add(t, 7, "again"), -EEXIST);
+	for (i = 0; i < 1000; i += 2)
+		assert_int_equal(tuner_iface_remove(t, 0x40000000 + i), 0);
+	assert_int_equal(tuner_iface_remove(t, 0x40000000), -ENOENT);
+	assert_int_equal(tuner_iface_rename(t, 0x40000000 + 999, "renamed"), 0);
+	for (i = 0; i < 1000; i++) {
+		int r = tuner_iface_info(t, 0x40000000 + i, info);
+
+		if (i % 2 == 0) {
+			assert_int_equal(r, -ENOENT);
+			assert_int_equal(tuner_iface_state(t, 0x40000000 + i), -ENOENT);
+			continue;
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(info->ifindex, 0x40000000 + i);
+		snprintf(name, sizeof(name), i == 999 ? "renamed" : "p%d", i);
+		assert_string_equal(info->ifname, name);
+		assert_int_equal(tuner_iface_state(t, 0x40000000 + i), TUNER_ST_IDLE);
+	}
+	for (i = 0; i <= 64; i++)
+		assert_int_equal(tuner_iface_state(t, i), TUNER_ST_IDLE);
+	tuner_free(t);
+	free(info);
+}
+
 /* Pins, autotune off, and both changing mid-trial. */
 static void test_pins_and_autotune(void **state)
 {
@@ -1736,6 +1783,7 @@ int main(void)
 		cmocka_unit_test(test_judge_slowly),
 		cmocka_unit_test(test_recommend),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_many_interfaces),
 	};
 
 	if (find_tree("tests/unit/fixtures/tuner") < 0) {

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Idle sampling (issue 28, docs/daemon.md "Every sample"): a managed interface whose packet
+# counters stand still is read every 8th sample only (`"idle": true` in `stats --json`,
+# its rates over the real time since its last read: `"rate_seconds"` about 8 intervals),
+# and is still reported exactly: its counters are the kernel's. Traffic that starts on it
+# is seen at its next read (within 8 samples, 10 allowed: a poll may fall between), and
+# from then on it is read every sample (`rate_seconds` one interval, not idle). When the
+# traffic stops it is idle again with the kernel's final counts. A notification about it
+# (txqueuelen changed outside rtltune) has it read at the next sample, not in its phase.
+# probes = off: the counters are the link's (RTM_GETLINK), the reads being skipped.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/daemon-lib.sh"
+
+t_quiet_pair 10.87
+CONF=$T_TMP/rtltuned.conf
+cat >"$CONF" <<'EOF'
+[daemon]
+sample_interval = 200ms
+interfaces = va
+probes = off
+EOF
+d_start "$A" --config "$CONF"
+
+# st JQ: va's entry of `stats --json`, through JQ.
+st() { d_rtl --json stats | jq -c ".interfaces[] | select(.ifname == \"va\") | $1"; }
+samples() { d_rtl --json status | jq .daemon.samples; }
+kernel() { ip -n "$A" -j -s link show dev va | jq ".[0].stats64.$1.packets"; }
+# wait_idle WANT: until va's "idle" is WANT (bounded: 100 samples at 200 ms).
+wait_idle() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[ "$(st .idle)" = "$1" ] && return 0
+		sleep 0.05
+	done
+	t_fail "va idle is not $1 after 20 s: $(st '{idle, rate_seconds, rates}')"
+}
+exact() {
+	t_eq "$(st .rx_packets)" "$(kernel rx)" "$1: rx_packets as the kernel counts"
+	t_eq "$(st .tx_packets)" "$(kernel tx)" "$1: tx_packets as the kernel counts"
+}
+
+# 1. Idle: read every 8th sample, rates over that span, counts exact.
+# (The first read after it went idle comes at its phase, up to 8 samples on; the second
+# spans all 8.)
+wait_idle true
+s0=$(samples)
+for ((i = 0; i < 400; i++)); do
+	[ "$(st '.rate_seconds >= 1.2')" = true ] && break
+	sleep 0.05
+done
+t_le $(($(samples) - s0)) 17 "samples until an idle read spans 8"
+t_eq "$(st '.rate_seconds >= 1.2 and .rate_seconds <= 2.4')" true \
+	"idle: rates span about 8 samples of 200 ms ($(st .rate_seconds) s)"
+t_eq "$(st .rates.rx_packets)" 0 "idle: rx rate"
+exact idle
+
+# 2. Traffic starts: seen at the next read, then read every sample.
+before=$(st .rx_packets)
+s0=$(samples)
+ip netns exec "$B" ping -q -i 0.05 10.87.0.1 >/dev/null 2>&1 &
+PING=$!
+t_defer "kill $PING 2>/dev/null || true"
+seen=
+for ((i = 0; i < 400; i++)); do
+	[ "$(st .rx_packets)" -gt "$before" ] && { seen=$(samples); break; }
+	sleep 0.02
+done
+[ -n "$seen" ] || t_fail "traffic on va not seen in stats within 8 s"
+t_le $((seen - s0)) 10 "samples from the traffic's start to its first read"
+d_wait_samples 2
+t_eq "$(st .idle)" false "with traffic: not idle"
+t_eq "$(st '.rate_seconds < 0.4')" true "with traffic: rates over one interval ($(st .rate_seconds) s)"
+t_eq "$(st '.rates.rx_packets > 0')" true "with traffic: rx rate ($(st .rates.rx_packets)/s)"
+a=$(st .rx_packets)
+d_wait_samples 1
+t_eq "$(st ".rx_packets > $a")" true "with traffic: read at the next sample"
+
+# 3. Traffic stops: idle again, with the final counts.
+kill "$PING"
+wait "$PING" 2>/dev/null || true
+wait_idle true
+exact "idle again"
+
+# 4. A notification about an idle interface: read at the next sample.
+d_wait_samples 1
+s0=$(samples)
+ip -n "$A" link set va txqueuelen 777
+seen=
+for ((i = 0; i < 200; i++)); do
+	[ "$(st .knob_value.txqueuelen)" = 777 ] && { seen=$(samples); break; }
+	sleep 0.02
+done
+[ -n "$seen" ] || t_fail "the outside txqueuelen change not seen within 4 s"
+t_le $((seen - s0)) 3 "samples from the notification to the read"
+grep -q "txqueuelen changed outside rtltune: 1000 -> 777" "$D_LOG" ||
+	t_fail "the outside change is not logged: $(tail -n 5 "$D_LOG")"
+echo "ok: the outside change logged"
+d_stop
