@@ -34,6 +34,9 @@ struct rtd_config {
 	/* Other network namespaces whose interfaces it manages (names as in /run/netns, "*"
 	 * every one its veths lead to): docs/namespaces.md. Empty: its own only. */
 	struct strv namespaces;
+	/* Where those names are: directories of bind-mounted namespace files, the first that
+	 * has a name wins (default /run/netns, /run/docker/netns: ip netns, Docker). */
+	struct strv netns_dirs;
 	char profile[256];	 /* profile applied to matching interfaces; "" observes only */
 	bool autotune;		 /* default for new interfaces */
 	char metrics[128];	 /* "ADDR:PORT", or "" when off */
@@ -106,6 +109,9 @@ struct config_link {
 };
 bool config_selects(const struct rtd_config *cfg, const struct config_link *l, char *why,
 		    size_t whylen);
+/* The default netns_dirs (docs/namespaces.md). */
+#define RTD_DEFAULT_NETNS_DIRS "/run/netns, /run/docker/netns"
+#define NETNS_DIRS_MAX	       8
 /* Whether the namespace named name is one of cfg's namespaces. */
 bool config_selects_netns(const struct rtd_config *cfg, const char *name);
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Another network namespace, entered for the work on its devices (netns.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <linux/nsfs.h>
 #include <sched.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "rtltune/ethtool.h"
+#include "rtltune/link.h"
 #include "rtltune/netns.h"
 #include "rtltune/nic.h"
 
@@ -185,4 +188,43 @@ struct nic_io *netns_io(struct netns *ns, struct rterr *err)
 		ns->io = NULL;
 	}
 	return ns->io;
+}
+
+int netns_find_id(struct link_sock *ls, int nsid, char *const *dirs, unsigned int n_dirs,
+		  char *name, size_t name_len, char *path, size_t path_len, struct rterr *err)
+{
+	unsigned int i;
+
+	if (nsid < 0)
+		return 0;
+	for (i = 0; i < n_dirs; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char file[PATH_MAX];
+			struct rterr e;
+			int fd, id;
+
+			if (de->d_name[0] == '.' || strlen(de->d_name) >= name_len)
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", dirs[i], de->d_name);
+			fd = open(file, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			/* Not a namespace (yet: ip netns add mounts it after making it): no id. */
+			id = link_netns_id(ls, fd, &e);
+			close(fd);
+			if (id != nsid)
+				continue;
+			snprintf(name, name_len, "%s", de->d_name);
+			snprintf(path, path_len, "%s", file);
+			closedir(d);
+			return 1;
+		}
+		if (d)
+			closedir(d);
+	}
+	(void)err;
+	return 0;
 }
