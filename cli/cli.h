@@ -155,6 +155,12 @@ int cli_peer_name(const struct cli_ctx *ctx, struct link_sock *ls, const struct 
 int cli_peer_find(const struct cli_ctx *ctx, struct actuator *act, const struct link_info *li,
 		  bool managed_only, struct cli_peers *pp, struct nic_stack *st, struct rterr *err);
 void cli_peers_free(struct cli_peers *pp);
+/* rtltuned's config as pp holds it (read at the first call). */
+const struct rtd_config *cli_peers_config(const struct cli_ctx *ctx, struct cli_peers *pp);
+/* The file of the namespace named name in netns_dirs (the first directory that has it): 1,
+ * or 0 when none has it. */
+int cli_netns_path(const struct cli_ctx *ctx, struct cli_peers *pp, const char *name, char *path,
+		   size_t len);
 
 /* json helpers: an int64 that is LINK_UNSET (-1) becomes null. */
 json_object *cli_json_i64(int64_t v);

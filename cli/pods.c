@@ -16,18 +16,34 @@
 #include "rtltune/netns.h"
 
 /* rtltuned's config, read once: its namespaces, interfaces and netns_dirs. */
-static int peers_config(const struct cli_ctx *ctx, struct cli_peers *pp)
+const struct rtd_config *cli_peers_config(const struct cli_ctx *ctx, struct cli_peers *pp)
 {
 	struct rterr e = {0};
 
 	if (pp->cfg_read)
-		return 0;
+		return &pp->cfg;
 	pp->cfg_read = true;
 	/* No config file: rtltuned's defaults (its own namespace only, the default dirs). */
 	if (config_read(access(ctx->daemon_config, F_OK) == 0 ? ctx->daemon_config : NULL,
 			&pp->cfg, &e) < 0) {
 		config_free(&pp->cfg);
 		config_read(NULL, &pp->cfg, &e);
+	}
+	return &pp->cfg;
+}
+
+int cli_netns_path(const struct cli_ctx *ctx, struct cli_peers *pp, const char *name, char *path,
+		   size_t len)
+{
+	const struct rtd_config *cfg = cli_peers_config(ctx, pp);
+	unsigned int i;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	for (i = 0; i < cfg->netns_dirs.n; i++) {
+		snprintf(path, len, "%s/%s", cfg->netns_dirs.v[i], name);
+		if (access(path, F_OK) == 0)
+			return 1;
 	}
 	return 0;
 }
@@ -40,7 +56,7 @@ int cli_peer_name(const struct cli_ctx *ctx, struct link_sock *ls, const struct 
 	name[0] = '\0';
 	if (strcmp(li->kind, "veth") != 0 || !li->link_netns || li->link_netnsid < 0)
 		return 0;
-	peers_config(ctx, pp);
+	cli_peers_config(ctx, pp);
 	return netns_find_id(ls, li->link_netnsid, pp->cfg.netns_dirs.v, pp->cfg.netns_dirs.n,
 			     name, len, path, path_len, &e);
 }

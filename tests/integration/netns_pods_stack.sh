@@ -82,6 +82,26 @@ read -r mb1 mean1 mb3 mean3 <<<"$(window)"
 echo "# at 16384: pod1->pod2 $mb1 Mbit/s, mean skb $mean1 B; pod3->out $mb3 Mbit/s, mean skb $mean3 B"
 t_le "$mean1" 16384 "pod1's mean TX skb at 16384"
 
+t_log "0. show: a veth's peer in a pod, and a pod's interface as NETNS/IFACE"
+ifx=$(ip -n "${PODS[0]}" -j link show dev eth0 | jq '.[0].ifindex')
+t_eq "$(cli --json show vp1 | jq -c '.[0].peer')" "{\"netns\":\"${PODS[0]}\",\"ifname\":\"eth0\",\"ifindex\":$ifx}" "show vp1: its peer"
+cli show vp1 | grep -qx "    peer                 ${PODS[0]}/eth0 (ifindex $ifx)" || t_fail "show text lacks the peer line"
+echo "ok: show text names the peer"
+t_eq "$(cli --json show br0 | jq -c '.[0].peer')" null "show br0: no peer"
+pod=$(cli --json show "${PODS[0]}/eth0" | jq -c '.[0]')
+t_eq "$(echo "$pod" | jq -r '"\(.ifname) \(.netns) \(.ifindex) \(.gso_max_size) \(.peer.netns) \(.peer.ifname)"')" \
+	"${PODS[0]}/eth0 ${PODS[0]} $ifx 16384 $NODE vp1" "show NETNS/IFACE: name, netns, its own ifindex, a knob, its peer on the node"
+t_eq "$(echo "$pod" | jq -c 'del(.ifname, .netns)')" \
+	"$(RTLTUNE_CONFIG=$CONF "$RTLTUNE" -n "${PODS[0]}" --json show eth0 | jq -c '.[0] | del(.ifname, .netns)')" \
+	"show NETNS/IFACE = -n NETNS show IFACE (but the name)"
+t_eq "$(RTLTUNE_CONFIG=$CONF "$RTLTUNE" -n "${PODS[0]}" --json show eth0 | jq -r '.[0].netns')" "${PODS[0]}" "-n NETNS show: its netns key"
+set +e
+err=$(cli show nosuchns/eth0 2>&1)
+rc=$?
+set -e
+t_eq "$rc" 2 "show of an unknown NETNS/IFACE: exit status"
+echo "$err" | grep -q "no network namespace 'nosuchns'" || t_fail "the error does not name the namespace: $err"
+
 t_log "1. one apply on the node: uplink, bridge, ports and the opted-in pods' eth0"
 out=$(cli apply big up0 br0 vp1 vp2 vp3 vp4)
 echo "$out" | sed 's/^/# /'
