@@ -462,8 +462,9 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		json_object *o = show_nic_json(&nics[i], &host, chip_id_of(db, &nics[i]));
 
-		/* -n NETNS: the namespace it was shown from, as for NETNS/IFACE. */
-		json_object_object_add(o, "netns", cli_json_str(ctx->netns));
+		/* The command's own namespace (with -n NETNS too: it answers as ip netns exec
+		 * does); a pod's NETNS/IFACE names its own. */
+		json_object_object_add(o, "netns", NULL);
 		stack_json(o, &nics[i], links, n_links);
 		peer_json(o, ctx, io, &nics[i].link, &pp);
 		json_object_array_add(doc, o);

@@ -94,7 +94,6 @@ t_eq "$(echo "$pod" | jq -r '"\(.ifname) \(.netns) \(.ifindex) \(.gso_max_size) 
 t_eq "$(echo "$pod" | jq -c 'del(.ifname, .netns)')" \
 	"$(RTLTUNE_CONFIG=$CONF "$RTLTUNE" -n "${PODS[0]}" --json show eth0 | jq -c '.[0] | del(.ifname, .netns)')" \
 	"show NETNS/IFACE = -n NETNS show IFACE (but the name)"
-t_eq "$(RTLTUNE_CONFIG=$CONF "$RTLTUNE" -n "${PODS[0]}" --json show eth0 | jq -r '.[0].netns')" "${PODS[0]}" "-n NETNS show: its netns key"
 set +e
 err=$(cli show nosuchns/eth0 2>&1)
 rc=$?
