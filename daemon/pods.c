@@ -103,6 +103,19 @@ static bool is_peer(int nsid, int ifindex)
 	return false;
 }
 
+struct iface *pods_peer(const struct iface *node)
+{
+	struct peer *pe;
+	struct pod_ns *p;
+	struct iface *pi;
+
+	if (!started || node->ns || !(pe = peer_of_node(node->dev_index)) ||
+	    !(p = pod_by_nsid(pe->nsid)))
+		return NULL;
+	pi = iface_by_dev(p->ns, pe->ifindex);
+	return pi && pi->managed && pi->m ? pi : NULL;
+}
+
 /* The peer's link read across (IFLA_TARGET_NETNSID) into the table. */
 static void attach(const struct peer *pe)
 {
