@@ -57,14 +57,16 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 				continue;
 			if (ifc->m)
 				ifc->m->apply.changes++;
-			/* A pod's devices are named NETNS/IFACE, as the table names them. */
-			snprintf(who, sizeof(who), "%s%s%s", ifc->ns ? iface_netns_name(ifc) : "",
-				 ifc->ns ? "/" : "", plan->ifname);
+			/* A pod's devices are named NETNS/IFACE, as the table names them (a
+			 * node's veth's peer too, planned with it in its pod's namespace). */
+			snprintf(who, sizeof(who), "%s%s%s", plan->ns ? netns_name(plan->ns) : "",
+				 plan->ns ? "/" : "", plan->ifname);
 			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)",
 			     knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
 			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)),
-			     u ? "upper of " : "", u ? ifc->name : "", u ? "" : why);
+			     u ? (plan->ns != set[0].ns ? "peer of " : "upper of ") : "",
+			     u ? ifc->name : "", u ? "" : why);
 		}
 	}
 	if (set[0].rerouted[0])
@@ -72,8 +74,8 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 	/* The read-back is the interface's new snapshot (and the uppers' theirs: what
 	 * rtltuned set there is its own too); a failed run is read again. */
 	for (u = 1; u < n; u++)
-		if (set[u].after_valid && iface_by_dev(ifc->ns, set[u].ifindex))
-			iface_update(iface_by_dev(ifc->ns, set[u].ifindex), &set[u].after);
+		if (set[u].after_valid && iface_by_dev(set[u].ns, set[u].ifindex))
+			iface_update(iface_by_dev(set[u].ns, set[u].ifindex), &set[u].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else if (set[0].n_changes || n > 1)
