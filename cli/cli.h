@@ -29,9 +29,9 @@ struct cli_ctx {
 	 * not exist) and which of the three named it: "--config", "RTLTUNE_CONFIG", "default". */
 	const char *daemon_config;
 	const char *daemon_config_from;
-	const char *sysfs_root;	 /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
-	const char *state_dir;	 /* RTLTUNE_STATE_DIR or the default */
-	const char *netns;	 /* -n NETNS, or NULL */
+	const char *sysfs_root; /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
+	const char *state_dir;	/* RTLTUNE_STATE_DIR or the default */
+	const char *netns;	/* -n NETNS, or NULL */
 	const struct cli_command *cmd;
 	const void *opts;   /* the command's options struct, filled from its table */
 	unsigned int needs; /* CLI_NEEDS_* of what runs now (cli_explain()) */

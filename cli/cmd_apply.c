@@ -195,8 +195,8 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 		rc = cli_peer_find(run->ctx, run->act, &run->nics[i].link, true, &run->peers, &st,
 				   err);
 		if (rc >= 0)
-			rc = plan_device(&run->nics[i], run->db, &req, &st, run->links, run->n_links,
-				 run->sets[i], &run->n_set[i], err);
+			rc = plan_device(&run->nics[i], run->db, &req, &st, run->links,
+					 run->n_links, run->sets[i], &run->n_set[i], err);
 	}
 	/* The host-wide knobs: once, on the host's own plan (skipped with why outside the
 	 * initial network namespace). */

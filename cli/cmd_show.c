@@ -140,17 +140,16 @@ static void peer_json(json_object *o, const struct cli_ctx *ctx, struct nic_io *
 	}
 	p = json_object_new_object();
 	json_object_object_add(p, "netns",
-			       cli_peer_name(ctx, nic_io_links(io), li, pp, name, sizeof(name), path,
-					     sizeof(path)) > 0
+			       cli_peer_name(ctx, nic_io_links(io), li, pp, name, sizeof(name),
+					     path, sizeof(path)) > 0
 				       ? json_object_new_string(name)
 				       : NULL);
-	json_object_object_add(
-		p, "ifname",
-		li->link_netnsid >= 0 &&
-				link_get_netnsid(nic_io_links(io), li->link_netnsid, li->link, &peer,
-						 &e) == 0
-			? json_object_new_string(peer.ifname)
-			: NULL);
+	json_object_object_add(p, "ifname",
+			       li->link_netnsid >= 0 &&
+					       link_get_netnsid(nic_io_links(io), li->link_netnsid,
+								li->link, &peer, &e) == 0
+				       ? json_object_new_string(peer.ifname)
+				       : NULL);
 	json_object_object_add(p, "ifindex", json_object_new_int(li->link));
 	json_object_object_add(o, "peer", p);
 }
@@ -394,8 +393,9 @@ static int show_pod(const struct cli_ctx *ctx, const char *spec, const struct ch
 				   "of rtltuned's config: ip netns list shows /run/netns)",
 				   spec, name);
 	r = netns_open(name, path, &ns, err);
-	if (r == 0)
-		r = netns_switch(ns, &prev, err);
+	if (r < 0)
+		return r;
+	r = netns_switch(ns, &prev, err);
 	io = r == 0 ? netns_io(ns, err) : NULL;
 	if (r == 0 && !io)
 		r = -(err->errnum ? err->errnum : EIO);
@@ -416,8 +416,7 @@ static int show_pod(const struct cli_ctx *ctx, const char *spec, const struct ch
 		json_object_array_add(doc, o);
 	}
 	free(links);
-	if (ns)
-		netns_switch(prev, NULL, NULL);
+	netns_switch(prev, NULL, NULL);
 	netns_close(ns);
 	return r;
 }
@@ -435,7 +434,8 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	int n = 0, n_links = 0, n_plain = 0, n_pods = 0, i, r;
 
 	if (!plain)
-		return cli_fail(ctx, &(struct rterr){.kind = RTERR_SYSTEM, .errnum = ENOMEM,
+		return cli_fail(ctx, &(struct rterr){.kind = RTERR_SYSTEM,
+						     .errnum = ENOMEM,
 						     .msg = "show: out of memory"});
 	/* NETNS/IFACE: a pod's interface, shown after this namespace's. */
 	for (i = 1; i < argc; i++) {

@@ -24,8 +24,8 @@ const struct rtd_config *cli_peers_config(const struct cli_ctx *ctx, struct cli_
 		return &pp->cfg;
 	pp->cfg_read = true;
 	/* No config file: rtltuned's defaults (its own namespace only, the default dirs). */
-	if (config_read(access(ctx->daemon_config, F_OK) == 0 ? ctx->daemon_config : NULL,
-			&pp->cfg, &e) < 0) {
+	if (config_read(access(ctx->daemon_config, F_OK) == 0 ? ctx->daemon_config : NULL, &pp->cfg,
+			&e) < 0) {
 		config_free(&pp->cfg);
 		config_read(NULL, &pp->cfg, &e);
 	}
@@ -57,8 +57,8 @@ int cli_peer_name(const struct cli_ctx *ctx, struct link_sock *ls, const struct 
 	if (strcmp(li->kind, "veth") != 0 || !li->link_netns || li->link_netnsid < 0)
 		return 0;
 	cli_peers_config(ctx, pp);
-	return netns_find_id(ls, li->link_netnsid, pp->cfg.netns_dirs.v, pp->cfg.netns_dirs.n,
-			     name, len, path, path_len, &e);
+	return netns_find_id(ls, li->link_netnsid, pp->cfg.netns_dirs.v, pp->cfg.netns_dirs.n, name,
+			     len, path, path_len, &e);
 }
 
 int cli_peer_find(const struct cli_ctx *ctx, struct actuator *act, const struct link_info *li,

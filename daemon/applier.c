@@ -61,8 +61,7 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 			 * node's veth's peer too, planned with it in its pod's namespace). */
 			snprintf(who, sizeof(who), "%s%s%s", plan->ns ? netns_name(plan->ns) : "",
 				 plan->ns ? "/" : "", plan->ifname);
-			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)",
-			     knob_name((enum knob_id)k),
+			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)", knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
 			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)),
 			     u ? (plan->ns != set[0].ns ? "peer of " : "upper of ") : "",

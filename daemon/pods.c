@@ -368,7 +368,8 @@ static void message(struct nlmsghdr *nlh, int nsid)
 			struct link_info again;
 			struct rterr err;
 
-			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) == 0)
+			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) ==
+			    0)
 				li = again;
 		}
 		node_link(&li);
@@ -410,7 +411,8 @@ static void nl_ready(struct ev_io *io, uint32_t events)
 		if (n <= 0)
 			return;
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			if (c->cmsg_level == SOL_NETLINK &&
+			    c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
 				memcpy(&nsid, CMSG_DATA(c), sizeof(nsid));
 		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, (unsigned int)n);

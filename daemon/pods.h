@@ -9,8 +9,8 @@
  * table as that namespace's interface. One rtnetlink socket hears every namespace the
  * daemon's has an id for (NETLINK_LISTEN_ALL_NSID), the daemon's own included; inotify on
  * netns_dirs (/run/netns, /run/docker/netns) says when a name comes or goes. A namespace
- * is held open (netns.h) exactly while its name is there and selected: a deleted one is let go at once, its
- * interfaces and their journal records ended, with one line in the log.
+ * is held open (netns.h) exactly while its name is there and selected: a deleted one is let go at
+ * once, its interfaces and their journal records ended, with one line in the log.
  */
 int pods_start(void);
 /* After a reload: namespaces selected anew. */

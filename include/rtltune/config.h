@@ -26,11 +26,11 @@ struct strv {
  * environment (RTLTUNE_SOCKET, RTLTUNE_STATE_DIR), the config file, built-in defaults.
  */
 struct rtd_config {
-	char path[PATH_MAX];	 /* file read, "" when running on defaults */
-	struct strv interfaces;	 /* globs; empty means every non-virtual interface */
-	struct strv exclude;	 /* globs that win over interfaces */
-	struct strv drivers;	 /* ethtool driver names; empty means any */
-	struct strv chips;	 /* chip database ids; empty means any */
+	char path[PATH_MAX];	/* file read, "" when running on defaults */
+	struct strv interfaces; /* globs; empty means every non-virtual interface */
+	struct strv exclude;	/* globs that win over interfaces */
+	struct strv drivers;	/* ethtool driver names; empty means any */
+	struct strv chips;	/* chip database ids; empty means any */
 	/* Other network namespaces whose interfaces it manages (names as in /run/netns, "*"
 	 * every one its veths lead to): docs/namespaces.md. Empty: its own only. */
 	struct strv namespaces;
@@ -100,8 +100,8 @@ int config_parse_listen(const char *text, char *host, size_t hostlen, unsigned i
  */
 struct config_link {
 	const char *name;
-	const char *netns; /* the namespace of a pod's interface (name then NETNS/IFACE
-			    * matches too), NULL for the daemon's own */
+	const char *netns;  /* the namespace of a pod's interface (name then NETNS/IFACE
+			     * matches too), NULL for the daemon's own */
 	unsigned int flags; /* IFF_* */
 	const char *kind;
 	const char *driver;

@@ -37,8 +37,7 @@ struct act_scope {
  * ioctls, sysfs and the sockets opened per call, such as the route invalidation's) and the
  * actuator's device sockets. Scopes nest; each is left with scope_leave().
  */
-static int scope_enter(struct actuator *a, struct netns *ns, struct act_scope *s,
-		       struct rterr *err)
+static int scope_enter(struct actuator *a, struct netns *ns, struct act_scope *s, struct rterr *err)
 {
 	struct nic_io *io = ns ? netns_io(ns, err) : a->io;
 	int r;
@@ -603,11 +602,8 @@ static int begin_all(struct actuator *a, struct journal *j, struct dev_run *run,
 	return r;
 }
 
-/*
- * Into the namespace of one device of an item: the item's own (entered for the whole item,
- * so nothing to do) but for a veth's peer in another (a pod's eth0, planned with its node
- * side: stack.h struct stack_peer).
- */
+/* Into a device's namespace: the item's own (entered already: nothing to do) but for a
+ * veth's peer in another (a pod's eth0 planned with its node side: stack.h stack_peer). */
 static int dev_enter(struct actuator *a, const struct dev_run *d, struct act_scope *sc)
 {
 	struct rterr e = {0};
@@ -636,7 +632,8 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 		d->bad = false;
 		if (dev_enter(a, d, &sc) < 0) {
 			d->bad = true;
-			snprintf(d->undone, sizeof(d->undone), "NOT undone (its namespace is gone)");
+			snprintf(d->undone, sizeof(d->undone),
+				 "NOT undone (its namespace is gone)");
 			continue;
 		}
 		if (!d->gone)
@@ -738,25 +735,22 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 	stack_order(run, nd, raising(ri->it->plans, ri->it->n), order);
 	for (i = 0; i < nd && !failure[0]; i++) {
 		struct dev_run *d = &run[order[i]];
+		const char *hook =
+			d->plan->ns != ri->it->plans[0].ns ? "apply_peer" : "apply_upper";
 
-		r = d->plan->upper_of[0] ? test_hook(d->plan->ns != ri->it->plans[0].ns
-							     ? "apply_peer"
-							     : "apply_upper")
-					 : 0;
+		r = d->plan->upper_of[0] ? test_hook(hook) : 0;
 		if (r < 0)
-			snprintf(failure, sizeof(failure), "%s: set %s (test fault %s)",
-				 d->plan->ifname, "its sizes",
-				 d->plan->ns != ri->it->plans[0].ns ? "apply_peer" : "apply_upper");
+			snprintf(failure, sizeof(failure), "%s: set its sizes (test fault %s)",
+				 d->plan->ifname, hook);
 		else if ((r = dev_enter(a, d, &sc)) < 0)
 			snprintf(failure, sizeof(failure), "%s: its network namespace: %s",
 				 d->plan->ifname, strerror(-r));
+		done = i + 1;
 		if (r < 0) {
-			done = i + 1;
 			ri->it->err.errnum = -r;
 			break;
 		}
 		r = change_all(a, d->plan, d->sent, failure, sizeof(failure));
-		done = i + 1;
 		if (r < 0)
 			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
 		scope_leave(a, &sc);
@@ -817,8 +811,7 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 	}
 }
 
-/* The plan of an item's first device in ns whose change makes routes stale, and those
- * families there (0: none in ns). */
+/* The families an item's changes in ns make stale; *first: its first such device there. */
 static unsigned int item_families_in(const struct run_item *ri, struct netns *ns,
 				     struct plan **first)
 {
@@ -836,12 +829,11 @@ static unsigned int item_families_in(const struct run_item *ri, struct netns *ns
 
 /*
  * Established connections take the change only once their cached routes are stale: once
- * per run and network namespace (a netns's routes are its own: route.h), for every family
- * a change (or its undo) touched there, after the last device: the node's namespace once,
- * and each pod's whose veth peer changed with its node side once. A failure does not undo
- * anything (the devices have the change; new connections get it): it is said in the
- * plans (each item's first changed device there, and its plans[0]) and the log, one record
- * per item and namespace.
+ * per run and network namespace (a netns's routes are its own: route.h; a pod's peer
+ * changed with its node side is another), for every family a change (or its undo) touched
+ * there, after the last device. A failure undoes nothing (the devices have the change; new
+ * connections get it): it is said in the plans (each item's first changed device there,
+ * and its plans[0]) and the log, one record per item and namespace.
  */
 static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *ris, unsigned int n,
 		       struct netns *ns, const char *actor)
@@ -945,7 +937,8 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 		/* The identity of a device of another namespace is read there. */
 		items[i].rc = scope_enter(a, items[i].plans[0].ns, &sc, &items[i].err);
 		if (items[i].rc < 0) {
-			rterr_prefix(&items[i].err, "%s: nothing changed: ", items[i].plans[0].ifname);
+			rterr_prefix(&items[i].err,
+				     "%s: nothing changed: ", items[i].plans[0].ifname);
 			continue;
 		}
 		items[i].rc = begin_all(a, j, ris[i].run, ris[i].nd, o, &items[i].err);

@@ -218,10 +218,11 @@ static int netns_dirs_parse(struct rtd_config *cfg, const char *value, char *why
 		return r;
 	for (i = 0; i < sv.n; i++)
 		if (sv.v[i][0] != '/' || strlen(sv.v[i]) >= 256) {
-			snprintf(why, whylen,
-				 "netns_dirs: expected absolute directory paths (shorter than 256), "
-				 "got '%s'",
-				 sv.v[i]);
+			snprintf(
+				why, whylen,
+				"netns_dirs: expected absolute directory paths (shorter than 256), "
+				"got '%s'",
+				sv.v[i]);
 			strv_free(&sv);
 			return -EINVAL;
 		}
@@ -274,7 +275,7 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	if (strcmp(key, "autotune") == 0 || strcmp(key, "restore_on_exit") == 0 ||
 	    strcmp(key, "tune_host") == 0) {
-		bool *b = key[0] == 'a' ? &cfg->autotune
+		bool *b = key[0] == 'a'	  ? &cfg->autotune
 			  : key[0] == 'r' ? &cfg->restore_on_exit
 					  : &cfg->tune_host;
 
@@ -411,7 +412,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, namespaces, "
-		 "netns_dirs, profile, autotune, tune_host, probes, metrics, textfile, sample_interval, "
+		 "netns_dirs, profile, autotune, tune_host, probes, metrics, textfile, "
+		 "sample_interval, "
 		 "restore_on_exit, socket, state_dir, socket_group, log_level, pin, allowed_mtu or "
 		 "cpu_dma_latency)",
 		 key);

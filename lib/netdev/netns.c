@@ -30,9 +30,9 @@
 
 struct netns {
 	char name[64];
-	int fd;		  /* the namespace (nsfs) */
-	int ctl;	  /* its ioctl socket */
-	int sysfs;	  /* its sysfs, a detached mount; -1 none */
+	int fd;	   /* the namespace (nsfs) */
+	int ctl;   /* its ioctl socket */
+	int sysfs; /* its sysfs, a detached mount; -1 none */
 	uint64_t cookie;
 	struct nic_io *io; /* its device sockets, once asked for */
 };
@@ -61,8 +61,7 @@ int netns_switch(struct netns *to, struct netns **prev, struct rterr *err)
 	if (!cur_ns && ethtool_ctl_fd() < 0)
 		return rterr_sys(err, -ethtool_ctl_fd(), "socket");
 	if (setns(to ? to->fd : home_fd, CLONE_NEWNET) < 0)
-		return rterr_sys(err, errno, "enter network namespace %s",
-				 to ? to->name : "(own)");
+		return rterr_sys(err, errno, "enter network namespace %s", to ? to->name : "(own)");
 	if (!cur_ns)
 		home_ctl = ethtool_ctl_fd_use(to->ctl);
 	else

@@ -594,7 +594,8 @@ static void plan_peer(const struct plan *base, const int64_t *want_all, const st
 		plan_set_src(p, (enum knob_id)k, "peer of %s", base->ifname);
 		cap = k == KNOB_GSO_MAX_SEGS ? st->peer.li.tso_max_segs : st->peer.li.tso_max_size;
 		if (want > it->cur && cap != LINK_UNSET && cap < want) {
-			plan_set_note(p, (enum knob_id)k, "%s raised to %" PRId64 " only: its own %s",
+			plan_set_note(p, (enum knob_id)k,
+				      "%s raised to %" PRId64 " only: its own %s",
 				      knob_name((enum knob_id)k), cap > it->cur ? cap : it->cur,
 				      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
 			want = cap;

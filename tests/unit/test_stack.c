@@ -320,10 +320,8 @@ static void test_netvsc_and_mana(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bridge_port),
-		cmocka_unit_test(test_macvlan),
-		cmocka_unit_test(test_plan_through_bridge),
-		cmocka_unit_test(test_plan_peer),
+		cmocka_unit_test(test_bridge_port),	    cmocka_unit_test(test_macvlan),
+		cmocka_unit_test(test_plan_through_bridge), cmocka_unit_test(test_plan_peer),
 		cmocka_unit_test(test_netvsc_and_mana),
 	};
 
