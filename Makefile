@@ -239,6 +239,7 @@ install: all
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
 	$(INSTALL) -m 0644 README.md $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 docs/README.md $(DESTDIR)$(DOCDIR)/index.md
+	$(INSTALL) -D -m 0644 systemd/examples/pods.conf $(DESTDIR)$(DOCDIR)/examples/pods.conf
 	set -e; for f in $(DOC_EXTRA); do \
 		$(INSTALL) -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$${f#docs/}; \
 	done
@@ -254,10 +255,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/rtltune $(DESTDIR)$(BASHCOMPDIR)/rtltuned
 	rm -f $(DESTDIR)$(DOCDIR)/*.md $(DESTDIR)$(DOCDIR)/prometheus/*.yml \
 		$(DESTDIR)$(DOCDIR)/grafana/*.json
+	rm -f $(DESTDIR)$(DOCDIR)/examples/pods.conf
 	$(if $(DAEMON_CONF),cmp -s $(DAEMON_CONF) $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf && \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/rtltune/rtltuned.conf || true)
 	@# Only rtltune's own directories go, and only when empty (an admin's files stay).
-	rmdir $(DESTDIR)$(DOCDIR)/prometheus $(DESTDIR)$(DOCDIR)/grafana \
+	rmdir $(DESTDIR)$(DOCDIR)/prometheus $(DESTDIR)$(DOCDIR)/grafana $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/chips \
 		$(DESTDIR)$(SYSCONFDIR)/rtltune/profiles $(DESTDIR)$(SYSCONFDIR)/rtltune/chips \
 		2>/dev/null || true

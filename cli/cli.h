@@ -6,8 +6,10 @@
 #include <stdbool.h>
 
 #include "opts.h"
+#include "rtltune/config.h"
 #include "rtltune/err.h"
 #include "rtltune/nic.h"
+#include "rtltune/stack.h"
 
 /* Exit codes (SPEC): */
 enum {
@@ -27,9 +29,9 @@ struct cli_ctx {
 	 * not exist) and which of the three named it: "--config", "RTLTUNE_CONFIG", "default". */
 	const char *daemon_config;
 	const char *daemon_config_from;
-	const char *sysfs_root;	 /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
-	const char *state_dir;	 /* RTLTUNE_STATE_DIR or the default */
-	const char *netns;	 /* -n NETNS, or NULL */
+	const char *sysfs_root; /* "/sys"; RTLTUNE_SYSFS_ROOT for tests */
+	const char *state_dir;	/* RTLTUNE_STATE_DIR or the default */
+	const char *netns;	/* -n NETNS, or NULL */
 	const struct cli_command *cmd;
 	const void *opts;   /* the command's options struct, filled from its table */
 	unsigned int needs; /* CLI_NEEDS_* of what runs now (cli_explain()) */
@@ -125,6 +127,40 @@ void cli_dedupe_names(char **names, int *n);
 
 /* Index of the link named name in links[], or -1. */
 int cli_find_link(const struct link_info *links, int n, const char *name);
+
+/*
+ * The pods' side of this namespace's veths (cli/pods.c, docs/namespaces.md): the
+ * namespaces opened for a command, and rtltuned's config (namespaces, interfaces,
+ * netns_dirs) read once from ctx->daemon_config (its defaults when there is none).
+ */
+struct netns;
+struct actuator;
+struct link_sock;
+struct cli_peers {
+	struct rtd_config cfg;
+	bool cfg_read;
+	struct netns **ns;
+	unsigned int n;
+};
+/* The name (in netns_dirs) of the namespace li's veth peer is in: 1, 0 (not a veth into a
+ * named namespace), -errno. */
+int cli_peer_name(const struct cli_ctx *ctx, struct link_sock *ls, const struct link_info *li,
+		  struct cli_peers *pp, char *name, size_t len, char *path, size_t path_len);
+/*
+ * li's veth peer, read in its namespace (kept open in pp), into st (stack_set_peer()): 1
+ * when set, 0 when li has none, or (managed_only) when rtltuned does not manage it (its
+ * namespace not in `namespaces`, or its NETNS/IFACE not selected by `interfaces` and
+ * `exclude`), -errno.
+ */
+int cli_peer_find(const struct cli_ctx *ctx, struct actuator *act, const struct link_info *li,
+		  bool managed_only, struct cli_peers *pp, struct nic_stack *st, struct rterr *err);
+void cli_peers_free(struct cli_peers *pp);
+/* rtltuned's config as pp holds it (read at the first call). */
+const struct rtd_config *cli_peers_config(const struct cli_ctx *ctx, struct cli_peers *pp);
+/* The file of the namespace named name in netns_dirs (the first directory that has it): 1,
+ * or 0 when none has it. */
+int cli_netns_path(const struct cli_ctx *ctx, struct cli_peers *pp, const char *name, char *path,
+		   size_t len);
 
 /* json helpers: an int64 that is LINK_UNSET (-1) becomes null. */
 json_object *cli_json_i64(int64_t v);

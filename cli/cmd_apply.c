@@ -31,11 +31,19 @@ static void render_plan(json_object *p, bool dry)
 	json_object *jn = json_object_object_get(p, "journal");
 	json_object *up = json_object_object_get(p, "upper_of");
 	json_object *rr = json_object_object_get(p, "rerouted");
-	char upper[48] = "";
+	json_object *peer = json_object_object_get(p, "peer_of");
+	json_object *ns = json_object_object_get(p, "netns");
+	char upper[48] = "", name[128];
 	size_t printed = 0, j;
 
 	if (up)
-		snprintf(upper, sizeof(upper), " (upper of %s)", json_object_get_string(up));
+		snprintf(upper, sizeof(upper), " (%s of %s)", peer ? "peer" : "upper",
+			 json_object_get_string(up));
+	/* Another namespace's device: NETNS/IFACE, as rtltuned names it. */
+	if (ns) {
+		snprintf(name, sizeof(name), "%s/%s", json_object_get_string(ns), ifname);
+		ifname = name;
+	}
 
 	for (j = 0; j < json_object_array_length(ch); j++) {
 		json_object *c = json_object_array_get_idx(ch, j);
@@ -120,6 +128,8 @@ struct run {
 	unsigned int *n_set;
 	/* The host's plan when the profile sets a host-wide knob (once per run), else NULL. */
 	struct plan *host;
+	/* The pods' namespaces the veths' peers are in (rtltuned's `namespaces`). */
+	struct cli_peers peers;
 };
 
 static void run_free(struct run *r)
@@ -131,6 +141,7 @@ static void run_free(struct run *r)
 	free(r->sets);
 	free(r->n_set);
 	free(r->host);
+	cli_peers_free(&r->peers);
 }
 
 /* The ethtool groups whose knobs any section of the profile sets, and the knobs around the
@@ -180,8 +191,12 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 		struct nic_stack st;
 
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
-		rc = plan_device(&run->nics[i], run->db, &req, &st, run->links, run->n_links,
-				 run->sets[i], &run->n_set[i], err);
+		/* A veth's peer in a pod rtltuned manages: raised with it, in its run. */
+		rc = cli_peer_find(run->ctx, run->act, &run->nics[i].link, true, &run->peers, &st,
+				   err);
+		if (rc >= 0)
+			rc = plan_device(&run->nics[i], run->db, &req, &st, run->links,
+					 run->n_links, run->sets[i], &run->n_set[i], err);
 	}
 	/* The host-wide knobs: once, on the host's own plan (skipped with why outside the
 	 * initial network namespace). */
@@ -514,7 +529,7 @@ static int cmd_verify(struct cli_ctx *ctx, int argc, char **argv)
  */
 static bool restore_one(const struct cli_ctx *ctx, struct actuator *act, struct journal *j,
 			const struct nic *nic, const struct link_info *links, int n_links,
-			json_object *arr, int *code)
+			struct cli_peers *pp, json_object *arr, int *code)
 {
 	struct plan plans[PLAN_SET_MAX];
 	struct rterr e = {0};
@@ -525,6 +540,12 @@ static bool restore_one(const struct cli_ctx *ctx, struct actuator *act, struct 
 
 	stack_build(links, n_links, nic->link.ifindex, &st);
 	size_t first = json_object_array_length(arr);
+
+	/* Its veth peer in a pod, when a change of it reached there (whatever rtltuned manages
+	 * now: what has originals goes back). */
+	if (cli_peer_find(ctx, act, &nic->link, false, pp, &st, &e) < 0)
+		st.has_peer = false;
+	memset(&e, 0, sizeof(e));
 
 	r = actuate_restore(act, j, nic, &st, "cli", plans, &n, note, sizeof(note), &e);
 	if (r == 0)
@@ -589,6 +610,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	struct rterr err = {0};
 	struct journal *j = NULL;
 	struct link_info *links = NULL;
+	struct cli_peers pp = {0};
 	json_object *doc, *ifaces;
 	int i, k, n = 0, n_named = argc - 1, code = EXIT_OK;
 
@@ -638,7 +660,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 			continue;
 		if (journaled(j, &links[k])) {
 			nic_from_link(actuator_io(act), &links[k], &nic);
-			done = restore_one(ctx, act, j, &nic, links, n, ifaces, &code);
+			done = restore_one(ctx, act, j, &nic, links, n, &pp, ifaces, &code);
 		}
 		if (!done && named) {
 			json_object *pj = json_object_new_object();
@@ -651,6 +673,7 @@ static int cmd_restore(struct cli_ctx *ctx, int argc, char **argv)
 	}
 	json_object_object_add(doc, "interfaces", ifaces);
 	journal_close(j);
+	cli_peers_free(&pp);
 	actuator_free(act);
 	free(links);
 	return cli_emit(ctx, doc, render_plans, code);

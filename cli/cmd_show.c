@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* rtltune show [IFACE...]: identity, settings and limits of each interface. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "rtltune/around.h"
 #include "rtltune/chipdb.h"
 #include "rtltune/hostknob.h"
+#include "rtltune/netns.h"
 #include "rtltune/nic.h"
 #include "rtltune/stack.h"
 
@@ -117,6 +120,40 @@ static json_object *show_nic_json(const struct nic *nic, const struct nic *host,
 	return o;
 }
 
+/*
+ * A veth's other end when it is in another namespace (a pod's eth0, or the node's side seen
+ * from a pod): "peer" {"netns": its name in netns_dirs or null, "ifname", "ifindex"}; null
+ * for any other link. Its name is read across (IFLA_TARGET_NETNSID), nothing entered; null
+ * where that is refused.
+ */
+static void peer_json(json_object *o, const struct cli_ctx *ctx, struct nic_io *io,
+		      const struct link_info *li, struct cli_peers *pp)
+{
+	char name[64], path[PATH_MAX];
+	struct link_info peer;
+	struct rterr e = {0};
+	json_object *p;
+
+	if (strcmp(li->kind, "veth") != 0 || !li->link_netns || li->link <= 0) {
+		json_object_object_add(o, "peer", NULL);
+		return;
+	}
+	p = json_object_new_object();
+	json_object_object_add(p, "netns",
+			       cli_peer_name(ctx, nic_io_links(io), li, pp, name, sizeof(name),
+					     path, sizeof(path)) > 0
+				       ? json_object_new_string(name)
+				       : NULL);
+	json_object_object_add(p, "ifname",
+			       li->link_netnsid >= 0 &&
+					       link_get_netnsid(nic_io_links(io), li->link_netnsid,
+								li->link, &peer, &e) == 0
+				       ? json_object_new_string(peer.ifname)
+				       : NULL);
+	json_object_object_add(p, "ifindex", json_object_new_int(li->link));
+	json_object_object_add(o, "peer", p);
+}
+
 static const char *chip_id_of(const struct chipdb *db, const struct nic *nic)
 {
 	const struct chip_entry *e = chipdb_match_nic(db, nic, NULL);
@@ -168,9 +205,16 @@ static void render_knob(json_object *o, const struct knob_desc *d)
 /* "upper br0 (bridge): gso_max_size 65536 ..." per device, then what the traffic gets. */
 static void render_stack(json_object *o)
 {
-	json_object *devs = get(o, "stack");
+	json_object *devs = get(o, "stack"), *peer = get(o, "peer");
 	char a[32], b[32], c[32];
 	size_t i;
+
+	/* A veth's other end in another namespace: NETNS/IFACE, as rtltuned names it. */
+	if (peer)
+		printf("    %-20s %s/%s (ifindex %s)\n", "peer",
+		       get(peer, "netns") ? json_object_get_string(get(peer, "netns"))
+					  : "(unnamed netns)",
+		       val(peer, "ifname", a, sizeof(a)), val(peer, "ifindex", b, sizeof(b)));
 
 	if (!devs || !json_object_array_length(devs))
 		return;
@@ -324,26 +368,93 @@ static void render_show(json_object *doc)
 		render_host(json_object_array_get_idx(doc, 0));
 }
 
+/*
+ * NETNS/IFACE: a pod's interface, read from inside its namespace (found in rtltuned's
+ * netns_dirs) with its own sockets and sysfs, as `rtltune -n NETNS show IFACE` shows it,
+ * named NETNS/IFACE with "netns": NETNS. 0, or -errno with err.
+ */
+static int show_pod(const struct cli_ctx *ctx, const char *spec, const struct chipdb *db,
+		    struct cli_peers *pp, json_object *doc, struct rterr *err)
+{
+	const char *slash = strchr(spec, '/');
+	char name[64], path[PATH_MAX], full[IF_NAMESIZE + 80];
+	struct link_info *links = NULL;
+	struct netns *ns = NULL, *prev = NULL;
+	struct nic_io *io;
+	struct nic nic, host;
+	json_object *o;
+	int n = 0, j, r;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(slash - spec), spec);
+	if ((size_t)(slash - spec) >= sizeof(name) ||
+	    !cli_netns_path(ctx, pp, name, path, sizeof(path)))
+		return rterr_input(err,
+				   "no such interface: %s (no network namespace '%s' in netns_dirs "
+				   "of rtltuned's config: ip netns list shows /run/netns)",
+				   spec, name);
+	r = netns_open(name, path, &ns, err);
+	if (r < 0)
+		return r;
+	r = netns_switch(ns, &prev, err);
+	io = r == 0 ? netns_io(ns, err) : NULL;
+	if (r == 0 && !io)
+		r = -(err->errnum ? err->errnum : EIO);
+	if (r == 0)
+		r = link_dump(nic_io_links(io), &links, &n, err);
+	if (r == 0 && (j = cli_find_link(links, n, slash + 1)) < 0)
+		r = rterr_input(err, "no such interface: %s (no %s in network namespace %s)", spec,
+				slash + 1, name);
+	if (r == 0) {
+		nic_from_link(io, &links[j], &nic);
+		host_snapshot(host_proc_sys(), &host);
+		o = show_nic_json(&nic, &host, chip_id_of(db, &nic));
+		snprintf(full, sizeof(full), "%s/%s", name, nic.link.ifname);
+		json_object_object_add(o, "ifname", json_object_new_string(full));
+		json_object_object_add(o, "netns", json_object_new_string(name));
+		stack_json(o, &nic, links, n);
+		peer_json(o, ctx, io, &nic.link, pp);
+		json_object_array_add(doc, o);
+	}
+	free(links);
+	netns_switch(prev, NULL, NULL);
+	netns_close(ns);
+	return r;
+}
+
 static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 {
 	struct link_info *links = NULL;
+	struct cli_peers pp = {0};
 	struct nic_io *io = NULL;
 	struct rterr err = {0};
 	struct chipdb *db = NULL;
 	struct nic *nics = NULL, host;
 	json_object *doc;
-	int n = 0, n_links = 0, i, r;
+	char **plain = calloc((size_t)argc + 1, sizeof(*plain));
+	int n = 0, n_links = 0, n_plain = 0, n_pods = 0, i, r;
 
+	if (!plain)
+		return cli_fail(ctx, &(struct rterr){.kind = RTERR_SYSTEM,
+						     .errnum = ENOMEM,
+						     .msg = "show: out of memory"});
+	/* NETNS/IFACE: a pod's interface, shown after this namespace's. */
+	for (i = 1; i < argc; i++) {
+		if (strchr(argv[i], '/'))
+			n_pods++;
+		else
+			plain[n_plain++] = argv[i];
+	}
 	r = chipdb_load_default(&db, &err);
 	/* One dump for all links; only the ones shown are read further. */
 	if (r == 0)
 		r = nic_io_open(ctx->sysfs_root, &io, &err);
-	if (r == 0)
-		r = cli_select(ctx, io, argv + 1, argc - 1, true, false, &links, &n_links, &nics,
-			       &n, &err);
-	nic_io_close(io);
+	if (r == 0 && (n_plain || !n_pods))
+		r = cli_select(ctx, io, plain, n_plain, true, false, &links, &n_links, &nics, &n,
+			       &err);
 	if (r < 0) {
+		nic_io_close(io);
 		chipdb_free(db);
+		free(plain);
 		return cli_fail(ctx, &err);
 	}
 	host_snapshot(host_proc_sys(), &host);
@@ -351,17 +462,34 @@ static int cmd_show(struct cli_ctx *ctx, int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		json_object *o = show_nic_json(&nics[i], &host, chip_id_of(db, &nics[i]));
 
+		/* The command's own namespace (with -n NETNS too: it answers as ip netns exec
+		 * does); a pod's NETNS/IFACE names its own. */
+		json_object_object_add(o, "netns", NULL);
 		stack_json(o, &nics[i], links, n_links);
+		peer_json(o, ctx, io, &nics[i].link, &pp);
 		json_object_array_add(doc, o);
 	}
+	for (i = 1; r == 0 && i < argc; i++)
+		if (strchr(argv[i], '/'))
+			r = show_pod(ctx, argv[i], db, &pp, doc, &err);
+	nic_io_close(io);
+	cli_peers_free(&pp);
 	free(nics);
 	free(links);
+	free(plain);
 	chipdb_free(db);
+	if (r < 0) {
+		json_object_put(doc);
+		return cli_fail(ctx, &err);
+	}
 	return cli_emit(ctx, doc, render_show, EXIT_OK);
 }
 
 CLI_COMMAND(show, .name = "show", .args = "[IFACE...]",
 	    .help = "identity, settings and limits of interfaces",
 	    .details = "Without IFACE: every link of the network namespace. No daemon needed.\n"
-		       "The host-wide knobs (net.core.*) follow, in the initial network namespace.",
+		       "NETNS/IFACE: IFACE of network namespace NETNS (a pod's, named in\n"
+		       "rtltuned's netns_dirs), as -n NETNS shows it. A veth's other end in\n"
+		       "another namespace is its peer. The host-wide knobs (net.core.*) follow,\n"
+		       "in the initial network namespace.",
 	    .example = "show eth0", .run = cmd_show);

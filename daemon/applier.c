@@ -12,6 +12,7 @@
 #include "log.h"
 #include "loop.h"
 #include "outside.h"
+#include "pods.h"
 #include "rtltune/actuate.h"
 #include "rtltune/netns.h"
 #include "rtltune/profile.h"
@@ -56,14 +57,15 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 				continue;
 			if (ifc->m)
 				ifc->m->apply.changes++;
-			/* A pod's devices are named NETNS/IFACE, as the table names them. */
-			snprintf(who, sizeof(who), "%s%s%s", ifc->ns ? iface_netns_name(ifc) : "",
-				 ifc->ns ? "/" : "", plan->ifname);
-			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)",
-			     knob_name((enum knob_id)k),
+			/* A pod's devices are named NETNS/IFACE, as the table names them (a
+			 * node's veth's peer too, planned with it in its pod's namespace). */
+			snprintf(who, sizeof(who), "%s%s%s", plan->ns ? netns_name(plan->ns) : "",
+				 plan->ns ? "/" : "", plan->ifname);
+			dlog(LOG_NOTICE, who, "%s %s -> %s (%s%s%s)", knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, it->cur, a, sizeof(a)),
 			     knob_value_str((enum knob_id)k, it->after, b, sizeof(b)),
-			     u ? "upper of " : "", u ? ifc->name : "", u ? "" : why);
+			     u ? (plan->ns != set[0].ns ? "peer of " : "upper of ") : "",
+			     u ? ifc->name : "", u ? "" : why);
 		}
 	}
 	if (set[0].rerouted[0])
@@ -71,8 +73,8 @@ static void account(struct iface *ifc, const struct plan *set, unsigned int n, i
 	/* The read-back is the interface's new snapshot (and the uppers' theirs: what
 	 * rtltuned set there is its own too); a failed run is read again. */
 	for (u = 1; u < n; u++)
-		if (set[u].after_valid && iface_by_dev(ifc->ns, set[u].ifindex))
-			iface_update(iface_by_dev(ifc->ns, set[u].ifindex), &set[u].after);
+		if (set[u].after_valid && iface_by_dev(set[u].ns, set[u].ifindex))
+			iface_update(iface_by_dev(set[u].ns, set[u].ifindex), &set[u].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else if (set[0].n_changes || n > 1)
@@ -110,19 +112,29 @@ static void hands_off(struct iface *ifc, struct plan *base, bool configured, boo
 		outside_clear(ifc, which);
 }
 
-/* The stack around ifc as last read, for plans (empty when it has none). */
-static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links, int *n)
+/* The stack around ifc as last read, for plans (empty when it has none), with its veth
+ * peer in a pod the daemon manages (then a copy in buf). */
+static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links, int *n,
+					struct nic_stack *buf)
 {
 	static const struct nic_stack none;
+	const struct nic_stack *st = &none;
+	struct iface *peer = pods_peer(ifc);
 
 	*links = NULL;
 	*n = 0;
-	if (!ifc->m || !iface_stacked(ifc))
-		return &none;
-	iface_read_stack(ifc);
-	*links = ifc->m->stack_links;
-	*n = ifc->m->n_stack_links;
-	return iface_stack(ifc);
+	if (ifc->m && iface_stacked(ifc)) {
+		iface_read_stack(ifc);
+		*links = ifc->m->stack_links;
+		*n = ifc->m->n_stack_links;
+		st = iface_stack(ifc);
+	}
+	if (!peer)
+		return st;
+	*buf = *st;
+	buf->ifindex = ifc->dev_index;
+	stack_set_peer(buf, peer->ns, &peer->m->snap.link);
+	return buf;
 }
 
 /* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the
@@ -149,6 +161,7 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	struct plan_request req = {
 		.profile = p, .adjust = dry_run ? NULL : hands_off_plan, .arg = &h};
 	struct plan set[PLAN_SET_MAX];
+	struct nic_stack stbuf;
 	const struct nic_stack *st;
 	const struct link_info *links;
 	struct journal *j = NULL;
@@ -159,7 +172,7 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	r = iface_snapshot(ifc, &nic, err);
 	if (r < 0)
 		return r;
-	st = stack_of(ifc, &links, &n_links);
+	st = stack_of(ifc, &links, &n_links, &stbuf);
 	r = plan_device(&nic, rtd.chips, &req, st, links, n_links, set, &n, err);
 	if (r < 0)
 		return r;
@@ -428,6 +441,7 @@ int applier_apply_request(struct iface *ifc, const char *profile, bool dry_run, 
 int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, struct rterr *err)
 {
 	struct plan set[PLAN_SET_MAX];
+	struct nic_stack stbuf;
 	const struct nic_stack *st;
 	const struct link_info *links;
 	struct journal *j = NULL;
@@ -446,7 +460,7 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	journal_set_inflight_optional(j, true);
 	memset(&set[0], 0, sizeof(set[0]));
 	snprintf(set[0].ifname, sizeof(set[0].ifname), "%s", ifc->dev);
-	st = stack_of(ifc, &links, &n_links);
+	st = stack_of(ifc, &links, &n_links, &stbuf);
 	r = iface_snapshot(ifc, &nic, &e);
 	if (r == 0)
 		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note),

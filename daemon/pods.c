@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -29,14 +30,15 @@
 #define NETLINK_LISTEN_ALL_NSID 8
 #endif
 
-#define NETNS_DIR	  "/run/netns"
 #define PODS_RCVBUF	  (4 * 1024 * 1024)
 #define PODS_LOCK_WAIT_MS 300
 
-/* A namespace named in /run/netns and selected by `namespaces`. */
+/* A namespace named in one of netns_dirs (/run/netns, /run/docker/netns) and selected by
+ * `namespaces`. */
 struct pod_ns {
 	struct pod_ns *next;
 	char name[64];
+	unsigned int dir; /* the netns_dirs entry it is in (the first that has the name) */
 	struct netns *ns; /* NULL: its file is not a namespace yet (ip netns add mounts it
 			   * after creating it) */
 	int nsid;	  /* the daemon's namespace's id for it, -1 none yet */
@@ -54,7 +56,10 @@ static struct pod_ns *pods;
 static struct peer *peers;
 static unsigned int n_peers, cap_peers;
 static struct ev_io nl_io = {.fd = -1}, ino_io = {.fd = -1};
-static int wd_dir = -1, wd_run = -1;
+/* Per netns_dirs entry: its watch, or the watch of the nearest directory above it that
+ * exists, until it does (the first `ip netns add` makes /run/netns, dockerd its own). */
+static int wd_dir[NETNS_DIRS_MAX], wd_up[NETNS_DIRS_MAX];
+static unsigned int n_dirs;
 static int self_nsid = -1;
 static bool started;
 
@@ -98,6 +103,19 @@ static bool is_peer(int nsid, int ifindex)
 	return false;
 }
 
+struct iface *pods_peer(const struct iface *node)
+{
+	struct peer *pe;
+	struct pod_ns *p;
+	struct iface *pi;
+
+	if (!started || node->ns || !(pe = peer_of_node(node->dev_index)) ||
+	    !(p = pod_by_nsid(pe->nsid)))
+		return NULL;
+	pi = iface_by_dev(p->ns, pe->ifindex);
+	return pi && pi->managed && pi->m ? pi : NULL;
+}
+
 /* The peer's link read across (IFLA_TARGET_NETNSID) into the table. */
 static void attach(const struct peer *pe)
 {
@@ -129,13 +147,13 @@ static void resolve(struct pod_ns *p)
 /* Open a listed name, when its file is a namespace by now. */
 static void open_pod(struct pod_ns *p)
 {
-	char path[sizeof(NETNS_DIR) + 80];
+	char path[PATH_MAX];
 	struct rterr err;
 	unsigned int i;
 
-	if (p->ns)
+	if (p->ns || p->dir >= rtd.cfg.netns_dirs.n)
 		return;
-	snprintf(path, sizeof(path), NETNS_DIR "/%s", p->name);
+	snprintf(path, sizeof(path), "%s/%s", rtd.cfg.netns_dirs.v[p->dir], p->name);
 	if (netns_open(p->name, path, &p->ns, &err) < 0) {
 		p->ns = NULL;
 		if (err.errnum != EINVAL)
@@ -191,8 +209,9 @@ static void release(struct pod_ns *p, bool deleted)
 	free(p);
 }
 
-/* The entry of a selected name, made when new (NULL: not selected, or no memory). */
-static struct pod_ns *pod_add(const char *name)
+/* The entry of a selected name of directory dir, made when new (NULL: not selected, no
+ * memory, or the name is an earlier directory's). */
+static struct pod_ns *pod_add(const char *name, unsigned int dir)
 {
 	struct pod_ns *p;
 
@@ -202,31 +221,47 @@ static struct pod_ns *pod_add(const char *name)
 	for (p = pods; p && strcmp(p->name, name) != 0; p = p->next)
 		;
 	if (p)
-		return p;
+		return p->dir <= dir ? (p->dir == dir ? p : NULL) : NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->dir = dir;
 	p->nsid = -1;
 	p->next = pods;
 	pods = p;
 	return p;
 }
 
-/* The directory against the list: new selected names opened, vanished ones let go. */
+/* The directories against the list: new selected names opened, vanished ones let go. */
 static void scan(void)
 {
 	struct pod_ns *p, *next;
 	struct dirent *de;
-	DIR *d = opendir(NETNS_DIR);
+	unsigned int i;
 
-	for (p = pods; p; p = p->next)
+	for (p = pods; p; p = p->next) {
 		p->listed = false;
-	while (d && (de = readdir(d)))
-		if ((p = pod_add(de->d_name)))
-			p->listed = true;
-	if (d)
-		closedir(d);
+		p->dir = UINT_MAX;
+	}
+	for (i = 0; i < rtd.cfg.netns_dirs.n; i++) {
+		DIR *d = opendir(rtd.cfg.netns_dirs.v[i]);
+
+		while (d && (de = readdir(d))) {
+			/* A name is the first directory's that has it. */
+			for (p = pods; p && strcmp(p->name, de->d_name) != 0; p = p->next)
+				;
+			if (p) {
+				if (!p->listed)
+					p->dir = i;
+				p->listed = true;
+			} else if ((p = pod_add(de->d_name, i))) {
+				p->listed = true;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
 	for (p = pods; p; p = next) {
 		next = p->next;
 		if (!p->listed)
@@ -333,7 +368,8 @@ static void message(struct nlmsghdr *nlh, int nsid)
 			struct link_info again;
 			struct rterr err;
 
-			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) == 0)
+			if (link_get_index(actuator_link_sock(rtd.act), li.ifindex, &again, &err) ==
+			    0)
 				li = again;
 		}
 		node_link(&li);
@@ -375,7 +411,8 @@ static void nl_ready(struct ev_io *io, uint32_t events)
 		if (n <= 0)
 			return;
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			if (c->cmsg_level == SOL_NETLINK &&
+			    c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
 			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
 				memcpy(&nsid, CMSG_DATA(c), sizeof(nsid));
 		for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, (unsigned int)n);
@@ -386,16 +423,69 @@ static void nl_ready(struct ev_io *io, uint32_t events)
 
 /* ---- /run/netns ------------------------------------------------------------------------ */
 
-/* Watch the directory, or /run until it exists (the first `ip netns add` makes it). */
+/* No watch (removed from the inotify instance when it has any). */
+static void reset_watches(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NETNS_DIRS_MAX; i++) {
+		if (ino_io.fd >= 0 && i < n_dirs && wd_dir[i] >= 0)
+			inotify_rm_watch(ino_io.fd, wd_dir[i]);
+		if (ino_io.fd >= 0 && i < n_dirs && wd_up[i] >= 0)
+			inotify_rm_watch(ino_io.fd, wd_up[i]);
+		wd_dir[i] = wd_up[i] = -1;
+	}
+	n_dirs = 0;
+}
+
+/*
+ * Watch each directory of netns_dirs, or the nearest directory above it that exists until
+ * it does (/run/netns comes with the first `ip netns add`, /run/docker/netns with dockerd).
+ */
 static void watch(void)
 {
-	if (wd_dir >= 0 || ino_io.fd < 0)
-		return;
-	wd_dir = inotify_add_watch(ino_io.fd, NETNS_DIR,
-				   IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-					   IN_DELETE_SELF);
-	if (wd_dir < 0 && wd_run < 0)
-		wd_run = inotify_add_watch(ino_io.fd, "/run", IN_CREATE | IN_MOVED_TO);
+	unsigned int i;
+
+	n_dirs = rtd.cfg.netns_dirs.n < NETNS_DIRS_MAX ? rtd.cfg.netns_dirs.n : NETNS_DIRS_MAX;
+	for (i = 0; ino_io.fd >= 0 && i < n_dirs; i++) {
+		char up[PATH_MAX], *slash;
+
+		if (wd_dir[i] >= 0)
+			continue;
+		wd_dir[i] = inotify_add_watch(ino_io.fd, rtd.cfg.netns_dirs.v[i],
+					      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+						      IN_DELETE_SELF);
+		if (wd_dir[i] >= 0)
+			continue;
+		snprintf(up, sizeof(up), "%s", rtd.cfg.netns_dirs.v[i]);
+		while ((slash = strrchr(up, '/')) && wd_up[i] < 0) {
+			if (slash == up)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			wd_up[i] = inotify_add_watch(ino_io.fd, up, IN_CREATE | IN_MOVED_TO);
+			if (slash == up)
+				break;
+		}
+	}
+}
+
+/* Which directory of netns_dirs a watch is of (-1: none; *up: a directory above it). */
+static int dir_of_watch(int wd, bool *up)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_dirs; i++)
+		if (wd_dir[i] == wd) {
+			*up = false;
+			return (int)i;
+		}
+	for (i = 0; i < n_dirs; i++)
+		if (wd_up[i] == wd) {
+			*up = true;
+			return (int)i;
+		}
+	return -1;
 }
 
 /*
@@ -416,27 +506,29 @@ static void ino_ready(struct ev_io *io, uint32_t events)
 
 		for (q = buf; q < buf + n;) {
 			const struct inotify_event *e = (const struct inotify_event *)q;
+			bool up;
+			int dir;
 
 			q += sizeof(*e) + e->len;
+			dir = dir_of_watch(e->wd, &up);
 			if (e->mask & IN_Q_OVERFLOW) {
 				rescan = true;
-			} else if (e->wd == wd_run) {
-				/* /run: only the directory's own coming counts. */
-				if (e->len && strcmp(e->name, "netns") == 0)
-					rescan = true;
-			} else if (e->wd != wd_dir) {
+			} else if (dir < 0) {
 				continue;
+			} else if (up) {
+				/* Something made above a directory not there yet: it may be now. */
+				rescan = true;
 			} else if (!e->len) {
 				rescan = true;
 				if (e->mask & (IN_DELETE_SELF | IN_IGNORED))
-					wd_dir = -1;
+					wd_dir[dir] = -1;
 			} else if (e->mask & (IN_CREATE | IN_MOVED_TO)) {
-				if ((p = pod_add(e->name)))
+				if ((p = pod_add(e->name, (unsigned int)dir)))
 					open_pod(p);
 			} else if (e->mask & (IN_DELETE | IN_MOVED_FROM)) {
 				for (p = pods; p && strcmp(p->name, e->name) != 0; p = p->next)
 					;
-				if (p)
+				if (p && p->dir == (unsigned int)dir)
 					release(p, true);
 			}
 		}
@@ -483,6 +575,7 @@ int pods_start(void)
 
 	if (started || !rtd.cfg.namespaces.n)
 		return 0;
+	reset_watches();
 	raise_nofile();
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 	if (fd < 0)
@@ -541,6 +634,9 @@ void pods_reload(void)
 			release(p, false);
 		}
 	}
+	/* netns_dirs may have changed: each watched again. */
+	reset_watches();
+	watch();
 	scan();
 	node_dump();
 }
@@ -557,7 +653,7 @@ void pods_stop(void)
 		close(ino_io.fd);
 		ino_io.fd = -1;
 	}
-	wd_dir = wd_run = -1;
+	reset_watches();
 	while (pods) {
 		struct pod_ns *p = pods;
 

@@ -8,9 +8,9 @@
  * by their names in /run/netns, and the peer of each veth there, reported to the interface
  * table as that namespace's interface. One rtnetlink socket hears every namespace the
  * daemon's has an id for (NETLINK_LISTEN_ALL_NSID), the daemon's own included; inotify on
- * /run/netns says when a name comes or goes. A namespace is held open (netns.h) exactly
- * while its name is in /run/netns and selected: a deleted one is let go at once, its
- * interfaces and their journal records ended, with one line in the log.
+ * netns_dirs (/run/netns, /run/docker/netns) says when a name comes or goes. A namespace
+ * is held open (netns.h) exactly while its name is there and selected: a deleted one is let go at
+ * once, its interfaces and their journal records ended, with one line in the log.
  */
 int pods_start(void);
 /* After a reload: namespaces selected anew. */
@@ -18,5 +18,9 @@ void pods_reload(void);
 void pods_stop(void);
 /* How many namespaces are held open, and pods' interfaces in the table (status). */
 unsigned int pods_count(void);
+/* The managed pod interface that is the veth peer of node's veth (the daemon's own
+ * namespace), or NULL: planned with it (docs/namespaces.md "Pods in the node's stack"). */
+struct iface;
+struct iface *pods_peer(const struct iface *node);
 
 #endif

@@ -18,7 +18,8 @@
 # - paths: the run's temporary directory and the tree are shown as the installed paths
 #   (/etc/rtltune/rtltuned.conf, /run/rtltune/control.sock, /usr/share/rtltune/...);
 # - for --check only, normalise() on both sides: what differs from run to run (pids,
-#   uptimes, ifindexes, MAC addresses, dates and times; in the blocks of counters, every
+#   the namespaces' names (rtlsampPID-X: a veth's peer in show), uptimes, ifindexes, MAC
+#   addresses, dates and times; in the blocks of counters, every
 #   number and histogram bar; in status, the host's softnet counters) is replaced by a
 #   placeholder before comparing.
 set -eu -o pipefail
@@ -49,7 +50,8 @@ block() {
 normalise() {
 	sed -E -e 's/pid [0-9]+/pid N/g; s/up [0-9]+[a-z]+( [0-9]+[a-z]+)*/up T/g' \
 		-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/DATE/g' \
-		-e 's/ifindex [0-9]+/ifindex N/g; s/([0-9a-f]{2}:){5}[0-9a-f]{2}/MAC/g' |
+		-e 's/ifindex [0-9]+/ifindex N/g; s/([0-9a-f]{2}:){5}[0-9a-f]{2}/MAC/g' \
+		-e 's/rtlsamp[0-9]+-/rtlsampN-/g' |
 		case $1 in
 		stats | hist | metrics)
 			# Counters: every number and bar; drops are listed only when there were some

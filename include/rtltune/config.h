@@ -26,14 +26,17 @@ struct strv {
  * environment (RTLTUNE_SOCKET, RTLTUNE_STATE_DIR), the config file, built-in defaults.
  */
 struct rtd_config {
-	char path[PATH_MAX];	 /* file read, "" when running on defaults */
-	struct strv interfaces;	 /* globs; empty means every non-virtual interface */
-	struct strv exclude;	 /* globs that win over interfaces */
-	struct strv drivers;	 /* ethtool driver names; empty means any */
-	struct strv chips;	 /* chip database ids; empty means any */
+	char path[PATH_MAX];	/* file read, "" when running on defaults */
+	struct strv interfaces; /* globs; empty means every non-virtual interface */
+	struct strv exclude;	/* globs that win over interfaces */
+	struct strv drivers;	/* ethtool driver names; empty means any */
+	struct strv chips;	/* chip database ids; empty means any */
 	/* Other network namespaces whose interfaces it manages (names as in /run/netns, "*"
 	 * every one its veths lead to): docs/namespaces.md. Empty: its own only. */
 	struct strv namespaces;
+	/* Where those names are: directories of bind-mounted namespace files, the first that
+	 * has a name wins (default /run/netns, /run/docker/netns: ip netns, Docker). */
+	struct strv netns_dirs;
 	char profile[256];	 /* profile applied to matching interfaces; "" observes only */
 	bool autotune;		 /* default for new interfaces */
 	char metrics[128];	 /* "ADDR:PORT", or "" when off */
@@ -97,8 +100,8 @@ int config_parse_listen(const char *text, char *host, size_t hostlen, unsigned i
  */
 struct config_link {
 	const char *name;
-	const char *netns; /* the namespace of a pod's interface (name then NETNS/IFACE
-			    * matches too), NULL for the daemon's own */
+	const char *netns;  /* the namespace of a pod's interface (name then NETNS/IFACE
+			     * matches too), NULL for the daemon's own */
 	unsigned int flags; /* IFF_* */
 	const char *kind;
 	const char *driver;
@@ -106,6 +109,9 @@ struct config_link {
 };
 bool config_selects(const struct rtd_config *cfg, const struct config_link *l, char *why,
 		    size_t whylen);
+/* The default netns_dirs (docs/namespaces.md). */
+#define RTD_DEFAULT_NETNS_DIRS "/run/netns, /run/docker/netns"
+#define NETNS_DIRS_MAX	       8
 /* Whether the namespace named name is one of cfg's namespaces. */
 bool config_selects_netns(const struct rtd_config *cfg, const char *name);
 

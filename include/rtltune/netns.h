@@ -38,6 +38,18 @@ struct nic_io *netns_io(struct netns *ns, struct rterr *err);
  * switching back. Cheap when it is there already (calls nest by switching back to prev).
  */
 int netns_switch(struct netns *to, struct netns **prev, struct rterr *err);
+/*
+ * Which name the namespace with id nsid in the caller's (a veth's IFLA_LINK_NETNSID) has
+ * among the namespace files in dirs[0..n_dirs) (/run/netns, /run/docker/netns: names made
+ * by `ip netns add`, a CNI plugin, Docker): each file opened and asked its id
+ * (RTM_GETNSID with NETNSA_FD), nothing entered; the first directory that has it wins.
+ * name and path get its name and file. 1 found, 0 not (no name anywhere: a namespace only
+ * a process holds), -errno. ls may be NULL (a socket of its own for the call).
+ */
+struct link_sock;
+int netns_find_id(struct link_sock *ls, int nsid, char *const *dirs, unsigned int n_dirs,
+		  char *name, size_t name_len, char *path, size_t path_len, struct rterr *err);
+
 /* The namespace the thread is in now (NULL: its own). */
 struct netns *netns_current(void);
 

@@ -56,7 +56,8 @@ struct plan {
 	int level;   /* in a set: 0 the device, > 0 its uppers (nearest 1), < 0 its lowers */
 	int ifindex; /* actuate() follows the device by this */
 	/* Its network namespace (the snapshot's nic.ns; NULL: the process's own): actuate()
-	 * works on it from inside, and a set's devices share it. */
+	 * works on it from inside. A set's devices share it but for the device's veth peer
+	 * in another namespace (stack.h struct stack_peer), planned with it. */
 	struct netns *ns;
 	/* The host's own plan (hostknob.h: a snapshot with host set): its host-wide knobs,
 	 * journaled under the host's identity (journal_ident_host()); ifindex 0. */
@@ -80,8 +81,9 @@ struct plan {
 	bool reroute_failed;
 };
 
-/* A change of a device and of the uppers that carry its traffic, executed as one. */
-#define PLAN_SET_MAX (1 + 2 * STACK_MAX)
+/* A change of a device and of the uppers that carry its traffic, executed as one: the
+ * device, its uppers, its lowers, its veth peer in another namespace. */
+#define PLAN_SET_MAX (2 + 2 * STACK_MAX)
 
 /*
  * Resolve profile p for nic (chip may be NULL) into *plan: every knob's target, "max"
@@ -114,6 +116,9 @@ int plan_values(const struct nic *nic, const struct chip_entry *chip,
  * be set[0] itself, planned in place), then the
  * uppers in st's order (nearest
  * first), *n_set how many plans there are; an upper that needs no change has none.
+ * The device's veth peer in another namespace (st->has_peer: a pod's eth0) comes last, an
+ * upper of the device: it gets what the device gets, raised or lowered, within its own
+ * ceiling; its plan's ns is the peer's.
  */
 int plan_stack(const struct plan *base, const int64_t *want, const struct nic_stack *st,
 	       const struct link_info *links, int n, bool with_lowers,

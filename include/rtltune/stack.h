@@ -26,6 +26,7 @@
 enum stack_rel {
 	STACK_MASTER, /* the device is a port (or VF) of it */
 	STACK_OVER,   /* it rides on the device (vlan, macvlan, ipvlan) */
+	STACK_PEER,   /* the other end of the veth, in another namespace (a pod's eth0) */
 };
 
 struct stack_dev {
@@ -34,8 +35,25 @@ struct stack_dev {
 	int below; /* the ifindex it is an upper of (or the lower of, for lowers) */
 };
 
+/*
+ * A veth's peer in another network namespace that rtltune manages: a pod's eth0, the other
+ * end of a node's bridge port (docs/stack.md "Pods: the peer in another namespace"). The
+ * pod's sockets route over it and take its gso_max_size (sk_setup_caps()), and every skb
+ * they send is handed whole to the node's veth, so for the stacked sizes it is an upper of
+ * that veth: raised after it, lowered before it. Not found by stack_build() (another
+ * namespace's dump): the caller that reads it there sets it (stack_set_peer()).
+ */
+struct netns;
+struct stack_peer {
+	struct link_info li; /* as its namespace has it: its own ifindex there */
+	struct netns *ns;    /* where it is (held open by the caller) */
+	int below;	     /* the node's veth it is the peer of */
+};
+
 struct nic_stack {
 	int ifindex;
+	bool has_peer;
+	struct stack_peer peer;
 	unsigned int n_uppers, n_lowers;
 	struct stack_dev uppers[STACK_MAX]; /* nearest first */
 	struct stack_dev lowers[STACK_MAX]; /* its ports, or the device it rides on */
@@ -44,6 +62,8 @@ struct nic_stack {
 
 /* The stack of the link with ifindex among links[0..n) (one dump, any order). */
 void stack_build(const struct link_info *links, int n, int ifindex, struct nic_stack *out);
+/* The device's peer in namespace ns (li read there). */
+void stack_set_peer(struct nic_stack *st, struct netns *ns, const struct link_info *li);
 /* Whether a link of this kind rides on the device its IFLA_LINK names. */
 bool stack_kind_rides_on_link(const char *kind);
 
@@ -53,6 +73,7 @@ bool stack_kind_rides_on_link(const char *kind);
  * none reports it.
  */
 int64_t stack_effective(const struct link_info *self, const struct nic_stack *st, enum knob_id k);
+/* (The peer, when set, is not on the path of the device's local traffic: not counted.) */
 /* The gro_max_size that bounds what the device receives: its lowers' when it has any. */
 int64_t stack_effective_gro(const struct link_info *self, const struct nic_stack *st);
 

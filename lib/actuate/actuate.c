@@ -37,8 +37,7 @@ struct act_scope {
  * ioctls, sysfs and the sockets opened per call, such as the route invalidation's) and the
  * actuator's device sockets. Scopes nest; each is left with scope_leave().
  */
-static int scope_enter(struct actuator *a, struct netns *ns, struct act_scope *s,
-		       struct rterr *err)
+static int scope_enter(struct actuator *a, struct netns *ns, struct act_scope *s, struct rterr *err)
 {
 	struct nic_io *io = ns ? netns_io(ns, err) : a->io;
 	int r;
@@ -509,6 +508,7 @@ struct dev_run {
 	bool which[KNOB__COUNT], touched[KNOB__COUNT];
 	bool sent[KNOB__COUNT]; /* in a refused batch: maybe changed (batch_send()) */
 	bool begun, existed, gone, bad;
+	unsigned int families; /* the cached routes its changes (or their undo) make stale */
 	char undone[512];
 };
 
@@ -560,22 +560,29 @@ static void stack_order(const struct dev_run *run, unsigned int nd, bool up, uns
 }
 
 /* Begin the in-flight record of every device that changes, all or none. */
-static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
+static int begin_all(struct actuator *a, struct journal *j, struct dev_run *run, unsigned int nd,
 		     const struct act_opts *o, struct rterr *err)
 {
 	struct journal_inflight before;
+	struct act_scope sc;
 	unsigned int i;
 	int r = 0;
 
 	for (i = 0; i < nd && r == 0; i++) {
 		struct plan *p = run[i].plan;
 
-		if (p->host)
+		if (p->host) {
 			journal_ident_host(&run[i].id); /* the host's knobs: no device */
-		else
+		} else {
+			/* Its identity where it is (a pod's veth peer: its namespace's cookie). */
+			r = scope_enter(a, p->ns, &sc, err);
+			if (r < 0)
+				break;
 			r = p->ifindex > 0 ? journal_ident_read_index(p->ifindex, p->ifname,
 								      &run[i].id, err)
 					   : journal_ident_read(p->ifname, &run[i].id, err);
+			scope_leave(a, &sc);
+		}
 		if (r < 0)
 			break;
 		run[i].existed = journal_inflight_get(j, &run[i].id, &before) > 0;
@@ -595,11 +602,21 @@ static int begin_all(struct journal *j, struct dev_run *run, unsigned int nd,
 	return r;
 }
 
+/* Into a device's namespace: the item's own (entered already: nothing to do) but for a
+ * veth's peer in another (a pod's eth0 planned with its node side: stack.h stack_peer). */
+static int dev_enter(struct actuator *a, const struct dev_run *d, struct act_scope *sc)
+{
+	struct rterr e = {0};
+
+	return scope_enter(a, d->plan->ns, sc, &e);
+}
+
 /* Undo the devices that changed, last changed first, and say what became of each. */
 static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 		     const unsigned int *order, unsigned int done, char *undone, size_t len)
 {
 	bool changed[KNOB__COUNT], to_undo[KNOB__COUNT];
+	struct act_scope sc;
 	size_t used = 0;
 	unsigned int i;
 	int k;
@@ -613,6 +630,12 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 			changed[k] = d->plan->items[k].changed || d->sent[k];
 		plan_side_effects(changed, to_undo);
 		d->bad = false;
+		if (dev_enter(a, d, &sc) < 0) {
+			d->bad = true;
+			snprintf(d->undone, sizeof(d->undone),
+				 "NOT undone (its namespace is gone)");
+			continue;
+		}
 		if (!d->gone)
 			d->bad =
 				undo(a, d->plan, d->pre, to_undo, d->undone, sizeof(d->undone)) > 0;
@@ -623,6 +646,7 @@ static void undo_all(struct actuator *a, struct dev_run *run, unsigned int nd,
 			d->bad = false;
 			snprintf(d->undone, sizeof(d->undone), "nothing, the interface is gone");
 		}
+		scope_leave(a, &sc);
 	}
 	for (i = 0; i < nd; i++) {
 		if (!run[i].undone[0])
@@ -703,6 +727,7 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 	unsigned int order[PLAN_SET_MAX], nd = ri->nd, done = 0, i;
 	char failure[1024] = "", undone[1024];
 	bool bad = false, gone = false;
+	struct act_scope sc;
 	int k, r = 0;
 
 	/* A raise goes up the stack from the lowest device, a decrease down from the top: no
@@ -710,26 +735,44 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 	stack_order(run, nd, raising(ri->it->plans, ri->it->n), order);
 	for (i = 0; i < nd && !failure[0]; i++) {
 		struct dev_run *d = &run[order[i]];
+		const char *hook =
+			d->plan->ns != ri->it->plans[0].ns ? "apply_peer" : "apply_upper";
 
-		r = d->plan->upper_of[0] ? test_hook("apply_upper") : 0;
+		r = d->plan->upper_of[0] ? test_hook(hook) : 0;
 		if (r < 0)
-			snprintf(failure, sizeof(failure), "%s: set %s (test fault apply_upper)",
-				 d->plan->ifname, "its sizes");
-		else
-			r = change_all(a, d->plan, d->sent, failure, sizeof(failure));
+			snprintf(failure, sizeof(failure), "%s: set its sizes (test fault %s)",
+				 d->plan->ifname, hook);
+		else if ((r = dev_enter(a, d, &sc)) < 0)
+			snprintf(failure, sizeof(failure), "%s: its network namespace: %s",
+				 d->plan->ifname, strerror(-r));
 		done = i + 1;
+		if (r < 0) {
+			ri->it->err.errnum = -r;
+			break;
+		}
+		r = change_all(a, d->plan, d->sent, failure, sizeof(failure));
 		if (r < 0)
 			d->gone = r == -ENODEV && link_index_gone(d->plan->ifindex);
+		scope_leave(a, &sc);
 		/* The kernel's errno stays the item's: the caller explains an EPERM. */
 		if (r < 0)
 			ri->it->err.errnum = -r;
 	}
-	for (i = 0; i < nd && !failure[0]; i++)
+	for (i = 0; i < nd && !failure[0]; i++) {
+		if (dev_enter(a, &run[i], &sc) < 0)
+			continue;
 		if (read_back(a, run[i].plan, failure, sizeof(failure)) < 0 &&
 		    !run[i].plan->after_valid)
 			run[i].gone = link_index_gone(run[i].plan->ifindex);
-	for (i = 0; i < nd; i++)
+		scope_leave(a, &sc);
+	}
+	for (i = 0; i < nd; i++) {
+		if (dev_enter(a, &run[i], &sc) < 0)
+			continue;
 		note_rename(run[i].plan);
+		scope_leave(a, &sc);
+		run[i].families = reroute_of(&run[i], 1);
+	}
 	ri->families = reroute_of(run, nd);
 	if (failure[0]) {
 		undo_all(a, run, nd, order, done, undone, sizeof(undone));
@@ -768,12 +811,29 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 	}
 }
 
+/* The families an item's changes in ns make stale; *first: its first such device there. */
+static unsigned int item_families_in(const struct run_item *ri, struct netns *ns,
+				     struct plan **first)
+{
+	unsigned int f = 0, i;
+
+	*first = NULL;
+	for (i = 0; i < ri->nd; i++)
+		if (ri->run[i].plan->ns == ns && ri->run[i].families) {
+			if (!*first)
+				*first = ri->run[i].plan;
+			f |= ri->run[i].families;
+		}
+	return f;
+}
+
 /*
  * Established connections take the change only once their cached routes are stale: once
- * per run and network namespace (a netns's routes are its own: route.h), for every family
- * a change (or its undo) touched there, after the last device. A failure does not undo
- * anything (the devices have the change; new connections get it): it is said in each
- * item's plans[0].rerouted and the log.
+ * per run and network namespace (a netns's routes are its own: route.h; a pod's peer
+ * changed with its node side is another), for every family a change (or its undo) touched
+ * there, after the last device. A failure undoes nothing (the devices have the change; new
+ * connections get it): it is said in the plans (each item's first changed device there,
+ * and its plans[0]) and the log, one record per item and namespace.
  */
 static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *ris, unsigned int n,
 		       struct netns *ns, const char *actor)
@@ -782,11 +842,11 @@ static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *r
 	char how[256];
 	struct rterr e = {0}, ignored;
 	struct act_scope sc;
+	struct plan *first;
 	bool failed;
 
 	for (i = 0; i < n; i++)
-		if (ris[i].it->plans[0].ns == ns)
-			f |= ris[i].families;
+		f |= item_families_in(&ris[i], ns, &first);
 	if (!f)
 		return;
 	failed = scope_enter(a, ns, &sc, &e) < 0;
@@ -800,7 +860,6 @@ static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *r
 	for (i = 0; i < n; i++) {
 		struct plan *p = &ris[i].it->plans[0];
 		struct journal_event ev = {
-			.ifname = p->ifname,
 			.knob = -1,
 			.old_value = JOURNAL_NO_VALUE,
 			.new_value = JOURNAL_NO_VALUE,
@@ -808,11 +867,16 @@ static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *r
 			.outcome = failed ? "not_rerouted" : "rerouted",
 			.reason = how,
 		};
-
-		if (!ris[i].families || p->ns != ns)
+		if (!item_families_in(&ris[i], ns, &first))
 			continue;
-		snprintf(p->rerouted, sizeof(p->rerouted), "%s", how);
-		p->reroute_failed = failed;
+		snprintf(first->rerouted, sizeof(first->rerouted), "%s", how);
+		first->reroute_failed = failed;
+		if (p->ns == ns) {
+			snprintf(p->rerouted, sizeof(p->rerouted), "%s", how);
+			p->reroute_failed = failed;
+		}
+		/* The log's names are a device's own (a pod's eth0 as eth0). */
+		ev.ifname = first->ifname;
 		journal_log_append(j, &ev, &ignored);
 	}
 }
@@ -820,16 +884,20 @@ static void reroute_ns(struct actuator *a, struct journal *j, struct run_item *r
 static void reroute(struct actuator *a, struct journal *j, struct run_item *ris, unsigned int n,
 		    const char *actor)
 {
-	unsigned int i, k;
+	unsigned int i, d, k, e;
 
-	for (i = 0; i < n; i++) {
-		struct netns *ns = ris[i].it->plans[0].ns;
+	/* Each namespace once, at its first device in the run. */
+	for (i = 0; i < n; i++)
+		for (d = 0; d < ris[i].nd; d++) {
+			struct netns *ns = ris[i].run[d].plan->ns;
+			bool seen = false;
 
-		for (k = 0; k < i && ris[k].it->plans[0].ns != ns; k++)
-			;
-		if (k == i) /* the first item of its namespace */
-			reroute_ns(a, j, ris, n, ns, actor);
-	}
+			for (k = 0; k <= i && !seen; k++)
+				for (e = 0; e < (k == i ? d : ris[k].nd) && !seen; e++)
+					seen = ris[k].run[e].plan->ns == ns;
+			if (!seen)
+				reroute_ns(a, j, ris, n, ns, actor);
+		}
 }
 
 int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, unsigned int n,
@@ -869,10 +937,11 @@ int actuate_run(struct actuator *a, struct journal *j, struct act_item *items, u
 		/* The identity of a device of another namespace is read there. */
 		items[i].rc = scope_enter(a, items[i].plans[0].ns, &sc, &items[i].err);
 		if (items[i].rc < 0) {
-			rterr_prefix(&items[i].err, "%s: nothing changed: ", items[i].plans[0].ifname);
+			rterr_prefix(&items[i].err,
+				     "%s: nothing changed: ", items[i].plans[0].ifname);
 			continue;
 		}
-		items[i].rc = begin_all(j, ris[i].run, ris[i].nd, o, &items[i].err);
+		items[i].rc = begin_all(a, j, ris[i].run, ris[i].nd, o, &items[i].err);
 		scope_leave(a, &sc);
 		ris[i].begun = items[i].rc == 0;
 	}
@@ -998,6 +1067,23 @@ int actuate_restore(struct actuator *a, struct journal *j, const struct nic *nic
 		snprintf(plans[n].upper_of, sizeof(plans[n].upper_of), "%s", nic->link.ifname);
 		plans[n].level = (int)i + 1;
 		got[n++] = true;
+	}
+	/* Its veth peer in another namespace, when its change reached it (plan_stack()). */
+	if (st && st->has_peer && n < PLAN_SET_MAX) {
+		struct nic peer;
+		int u;
+
+		nic_from_link_only(&st->peer.li, &peer);
+		peer.ns = st->peer.ns;
+		u = plan_originals(j, &peer, &ids[n], have[n], &plans[n], err);
+		if (u < 0)
+			return u;
+		if (u > 0) {
+			snprintf(plans[n].upper_of, sizeof(plans[n].upper_of), "%s",
+				 nic->link.ifname);
+			plans[n].level = 1;
+			got[n++] = true;
+		}
 	}
 	if (r == 0 && n == 1)
 		return 0;

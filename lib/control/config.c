@@ -93,6 +93,7 @@ void config_free(struct rtd_config *cfg)
 {
 	strv_free(&cfg->interfaces);
 	strv_free(&cfg->namespaces);
+	strv_free(&cfg->netns_dirs);
 	strv_free(&cfg->exclude);
 	strv_free(&cfg->drivers);
 	strv_free(&cfg->chips);
@@ -206,6 +207,36 @@ static int resolve_group(const char *name, gid_t *gid)
 	return 0;
 }
 
+/* netns_dirs: absolute directories, at most NETNS_DIRS_MAX of them. */
+static int netns_dirs_parse(struct rtd_config *cfg, const char *value, char *why, size_t whylen)
+{
+	struct strv sv = {0};
+	unsigned int i;
+	int r = strv_split(&sv, value);
+
+	if (r < 0)
+		return r;
+	for (i = 0; i < sv.n; i++)
+		if (sv.v[i][0] != '/' || strlen(sv.v[i]) >= 256) {
+			snprintf(
+				why, whylen,
+				"netns_dirs: expected absolute directory paths (shorter than 256), "
+				"got '%s'",
+				sv.v[i]);
+			strv_free(&sv);
+			return -EINVAL;
+		}
+	if (sv.n > NETNS_DIRS_MAX) {
+		snprintf(why, whylen, "netns_dirs: at most %d directories, got %u", NETNS_DIRS_MAX,
+			 sv.n);
+		strv_free(&sv);
+		return -EINVAL;
+	}
+	strv_free(&cfg->netns_dirs);
+	cfg->netns_dirs = sv;
+	return 0;
+}
+
 /* Check and store one value. why gets what was expected; the caller adds where. */
 static int config_set(struct rtd_config *cfg, const char *key, const char *value, char *why,
 		      size_t whylen)
@@ -234,6 +265,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 		return strv_split(&cfg->chips, value);
 	if (strcmp(key, "namespaces") == 0)
 		return strv_split(&cfg->namespaces, value);
+	if (strcmp(key, "netns_dirs") == 0)
+		return netns_dirs_parse(cfg, value, why, whylen);
 	if (strcmp(key, "profile") == 0) {
 		COPY(profile);
 		if (strcmp(value, "none") == 0)
@@ -242,7 +275,7 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	if (strcmp(key, "autotune") == 0 || strcmp(key, "restore_on_exit") == 0 ||
 	    strcmp(key, "tune_host") == 0) {
-		bool *b = key[0] == 'a' ? &cfg->autotune
+		bool *b = key[0] == 'a'	  ? &cfg->autotune
 			  : key[0] == 'r' ? &cfg->restore_on_exit
 					  : &cfg->tune_host;
 
@@ -379,7 +412,8 @@ static int config_set(struct rtd_config *cfg, const char *key, const char *value
 	}
 	snprintf(why, whylen,
 		 "unknown key '%s' (expected interfaces, exclude, drivers, chips, namespaces, "
-		 "profile, autotune, tune_host, probes, metrics, textfile, sample_interval, "
+		 "netns_dirs, profile, autotune, tune_host, probes, metrics, textfile, "
+		 "sample_interval, "
 		 "restore_on_exit, socket, state_dir, socket_group, log_level, pin, allowed_mtu or "
 		 "cpu_dma_latency)",
 		 key);
@@ -402,6 +436,7 @@ static void config_defaults(struct rtd_config *cfg)
 	cfg->log_level = LOG_INFO;
 	cfg->cpu_dma_latency.mode = PMQOS_AUTO;
 	tuner_config_default(&cfg->tuner);
+	strv_split(&cfg->netns_dirs, RTD_DEFAULT_NETNS_DIRS);
 }
 
 /* The first value refused (lib/base/inifile.c stops reading there). */

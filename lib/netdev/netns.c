@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Another network namespace, entered for the work on its devices (netns.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <linux/nsfs.h>
 #include <sched.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "rtltune/ethtool.h"
+#include "rtltune/link.h"
 #include "rtltune/netns.h"
 #include "rtltune/nic.h"
 
@@ -27,9 +30,9 @@
 
 struct netns {
 	char name[64];
-	int fd;		  /* the namespace (nsfs) */
-	int ctl;	  /* its ioctl socket */
-	int sysfs;	  /* its sysfs, a detached mount; -1 none */
+	int fd;	   /* the namespace (nsfs) */
+	int ctl;   /* its ioctl socket */
+	int sysfs; /* its sysfs, a detached mount; -1 none */
 	uint64_t cookie;
 	struct nic_io *io; /* its device sockets, once asked for */
 };
@@ -58,8 +61,7 @@ int netns_switch(struct netns *to, struct netns **prev, struct rterr *err)
 	if (!cur_ns && ethtool_ctl_fd() < 0)
 		return rterr_sys(err, -ethtool_ctl_fd(), "socket");
 	if (setns(to ? to->fd : home_fd, CLONE_NEWNET) < 0)
-		return rterr_sys(err, errno, "enter network namespace %s",
-				 to ? to->name : "(own)");
+		return rterr_sys(err, errno, "enter network namespace %s", to ? to->name : "(own)");
 	if (!cur_ns)
 		home_ctl = ethtool_ctl_fd_use(to->ctl);
 	else
@@ -185,4 +187,43 @@ struct nic_io *netns_io(struct netns *ns, struct rterr *err)
 		ns->io = NULL;
 	}
 	return ns->io;
+}
+
+int netns_find_id(struct link_sock *ls, int nsid, char *const *dirs, unsigned int n_dirs,
+		  char *name, size_t name_len, char *path, size_t path_len, struct rterr *err)
+{
+	unsigned int i;
+
+	if (nsid < 0)
+		return 0;
+	for (i = 0; i < n_dirs; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char file[PATH_MAX];
+			struct rterr e;
+			int fd, id;
+
+			if (de->d_name[0] == '.' || strlen(de->d_name) >= name_len)
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", dirs[i], de->d_name);
+			fd = open(file, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			/* Not a namespace (yet: ip netns add mounts it after making it): no id. */
+			id = link_netns_id(ls, fd, &e);
+			close(fd);
+			if (id != nsid)
+				continue;
+			snprintf(name, name_len, "%s", de->d_name);
+			snprintf(path, path_len, "%s", file);
+			closedir(d);
+			return 1;
+		}
+		if (d)
+			closedir(d);
+	}
+	(void)err;
+	return 0;
 }

@@ -102,6 +102,14 @@ void stack_build(const struct link_info *links, int n, int ifindex, struct nic_s
 		add(out->lowers, &out->n_lowers, &out->truncated, m, STACK_OVER, ifindex);
 }
 
+void stack_set_peer(struct nic_stack *st, struct netns *ns, const struct link_info *li)
+{
+	st->has_peer = true;
+	st->peer.li = *li;
+	st->peer.ns = ns;
+	st->peer.below = st->ifindex;
+}
+
 int64_t stack_effective(const struct link_info *self, const struct nic_stack *st, enum knob_id k)
 {
 	int64_t v = link_knob(self, k);

@@ -15,6 +15,7 @@
 #include "rtltune/around.h"
 #include "rtltune/cpus.h"
 #include "rtltune/hostknob.h"
+#include "rtltune/netns.h"
 #include "rtltune/plan.h"
 
 const char *plan_action_name(enum plan_action a)
@@ -562,6 +563,52 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 	plan_count(p);
 }
 
+/*
+ * The device's veth peer in another namespace: the sizes the device gets, both ways (its
+ * skbs go whole into the device: above it they would be segmented in software there),
+ * within its own ceiling.
+ */
+static void plan_peer(const struct plan *base, const int64_t *want_all, const struct nic_stack *st,
+		      struct plan *set, unsigned int *n_set)
+{
+	struct plan *p = &set[*n_set];
+	struct nic nic;
+	int k;
+
+	nic_from_link_only(&st->peer.li, &nic);
+	nic.ns = st->peer.ns;
+	plan_init(p, &nic, NULL);
+	snprintf(p->upper_of, sizeof(p->upper_of), "%s", base->ifname);
+	p->level = 1;
+	for (k = 0; k < KNOB__COUNT; k++) {
+		struct plan_item *it = &p->items[k];
+		int64_t want, cap;
+
+		if (!(knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || it->cur == LINK_UNSET)
+			continue;
+		want = below_target(set, *n_set, st->ifindex, (enum knob_id)k);
+		if (want_all && want_all[k] != LINK_UNSET && want_all[k] < want)
+			want = want_all[k];
+		if (want == LINK_UNSET || want == it->cur)
+			continue;
+		plan_set_src(p, (enum knob_id)k, "peer of %s", base->ifname);
+		cap = k == KNOB_GSO_MAX_SEGS ? st->peer.li.tso_max_segs : st->peer.li.tso_max_size;
+		if (want > it->cur && cap != LINK_UNSET && cap < want) {
+			plan_set_note(p, (enum knob_id)k,
+				      "%s raised to %" PRId64 " only: its own %s",
+				      knob_name((enum knob_id)k), cap > it->cur ? cap : it->cur,
+				      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
+			want = cap;
+			if (want <= it->cur)
+				continue;
+		}
+		it->target = want;
+		it->action = PLAN_CHANGE;
+	}
+	plan_count(p);
+	(*n_set)++;
+}
+
 int plan_stack(const struct plan *base, const int64_t *want_all, const struct nic_stack *st,
 	       const struct link_info *links, int n, bool with_lowers,
 	       struct plan set[PLAN_SET_MAX], unsigned int *n_set, struct rterr *err)
@@ -623,6 +670,8 @@ int plan_stack(const struct plan *base, const int64_t *want_all, const struct ni
 	}
 	for (u = 0; with_lowers && u < st->n_lowers && *n_set < PLAN_SET_MAX; u++)
 		plan_lower(base, want_all, &st->lowers[u], &set[(*n_set)++]);
+	if (st->has_peer && *n_set < PLAN_SET_MAX)
+		plan_peer(base, want_all, st, set, n_set);
 	return 0;
 }
 
@@ -645,6 +694,10 @@ json_object *plan_set_json(const struct plan *set, unsigned int n, bool executed
 		if (!says)
 			continue;
 		last = plan_json(&set[u], executed);
+		/* A veth's peer in another namespace (a pod's eth0) planned with the veth. */
+		if (u > 0 && set[u].ns != set[0].ns)
+			json_object_object_add(last, "peer_of",
+					       json_object_new_string(set[u].upper_of));
 		if (u == 0 && error)
 			json_object_object_add(last, "error", json_object_new_string(error));
 		json_object_array_add(arr, last);
@@ -661,6 +714,8 @@ json_object *plan_json(const struct plan *plan, bool executed)
 	int k;
 
 	json_object_object_add(o, "ifname", json_object_new_string(plan->ifname));
+	if (plan->ns)
+		json_object_object_add(o, "netns", json_object_new_string(netns_name(plan->ns)));
 	if (plan->upper_of[0])
 		json_object_object_add(o, "upper_of", json_object_new_string(plan->upper_of));
 	json_object_object_add(o, "chip", str_or_null(plan->chip_id));

@@ -27,10 +27,10 @@ for f in /usr/bin/rtltune /usr/sbin/rtltuned /lib/systemd/system/rtltuned.servic
 	/usr/share/man/man8/rtltune.8.gz /usr/share/man/man8/rtltuned.8.gz \
 	/usr/share/man/man5/rtltuned.conf.5.gz /usr/share/man/man5/rtltune-profile.5.gz \
 	/usr/share/man/man5/rtltune-chips.5.gz /usr/share/bash-completion/completions/rtltune \
-	/usr/share/doc/rtltune/prometheus/rtltune.rules.yml; do
+	/usr/share/doc/rtltune/prometheus/rtltune.rules.yml /usr/share/doc/rtltune/examples/pods.conf; do
 	grep -qxF "$f" "$list" || t_fail "package lacks $f"
 done
-echo "ok: programs, units, config, man pages, completion, rules in the package"
+echo "ok: programs, units, config, man pages, completion, rules, the pods drop-in in the package"
 t_eq "$(grep -c '^/usr/share/rtltune/profiles/.*\.conf$' "$list")" "$(ls profiles/*.conf | wc -l)" "profiles in the package"
 t_eq "$(grep -c '^/usr/share/rtltune/chips/.*\.conf$' "$list")" "$(ls chips/*.conf | wc -l)" "chip files in the package"
 t_eq "$(dpkg-deb -f "$deb" Package)" rtltune "Package field"

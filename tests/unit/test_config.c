@@ -188,6 +188,20 @@ static void test_selects_pods(void **state)
 	assert_int_equal(config_read(NULL, &cfg, &err), 0);
 	assert_int_equal(cfg.namespaces.n, 0); /* off by default */
 	assert_false(config_selects_netns(&cfg, "cni-1"));
+	/* Where names are looked up: ip netns's and Docker's directories by default. */
+	assert_int_equal(cfg.netns_dirs.n, 2);
+	assert_string_equal(cfg.netns_dirs.v[0], "/run/netns");
+	assert_string_equal(cfg.netns_dirs.v[1], "/run/docker/netns");
+	config_free(&cfg);
+
+	write_conf("netns_dirs = /run/netns, /srv/ns\n");
+	assert_int_equal(config_read(path, &cfg, &err), 0);
+	assert_int_equal(cfg.netns_dirs.n, 2);
+	assert_string_equal(cfg.netns_dirs.v[1], "/srv/ns");
+	config_free(&cfg);
+	write_conf("netns_dirs = relative/dir\n");
+	assert_int_equal(config_read(path, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "netns_dirs: expected absolute directory paths"));
 	config_free(&cfg);
 
 	write_conf("namespaces = cni-*, pod9\ninterfaces = */eth0, up0\nexclude = cni-2/*\n");

@@ -196,6 +196,51 @@ static void test_plan_through_bridge(void **state)
 	assert_int_equal(set[1].items[KNOB_GSO_MAX_SIZE].target, 32768);
 }
 
+/* A pod's eth0, the veth peer of the node's port v1 in another namespace: planned with the
+ * port as an upper of it (after it), both ways, within its own tso_max_size. */
+static void test_plan_peer(void **state)
+{
+	static struct plan base, set[PLAN_SET_MAX];
+	struct netns *pod = (struct netns *)&state; /* any pointer: never entered here */
+	struct link_info l[2], peer;
+	struct rterr err = {0};
+	struct nic_stack st;
+	unsigned int n;
+
+	captured_port(&l[0]);
+	link_of(&l[1], 4, "br0", "bridge", 0, 0, 16384, 524280);
+	link_of(&peer, 2, "eth0", "veth", 0, 0, 16384, 65536);
+	stack_build(l, 2, l[0].ifindex, &st);
+	assert_false(st.has_peer);
+	stack_set_peer(&st, pod, &peer);
+	assert_true(st.has_peer);
+	assert_int_equal(st.peer.below, l[0].ifindex);
+	/* A raise: the bridge, then the peer, capped at its own 65536 with a note. */
+	base_plan(&l[0], 524280, &base);
+	assert_int_equal(plan_stack(&base, NULL, &st, l, 2, false, set, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_ptr_equal(set[2].ns, pod);
+	assert_ptr_equal(set[0].ns, NULL);
+	assert_int_equal(set[2].level, 1);
+	assert_string_equal(set[2].upper_of, "v1");
+	assert_string_equal(plan_src(&set[2], KNOB_GSO_MAX_SIZE), "peer of v1");
+	assert_int_equal(set[2].items[KNOB_GSO_MAX_SIZE].action, PLAN_CHANGE);
+	assert_int_equal(set[2].items[KNOB_GSO_MAX_SIZE].target, 65536);
+	assert_string_equal(plan_note(&set[2], KNOB_GSO_MAX_SIZE),
+			    "gso_max_size raised to 65536 only: its own tso_max_size");
+	/* A decrease: the peer comes down with the port (its skbs would be cut there). */
+	link_of(&peer, 2, "eth0", "veth", 0, 0, 65536, 524280);
+	stack_set_peer(&st, pod, &peer);
+	base_plan(&l[0], 8192, &base);
+	assert_int_equal(plan_stack(&base, NULL, &st, l, 2, false, set, &n, &err), 0);
+	assert_int_equal(set[n - 1].items[KNOB_GSO_MAX_SIZE].target, 8192);
+	/* Already where the port goes: nothing to change. */
+	link_of(&peer, 2, "eth0", "veth", 0, 0, 8192, 524280);
+	stack_set_peer(&st, pod, &peer);
+	assert_int_equal(plan_stack(&base, NULL, &st, l, 2, false, set, &n, &err), 0);
+	assert_int_equal(set[n - 1].n_changes, 0);
+}
+
 /* The chip entry a snapshot of driver drv with the fake sysfs device sysdev matches. */
 static const struct chip_entry *chip_of(const struct chipdb *db, const char *drv,
 					const char *sysdev, struct nic *nic)
@@ -275,9 +320,8 @@ static void test_netvsc_and_mana(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bridge_port),
-		cmocka_unit_test(test_macvlan),
-		cmocka_unit_test(test_plan_through_bridge),
+		cmocka_unit_test(test_bridge_port),	    cmocka_unit_test(test_macvlan),
+		cmocka_unit_test(test_plan_through_bridge), cmocka_unit_test(test_plan_peer),
 		cmocka_unit_test(test_netvsc_and_mana),
 	};
 
