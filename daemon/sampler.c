@@ -256,7 +256,9 @@ uint64_t sampler_step(void)
 		/* An interface the probes cannot count (no free slot) falls back alone. */
 		if (s->probe_sample != samples + 1)
 			read = fill_from_link(ifc, &li);
-		outside_sample(ifc, read ? &li : NULL);
+		/* After skipped samples the tuner is not fed this read (tune_gap()): nothing
+		 * acts on it, so the outside-change check need not drain the monitor first. */
+		outside_sample(ifc, read ? &li : NULL, s->skipped);
 		if (s->valid && !moved(s))
 			s->still += s->still < IDLE_AFTER;
 		else
