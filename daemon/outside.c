@@ -141,7 +141,7 @@ void outside_sample(struct iface *ifc, const struct link_info *li, bool settled)
 	 * notification still waited in the socket would be taken as rtltuned's own (and never
 	 * seen as outside) if the socket were read only after that (report_svg's `ethtool -K`
 	 * was, now and then). With nothing to act on this read (settled: 1000 idle pods'
-	 * 125 reads a sample), a notification about it waits for the loop, which marks it
+	 * 63 reads a sample), a notification about it waits for the loop, which marks it
 	 * for a re-read at its next sample: one receive less per read. */
 	if (mon && !settled)
 		mon_readable(&mon_io, EPOLLIN);
