@@ -357,7 +357,7 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	json_object_object_add(o, "tuning_decisions", dec);
 	signals_iface_json(ifc, o, rates);
 	json_object_object_add(o, "rates", rates);
-	/* What the rates span, and whether the interface is read every 8th sample only
+	/* What the rates span, and whether the interface is read every 16th sample only
 	 * (idle: docs/daemon.md "Every sample"). */
 	json_object_object_add(o, "rate_seconds",
 			       s->rate_us ? json_object_new_double((double)s->rate_us / 1e6) : NULL);

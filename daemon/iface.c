@@ -151,6 +151,14 @@ static struct nic_io *io_enter(struct netns *ns, struct netns **prev)
 
 /* ---- snapshot ---------------------------------------------------------------------- */
 
+/* Bumped whenever an interface's chip id changes (iface_chip_changes()). */
+static uint64_t chip_changes;
+
+uint64_t iface_chip_changes(void)
+{
+	return chip_changes;
+}
+
 void iface_update(struct iface *ifc, const struct nic *nic)
 {
 	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
@@ -159,6 +167,8 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 	snprintf(ifc->driver, sizeof(ifc->driver), "%s", nic->have_drvinfo ? nic->drv.driver : "");
 	if (rtd.chips)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
+	if (strcmp(ifc->chip, chip ? chip->id : "") != 0)
+		chip_changes++;
 	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
 	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
 	if (ifc->master != nic->link.master ||

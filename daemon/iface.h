@@ -249,6 +249,9 @@ void iface_reset_by_driver(struct iface *ifc);
 /* Read the interface now (by ifindex); a snapshot taken elsewhere (a read-back) instead. */
 void iface_refresh(struct iface *ifc);
 void iface_update(struct iface *ifc, const struct nic *nic);
+/* How many times iface_update() changed an interface's chip id so far (PM QoS follows the
+ * chips without walking the table every sample). */
+uint64_t iface_chip_changes(void);
 /* Whether ifc is part of a device stack (an upper or a lower, as the table knows it). */
 bool iface_stacked(const struct iface *ifc);
 /* Read the links of ifc's stack now (by ifindex) into its managed part and recompute the

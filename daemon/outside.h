@@ -36,8 +36,11 @@ void outside_stop(void);
 /* Per sample for a managed interface, before the tuner acts on the sample: take in the
  * notifications waiting, compare its link with the last known values, and re-read and
  * compare everything when that or a notification says so. li: its link as this sample
- * read it already (the counters' RTM_GETLINK), NULL to read it here. */
-void outside_sample(struct iface *ifc, const struct link_info *li);
+ * read it already (the counters' RTM_GETLINK), NULL to read it here. settled: nothing acts
+ * on the interface with this read (an idle interface read after skipped samples: the
+ * tuner is not fed it, sampler.c), so the notifications are left to the event loop, which
+ * reads them before the next sample. */
+void outside_sample(struct iface *ifc, const struct link_info *li, bool settled);
 
 /* Read ifc now and take what it has as rtltuned's own last known values, nothing marked
  * manual: the end of a pause (a sweep put its values back itself, through the journal).

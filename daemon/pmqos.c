@@ -23,6 +23,10 @@ static struct {
 	char error[320];
 	int32_t failed_us;
 	bool stopped;
+	/* What the last evaluation saw: the table's chip changes and the policy's generation
+	 * (the chip database). With the same, a sample has nothing new for PM QoS. */
+	bool evaluated;
+	uint64_t chip_changes, generation;
 } pq = {.fd = -1, .failed_us = -1};
 
 static const char *device_path(void)
@@ -88,6 +92,9 @@ static void evaluate(const struct iface *skip, bool retry)
 
 	if (pq.stopped)
 		return;
+	pq.evaluated = true;
+	pq.chip_changes = iface_chip_changes();
+	pq.generation = rtd.generation;
 	want = collect(skip, names, sizeof(names), NULL);
 	if (want < 0) {
 		release(rtd.cfg.cpu_dma_latency.mode == PMQOS_OFF
@@ -141,8 +148,18 @@ void pmqos_iface_event(struct iface *ifc, const struct iface_change *c)
 	evaluate(c->ev == IFACE_GONE ? ifc : NULL, false);
 }
 
+/*
+ * What collect() reads: the managed flag (changed only with an interface event, which
+ * evaluates), the chip id (iface_update(): counted by iface_chip_changes()), the chip
+ * database and cpu_dma_latency (a reload: retry). Without a retry, a failed request is not
+ * tried again for the same value anyway. So a sample with none of them changed has nothing
+ * to evaluate: 1000 pods are not walked every sample.
+ */
 void pmqos_update(bool retry)
 {
+	if (!retry && pq.evaluated && pq.chip_changes == iface_chip_changes() &&
+	    pq.generation == rtd.generation)
+		return;
 	evaluate(NULL, retry);
 }
 

@@ -20,8 +20,9 @@
 
 /* Interface table observer: the set of managed shallow-idle interfaces changed maybe. */
 void pmqos_iface_event(struct iface *ifc, const struct iface_change *c);
-/* Evaluate again: after every sample (a chip id can change with a refresh), and with
- * retry after a reload, which also tries again a request the kernel refused. */
+/* Evaluate again: after every sample, only when a chip id changed since (a refresh can
+ * change one with no interface event), and with retry after a reload (new chips, a new
+ * cpu_dma_latency), which also tries again a request the kernel refused. */
 void pmqos_update(bool retry);
 /* Drop the request for good (the daemon stops). */
 void pmqos_stop(void);

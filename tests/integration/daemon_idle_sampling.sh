@@ -1,9 +1,9 @@
 #!/bin/bash
 # Idle sampling (issue 28, docs/daemon.md "Every sample"): a managed interface whose packet
-# counters stand still is read every 8th sample only (`"idle": true` in `stats --json`,
-# its rates over the real time since its last read: `"rate_seconds"` about 8 intervals),
+# counters stand still is read every 16th sample only (`"idle": true` in `stats --json`,
+# its rates over the real time since its last read: `"rate_seconds"` about 16 intervals),
 # and is still reported exactly: its counters are the kernel's. Traffic that starts on it
-# is seen at its next read (within 8 samples, 10 allowed: a poll may fall between), and
+# is seen at its next read (within 16 samples, 18 allowed: a poll may fall between), and
 # from then on it is read every sample (`rate_seconds` one interval, not idle). When the
 # traffic stops it is idle again with the kernel's final counts. A notification about it
 # (txqueuelen changed outside rtltune) has it read at the next sample, not in its phase.
@@ -39,18 +39,18 @@ exact() {
 	t_eq "$(st .tx_packets)" "$(kernel tx)" "$1: tx_packets as the kernel counts"
 }
 
-# 1. Idle: read every 8th sample, rates over that span, counts exact.
-# (The first read after it went idle comes at its phase, up to 8 samples on; the second
-# spans all 8.)
+# 1. Idle: read every 16th sample, rates over that span, counts exact.
+# (The first read after it went idle comes at its phase, up to 16 samples on; the second
+# spans all 16.)
 wait_idle true
 s0=$(samples)
 for ((i = 0; i < 400; i++)); do
-	[ "$(st '.rate_seconds >= 1.2')" = true ] && break
+	[ "$(st '.rate_seconds >= 2.8')" = true ] && break
 	sleep 0.05
 done
-t_le $(($(samples) - s0)) 17 "samples until an idle read spans 8"
-t_eq "$(st '.rate_seconds >= 1.2 and .rate_seconds <= 2.4')" true \
-	"idle: rates span about 8 samples of 200 ms ($(st .rate_seconds) s)"
+t_le $(($(samples) - s0)) 33 "samples until an idle read spans 16"
+t_eq "$(st '.rate_seconds >= 2.8 and .rate_seconds <= 4.0')" true \
+	"idle: rates span about 16 samples of 200 ms ($(st .rate_seconds) s)"
 t_eq "$(st .rates.rx_packets)" 0 "idle: rx rate"
 exact idle
 
@@ -66,7 +66,7 @@ for ((i = 0; i < 400; i++)); do
 	sleep 0.02
 done
 [ -n "$seen" ] || t_fail "traffic on va not seen in stats within 8 s"
-t_le $((seen - s0)) 10 "samples from the traffic's start to its first read"
+t_le $((seen - s0)) 18 "samples from the traffic's start to its first read"
 d_wait_samples 2
 t_eq "$(st .idle)" false "with traffic: not idle"
 t_eq "$(st '.rate_seconds < 0.4')" true "with traffic: rates over one interval ($(st .rate_seconds) s)"
