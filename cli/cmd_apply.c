@@ -192,11 +192,17 @@ static int run_plan(struct run *run, const struct profile *prof, char **names, i
 
 		stack_build(run->links, run->n_links, run->nics[i].link.ifindex, &st);
 		/* A veth's peer in a pod rtltuned manages: raised with it, in its run. */
-		rc = cli_peer_find(run->ctx, run->act, &run->nics[i].link, true, &run->peers, &st,
-				   err);
-		if (rc >= 0)
-			rc = plan_device(&run->nics[i], run->db, &req, &st, run->links,
-					 run->n_links, run->sets[i], &run->n_set[i], err);
+		if (cli_peer_find(run->ctx, run->act, &run->nics[i].link, true, &run->peers, &st,
+				  err) < 0) {
+			/* A pod on its way out (ENODEV) or refused: the veth is planned without
+			 * it, as restore does, and the rest of the run goes on. */
+			fprintf(stderr, "rtltune: %s: its veth peer is left out: %s\n",
+				run->nics[i].link.ifname, err->msg);
+			memset(err, 0, sizeof(*err));
+			st.has_peer = false;
+		}
+		rc = plan_device(&run->nics[i], run->db, &req, &st, run->links, run->n_links,
+				 run->sets[i], &run->n_set[i], err);
 	}
 	/* The host-wide knobs: once, on the host's own plan (skipped with why outside the
 	 * initial network namespace). */

@@ -438,9 +438,30 @@ static void reset_watches(void)
 	n_dirs = 0;
 }
 
+/* Whether a watch serves another entry too (inotify gives one descriptor per directory:
+ * /run is above both /run/netns and /run/docker/netns until they exist). */
+static bool wd_shared(int wd, unsigned int self)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_dirs; i++)
+		if (i != self && (wd_dir[i] == wd || wd_up[i] == wd))
+			return true;
+	return false;
+}
+
+static void drop_watch(int wd, unsigned int self)
+{
+	if (wd >= 0 && ino_io.fd >= 0 && !wd_shared(wd, self))
+		inotify_rm_watch(ino_io.fd, wd);
+}
+
 /*
  * Watch each directory of netns_dirs, or the nearest directory above it that exists until
  * it does (/run/netns comes with the first `ip netns add`, /run/docker/netns with dockerd).
+ * Every call looks again: the directories below appear one at a time (/run/docker, then
+ * /run/docker/netns, which /run's watch would not hear), so the watch above moves down
+ * with them, and goes once the directory itself is watched.
  */
 static void watch(void)
 {
@@ -449,14 +470,17 @@ static void watch(void)
 	n_dirs = rtd.cfg.netns_dirs.n < NETNS_DIRS_MAX ? rtd.cfg.netns_dirs.n : NETNS_DIRS_MAX;
 	for (i = 0; ino_io.fd >= 0 && i < n_dirs; i++) {
 		char up[PATH_MAX], *slash;
+		int prev = wd_up[i];
 
-		if (wd_dir[i] >= 0)
+		if (wd_dir[i] < 0)
+			wd_dir[i] = inotify_add_watch(ino_io.fd, rtd.cfg.netns_dirs.v[i],
+						      IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+							      IN_MOVED_TO | IN_DELETE_SELF);
+		wd_up[i] = -1;
+		if (wd_dir[i] >= 0) {
+			drop_watch(prev, i);
 			continue;
-		wd_dir[i] = inotify_add_watch(ino_io.fd, rtd.cfg.netns_dirs.v[i],
-					      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-						      IN_DELETE_SELF);
-		if (wd_dir[i] >= 0)
-			continue;
+		}
 		snprintf(up, sizeof(up), "%s", rtd.cfg.netns_dirs.v[i]);
 		while ((slash = strrchr(up, '/')) && wd_up[i] < 0) {
 			if (slash == up)
@@ -467,6 +491,8 @@ static void watch(void)
 			if (slash == up)
 				break;
 		}
+		if (prev != wd_up[i])
+			drop_watch(prev, i);
 	}
 }
 

@@ -745,7 +745,7 @@ static void item_execute(struct actuator *a, struct journal *j, struct run_item 
 		else if ((r = dev_enter(a, d, &sc)) < 0)
 			snprintf(failure, sizeof(failure), "%s: its network namespace: %s",
 				 d->plan->ifname, strerror(-r));
-		done = i + 1;
+		done = r < 0 ? i : i + 1; /* one that fails here was sent nothing: none to undo */
 		if (r < 0) {
 			ri->it->err.errnum = -r;
 			break;

@@ -5,6 +5,9 @@
 #  1. The daemon in a "node" namespace, `namespaces = rtx*`, `netns_dirs = DIR`: the peer of
 #     the node's veth in namespace rtxa (made before the daemon) and in rtxb (made while it
 #     runs: the directory's inotify watch) are managed as rtxa/eth0 and rtxb/eth0 and raised.
+#     A directory that does not exist yet, two levels deep (as /run/docker/netns before
+#     dockerd made /run/docker): made one level at a time while the daemon runs, a namespace
+#     mounted in it (rtxc) is managed too (the watch above moves down with each level).
 #  2. The CLI without the daemon (`rtltune -n NODE show vxa`) names the peer's namespace
 #     from the same setting; without it the peer's namespace is null.
 #  3. A directory that is not absolute is refused at start (exit 2, naming the key).
@@ -37,12 +40,20 @@ pod_gso() { nsenter --net="$DIR/rtx$1" ip -d -j link show dev eth0 | jq -r '.[0]
 nsfile rtxa
 pair a
 
+# The runtime's directory to be: its parent a shared mount, the rest made later.
+RT=$T_TMP/rt
+mkdir -p "$RT"
+mount --bind "$RT" "$RT"
+t_defer "umount -l $RT 2>/dev/null || true"
+mount --make-shared "$RT"
+LATE=$RT/docker/netns
+
 PROFILES=$T_TMP/profiles
 mkdir -p "$PROFILES"
 printf '[profile]\n[knobs]\ngso_max_size = 65536\ngso_ipv4_max_size = 65536\n' >"$PROFILES/big.conf"
 D_ENV=(RTLTUNE_PROFILE_PATH="$PROFILES")
 CONF=$T_TMP/rtltuned.conf
-printf 'interfaces = */eth0\nnamespaces = rtx*\nnetns_dirs = /run/netns, %s\nprofile = big\nprobes = off\nautotune = no\nsample_interval = 200ms\n' "$DIR" >"$CONF"
+printf 'interfaces = */eth0\nnamespaces = rtx*\nnetns_dirs = /run/netns, %s, %s\nprofile = big\nprobes = off\nautotune = no\nsample_interval = 200ms\n' "$DIR" "$LATE" >"$CONF"
 
 t_log "1. the daemon follows namespaces named in DIR"
 d_start "$NODE" --config "$CONF"
@@ -58,12 +69,29 @@ nsfile rtxb
 pair b
 wait_gso b 65536
 t_eq "$(pod_gso b)" 65536 "rtxb/eth0 (made while it runs) raised"
+mkdir "$RT/docker"
+mkdir "$LATE"
+touch "$LATE/rtxc"
+unshare --net="$LATE/rtxc" true
+t_defer "umount $LATE/rtxc 2>/dev/null || true"
+nsenter --net="$LATE/rtxc" ip link set lo up
+nsenter --net="$LATE/rtxc" ip link add eth0 gso_max_size 16384 type veth peer name vxc \
+	netns "$NODE" gso_max_size 16384
+nsenter --net="$LATE/rtxc" ip link set eth0 up
+ip -n "$NODE" link set vxc up
+for ((i = 0; i < 100; i++)); do
+	[ "$(nsenter --net="$LATE/rtxc" ip -d -j link show dev eth0 | jq -r '.[0].gso_max_size')" = 65536 ] && break
+	sleep 0.05
+done
+t_eq "$(nsenter --net="$LATE/rtxc" ip -d -j link show dev eth0 | jq -r '.[0].gso_max_size')" 65536 \
+	"rtxc/eth0 (its directory made two levels deep while the daemon runs) raised"
 t_eq "$(d_rtl --json status | jq -r '[.interfaces[] | select(.netns != null) | "\(.ifname)=\(.netns)"] | sort | join(" ")')" \
-	"rtxa/eth0=rtxa rtxb/eth0=rtxb" "status: the pods' interfaces and their namespaces"
+	"rtxa/eth0=rtxa rtxb/eth0=rtxb rtxc/eth0=rtxc" "status: the pods' interfaces and their namespaces"
 t_eq "$(ip -n "$NODE" -d -j link show dev vxa | jq -r '.[0].gso_max_size')" 16384 "the node's veth (not selected) untouched"
 ip netns exec "$NODE" env RTLTUNE_SOCKET="$D_SOCK" "$RTLTUNE" restore >/dev/null
 d_stop
-t_eq "$(pod_gso a) $(pod_gso b)" "16384 16384" "both back after restore"
+t_eq "$(pod_gso a) $(pod_gso b) $(nsenter --net="$LATE/rtxc" ip -d -j link show dev eth0 | jq -r '.[0].gso_max_size')" \
+	"16384 16384 16384" "all three back after restore"
 
 t_log "2. the CLI names the peer's namespace from netns_dirs"
 show() { RTLTUNE_CONFIG=$1 RTLTUNE_SOCKET=$T_TMP/none.sock "$RTLTUNE" -n "$NODE" --json show vxa | jq -c '.[0].peer'; }
