@@ -153,6 +153,11 @@ int journal_get_originals(struct journal *j, const struct journal_ident *id,
 		if (strcmp(j->ents[i].id.ifname, id->ifname) || journal_ident_is_host(id) ||
 		    journal_ident_is_host(&j->ents[i].id))
 			continue;
+		/* Nor is a device of another namespace in this boot: every pod has its eth0
+		 * (docs/namespaces.md), and a namespace's records end when it goes. */
+		if (j->ents[i].id.netns_cookie != id->netns_cookie &&
+		    !strcmp(j->ents[i].id.boot_id, id->boot_id))
+			continue;
 		jr_ident_describe(&j->ents[i].id, then, sizeof(then));
 		jr_ident_describe(id, now, sizeof(now));
 		rterr_input(err,
