@@ -13,7 +13,6 @@
 #include "log.h"
 #include "rtltune/netns.h"
 #include "state.h"
-#include "tune.h"
 
 static struct probes *probes;
 static char error_text[512];
@@ -231,13 +230,8 @@ static void slot_freed(void)
 
 		unwait(next);
 		track(next);
-		if (slot_of(next) > 0) {
-			/* It counted on its link counters until now; the slot's start from zero
-			 * and in skbs: the sample across the switch is no interval of either
-			 * (tune_gap()). */
-			tune_gap(next);
+		if (slot_of(next) > 0)
 			break;
-		}
 		if (waiting_pos(next) >= 0)
 			return; /* still full */
 	}

@@ -81,6 +81,11 @@ static void store_counters(struct iface *ifc, const struct probe_counters *pc, v
 	if (!ifc || !ifc->m)
 		return;
 	s = &ifc->m->stats;
+	/* Counted by its link counters until now (it waited for a slot, daemon/bpf.c): the
+	 * slot's start from zero and count skbs, so the sample across the switch is no
+	 * interval of either for the tuner. */
+	if (s->valid && s->probe_sample != samples)
+		tune_gap(ifc);
 	/* The histograms exist from the first count on (out of memory: counters only). */
 	h = stat_hists_get(s);
 	if (h) {
