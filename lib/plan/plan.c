@@ -524,6 +524,21 @@ static int64_t below_target(const struct plan *set, unsigned int n, int ifindex,
 	return expected_after(&set[0], k);
 }
 
+/* A raise of p's stacked size k to want, cut to the device's own ceiling (tso_max_size,
+ * tso_max_segs) with a note saying so. */
+static int64_t own_ceiling(struct plan *p, enum knob_id k, const struct link_info *li, int64_t want)
+{
+	int64_t cap = k == KNOB_GSO_MAX_SEGS ? li->tso_max_segs : li->tso_max_size;
+	int64_t cur = p->items[k].cur;
+
+	if (cap == LINK_UNSET || cap >= want)
+		return want;
+	plan_set_note(p, k, "%s raised to %" PRId64 " only: its own %s", knob_name(k),
+		      cap > cur ? cap : cur,
+		      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
+	return cap;
+}
+
 /* A lower of a pair tuned together: raised to what the device above it gets. */
 static void plan_lower(const struct plan *base, const int64_t *want_all, const struct stack_dev *d,
 		       struct plan *p)
@@ -538,7 +553,7 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 	p->level = -1;
 	for (k = 0; k < KNOB__COUNT; k++) {
 		struct plan_item *it = &p->items[k];
-		int64_t want = expected_after(base, (enum knob_id)k), cap;
+		int64_t want = expected_after(base, (enum knob_id)k);
 
 		if (!(knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || it->cur == LINK_UNSET)
 			continue;
@@ -546,15 +561,8 @@ static void plan_lower(const struct plan *base, const int64_t *want_all, const s
 			want = want_all[k];
 		if (want == LINK_UNSET || want <= it->cur)
 			continue;
-		cap = k == KNOB_GSO_MAX_SEGS ? d->li.tso_max_segs : d->li.tso_max_size;
 		plan_set_src(p, (enum knob_id)k, "lower of %s (tuned with it)", base->ifname);
-		if (cap != LINK_UNSET && cap < want) {
-			plan_set_note(p, (enum knob_id)k, "%s raised to %lld only: its own %s",
-				      knob_name((enum knob_id)k),
-				      (long long)(cap > it->cur ? cap : it->cur),
-				      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
-			want = cap;
-		}
+		want = own_ceiling(p, (enum knob_id)k, &d->li, want);
 		if (want <= it->cur)
 			continue;
 		it->target = want;
@@ -582,7 +590,7 @@ static void plan_peer(const struct plan *base, const int64_t *want_all, const st
 	p->level = 1;
 	for (k = 0; k < KNOB__COUNT; k++) {
 		struct plan_item *it = &p->items[k];
-		int64_t want, cap;
+		int64_t want;
 
 		if (!(knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || it->cur == LINK_UNSET)
 			continue;
@@ -592,13 +600,8 @@ static void plan_peer(const struct plan *base, const int64_t *want_all, const st
 		if (want == LINK_UNSET || want == it->cur)
 			continue;
 		plan_set_src(p, (enum knob_id)k, "peer of %s", base->ifname);
-		cap = k == KNOB_GSO_MAX_SEGS ? st->peer.li.tso_max_segs : st->peer.li.tso_max_size;
-		if (want > it->cur && cap != LINK_UNSET && cap < want) {
-			plan_set_note(p, (enum knob_id)k,
-				      "%s raised to %" PRId64 " only: its own %s",
-				      knob_name((enum knob_id)k), cap > it->cur ? cap : it->cur,
-				      k == KNOB_GSO_MAX_SEGS ? "tso_max_segs" : "tso_max_size");
-			want = cap;
+		if (want > it->cur) {
+			want = own_ceiling(p, (enum knob_id)k, &st->peer.li, want);
 			if (want <= it->cur)
 				continue;
 		}
