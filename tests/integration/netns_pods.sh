@@ -16,33 +16,9 @@
 #     start rolls back, restore exact.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/daemon-lib.sh"
-command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
+. "$TOP/tests/pods-lib.sh"
 
-NODE=$(t_netns node)
-OUT=$(t_netns out)
-PODS=()
-for i in 1 2 3 4; do PODS+=("$(t_netns "pod$i")"); done
-ip -n "$NODE" link add br0 type bridge
-ip -n "$NODE" link set br0 up
-t_veth_pair "$NODE" up0 "$OUT" uo0
-ip -n "$NODE" link set up0 master br0
-ip -n "$OUT" addr add 10.98.0.100/24 dev uo0
-# pod_add I: pod I's veth pair (both ends at gso_max_size 16384), on the bridge, its address
-# 10.98.0.I.
-pod_add() {
-	local p=${PODS[$1 - 1]}
-	t_veth_pair "$NODE" "vp$1" "$p" eth0 gso_max_size 16384
-	ip -n "$NODE" link set "vp$1" master br0
-	ip -n "$p" addr add "10.98.0.$1/24" dev eth0
-}
-for i in 1 2 3 4; do pod_add "$i"; done
-at16k() {
-	local d p
-	for d in up0 vp1 vp2 vp3 vp4 br0; do ip -n "$NODE" link set "$d" gso_max_size 16384; done
-	for p in "${PODS[@]}"; do ip -n "$p" link set eth0 gso_max_size 16384; done
-	ip -n "$OUT" link set uo0 gso_max_size 16384
-}
-at16k
+pods_node 10.98.0
 # every_state: each device of every namespace the test made, as ip/ethtool/rtnetlink say.
 every_state() {
 	local d p
@@ -88,33 +64,9 @@ t_eq "$(every_state)" "$before" "every device back after restore"
 t_log "2. with namespaces: the pods' eth0 too, under established connections"
 t_iperf3_servers "${PODS[1]}" 10.98.0.2 5201
 t_iperf3_servers "$OUT" 10.98.0.100 5202
-# flow POD ADDR PORT: one long-lived connection (bounded: killed when the checks are done).
-flow() {
-	t_in "$1" iperf3 -c "$2" -p "$3" -t 600 >"$T_TMP/flow-$3.log" 2>&1 &
-	t_defer "kill $! 2>/dev/null || true"
-	for ((i = 0; i < 100; i++)); do
-		[ "$(t_in "$1" ss -Htn state established "( dport = :$3 )" | wc -l)" -ge 2 ] && return 0
-		sleep 0.05
-	done
-	t_fail "no connection from $1 to $2:$3 within 5 s"
-}
-flow "${PODS[0]}" 10.98.0.2 5201
-flow "${PODS[2]}" 10.98.0.100 5202
-# tx POD: "BYTES PACKETS NS" of the pod's eth0 now (a veth counts one packet per skb).
-tx() { echo "$(ip -n "$1" -s -j link show dev eth0 | jq -r '.[0].stats64.tx | "\(.bytes) \(.packets)"') $(date +%s%N)"; }
-# window: "MBIT1 MEAN1 MBIT3 MEAN3" of pod1's and pod3's eth0 over a 2 s window (a
-# measurement's length, not a wait for an event).
-window() {
-	local a1 a3 b1 b3
-	a1=$(tx "${PODS[0]}") a3=$(tx "${PODS[2]}")
-	sleep 2
-	b1=$(tx "${PODS[0]}") b3=$(tx "${PODS[2]}")
-	awk -v a="$a1" -v b="$b1" -v c="$a3" -v d="$b3" 'BEGIN {
-		split(a, x); split(b, y); split(c, u); split(d, v)
-		printf "%d %d %d %d\n", (y[1] - x[1]) * 8000 / (y[3] - x[3]), (y[1] - x[1]) / (y[2] - x[2]),
-			(v[1] - u[1]) * 8000 / (v[3] - u[3]), (v[1] - u[1]) / (v[2] - u[2]) }'
-}
-read -r mb1 mean1 mb3 mean3 <<<"$(window)"
+pods_flow "${PODS[0]}" 10.98.0.2 5201
+pods_flow "${PODS[2]}" 10.98.0.100 5202
+read -r mb1 mean1 mb3 mean3 <<<"$(pods_window)"
 echo "# at 16384: pod1->pod2 $mb1 Mbit/s, mean skb $mean1 B; pod3->out $mb3 Mbit/s, mean skb $mean3 B"
 t_le "$mean1" 16384 "pod1's mean TX skb at 16384"
 t_le "$mean3" 16384 "pod3's mean TX skb at 16384"
@@ -154,7 +106,7 @@ else
 	t_unchecked "promtool not installed: the exposition with netns labels not checked by it"
 fi
 
-read -r mb1b mean1b mb3b mean3b <<<"$(window)"
+read -r mb1b mean1b mb3b mean3b <<<"$(pods_window)"
 echo "# at 65536: pod1->pod2 $mb1b Mbit/s, mean skb $mean1b B; pod3->out $mb3b Mbit/s, mean skb $mean3b B"
 echo "# throughput: pod to pod x$(awk -v a="$mb1" -v b="$mb1b" 'BEGIN { printf "%.2f", b / a }'), pod to outside x$(awk -v a="$mb3" -v b="$mb3b" 'BEGIN { printf "%.2f", b / a }')"
 # The established connections took the new size: skbs above the old cap on average.
@@ -192,7 +144,7 @@ d_wait_samples 5
 t_eq "$(tail -n +$((lines + 1)) "$D_LOG" | grep -c "${PODS[3]}" || true)" 0 "nothing more about it (no loop)"
 ip netns add "${PODS[3]}"
 ip -n "${PODS[3]}" link set lo up
-pod_add 4
+pods_add 4
 for ((i = 0; i < 200; i++)); do
 	[ "$(t_ip_attr "${PODS[3]}" eth0 gso_max_size)" = 65536 ] && break
 	sleep 0.05

@@ -13,25 +13,9 @@
 #  3. `rtltune -n NODE restore` puts back every device of every namespace exactly
 #     (ip -d -j link and ethtool/rtnetlink before and after).
 . "$(dirname "$0")/../lib.sh"
-command -v iperf3 >/dev/null || t_skip "iperf3 not installed"
+. "$TOP/tests/pods-lib.sh"
 
-NODE=$(t_netns node)
-OUT=$(t_netns out)
-PODS=()
-for i in 1 2 3 4; do PODS+=("$(t_netns "pod$i")"); done
-ip -n "$NODE" link add br0 type bridge
-ip -n "$NODE" link set br0 up
-t_veth_pair "$NODE" up0 "$OUT" uo0
-ip -n "$NODE" link set up0 master br0
-ip -n "$OUT" addr add 10.97.0.100/24 dev uo0
-for i in 1 2 3 4; do
-	t_veth_pair "$NODE" "vp$i" "${PODS[$i - 1]}" eth0 gso_max_size 16384
-	ip -n "$NODE" link set "vp$i" master br0
-	ip -n "${PODS[$i - 1]}" addr add "10.97.0.$i/24" dev eth0
-done
-for d in up0 vp1 vp2 vp3 vp4 br0; do ip -n "$NODE" link set "$d" gso_max_size 16384; done
-for p in "${PODS[@]}"; do ip -n "$p" link set eth0 gso_max_size 16384; done
-ip -n "$OUT" link set uo0 gso_max_size 16384
+pods_node 10.97.0
 # every_state: each device of every namespace, as ip -d -j link (without its state and the
 # bridge's and ports' timers) and ethtool/rtnetlink report it.
 every_state() {
@@ -54,31 +38,9 @@ cli() { RTLTUNE_CONFIG=$CONF RTLTUNE_SOCKET=$T_TMP/none.sock RTLTUNE_PROFILE_PAT
 
 t_iperf3_servers "${PODS[1]}" 10.97.0.2 5211
 t_iperf3_servers "$OUT" 10.97.0.100 5212
-flow() {
-	t_in "$1" iperf3 -c "$2" -p "$3" -t 600 >"$T_TMP/flow-$3.log" 2>&1 &
-	t_defer "kill $! 2>/dev/null || true"
-	for ((i = 0; i < 100; i++)); do
-		[ "$(t_in "$1" ss -Htn state established "( dport = :$3 )" | wc -l)" -ge 2 ] && return 0
-		sleep 0.05
-	done
-	t_fail "no connection from $1 to $2:$3 within 5 s"
-}
-flow "${PODS[0]}" 10.97.0.2 5211
-flow "${PODS[2]}" 10.97.0.100 5212
-tx() { echo "$(ip -n "$1" -s -j link show dev eth0 | jq -r '.[0].stats64.tx | "\(.bytes) \(.packets)"') $(date +%s%N)"; }
-# window: "MBIT1 MEAN1 MBIT3 MEAN3" of pod1's and pod3's eth0 over 2 s (a measurement's
-# length, not a wait for an event).
-window() {
-	local a1 a3 b1 b3
-	a1=$(tx "${PODS[0]}") a3=$(tx "${PODS[2]}")
-	sleep 2
-	b1=$(tx "${PODS[0]}") b3=$(tx "${PODS[2]}")
-	awk -v a="$a1" -v b="$b1" -v c="$a3" -v d="$b3" 'BEGIN {
-		split(a, x); split(b, y); split(c, u); split(d, v)
-		printf "%d %d %d %d\n", (y[1] - x[1]) * 8000 / (y[3] - x[3]), (y[1] - x[1]) / (y[2] - x[2]),
-			(v[1] - u[1]) * 8000 / (v[3] - u[3]), (v[1] - u[1]) / (v[2] - u[2]) }'
-}
-read -r mb1 mean1 mb3 mean3 <<<"$(window)"
+pods_flow "${PODS[0]}" 10.97.0.2 5211
+pods_flow "${PODS[2]}" 10.97.0.100 5212
+read -r mb1 mean1 mb3 mean3 <<<"$(pods_window)"
 echo "# at 16384: pod1->pod2 $mb1 Mbit/s, mean skb $mean1 B; pod3->out $mb3 Mbit/s, mean skb $mean3 B"
 t_le "$mean1" 16384 "pod1's mean TX skb at 16384"
 
@@ -130,7 +92,7 @@ t_ge "$first_rerouted" "$((last_applied + 1))" "the first invalidation after the
 t_eq "$(grep -c '^inflight' "$RTLTUNE_STATE_DIR/journal" 2>/dev/null || true)" 0 "operations left in flight"
 
 t_log "2. the established connections take it"
-read -r mb1b mean1b mb3b mean3b <<<"$(window)"
+read -r mb1b mean1b mb3b mean3b <<<"$(pods_window)"
 echo "# at 65536: pod1->pod2 $mb1b Mbit/s, mean skb $mean1b B; pod3->out $mb3b Mbit/s, mean skb $mean3b B"
 echo "# throughput: pod to pod x$(awk -v a="$mb1" -v b="$mb1b" 'BEGIN { printf "%.2f", b / a }'), pod to outside x$(awk -v a="$mb3" -v b="$mb3b" 'BEGIN { printf "%.2f", b / a }')"
 t_ge "$mean1b" 16385 "pod1's mean TX skb after the apply (its connection took the size)"
