@@ -240,9 +240,10 @@ static void stack_json(json_object *o, const struct iface *ifc)
 	for (k = 0; k < KNOB__COUNT; k++)
 		if ((knob_desc((enum knob_id)k)->flags & KNOB_F_STACK) || k == KNOB_GRO_MAX_SIZE)
 			json_object_object_add(eff, knob_name((enum knob_id)k),
-					       knob_value_json((enum knob_id)k, ifc->m->eff[k]));
+					       knob_value_json((enum knob_id)k,
+							       iface_eff(ifc, (enum knob_id)k)));
 	json_object_object_add(o, "effective", eff);
-	json_object_object_add(o, "stack_note", opt_str(ifc->m->stack_note));
+	json_object_object_add(o, "stack_note", opt_str(iface_stack_note(ifc)));
 }
 
 static json_object *iface_status_json(const struct iface *ifc)

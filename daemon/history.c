@@ -107,6 +107,24 @@ static bool ring_push(struct ring *r, unsigned int max, const struct history_sam
 	return true;
 }
 
+/* The newest row of r, NULL when it has none. */
+static struct history_sample *ring_newest(struct ring *r)
+{
+	if (!r->n)
+		return NULL;
+	return &r->s[r->n < r->cap ? r->n - 1 : (r->head + r->cap - 1) % r->cap];
+}
+
+static bool quiet(const struct history_sample *x)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_RATES; i++)
+		if (x->rate[i] != 0)
+			return false;
+	return true;
+}
+
 /* The time-weighted means of the folded samples, as one row. */
 static struct history_sample acc_row(const struct history *h)
 {
@@ -143,7 +161,7 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 	static const struct rtl_hist no_hist;
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
 	struct history *h = history_of(ifc);
-	struct history_sample x, old;
+	struct history_sample x, old, *last;
 	const struct rtl_hist *g;
 	uint64_t cur[8] = {0};
 	double secs;
@@ -169,8 +187,15 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 			x.rate[i] = cur[i] >= h->prev[i]
 					    ? (float)((double)(cur[i] - h->prev[i]) / secs)
 					    : 0;
-		if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted)
+		/* A quiet stretch is one row, however long (its means are zeros either way):
+		 * an idle interface's history, a node's idle pods, stays a few rows. */
+		last = ring_newest(&h->fine);
+		if (last && quiet(last) && quiet(&x)) {
+			last->time = x.time;
+			last->secs += x.secs;
+		} else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted) {
 			fold(h, &old);
+		}
 	}
 	memcpy(h->prev, cur, sizeof(h->prev));
 	h->prev_us = now_us;

@@ -12,7 +12,8 @@
  * (throughput both ways, packets, segments sent and retransmitted, drops: 40 bytes each)
  * and the changes made outside rtltune. HISTORY_SAMPLES samples back (an hour at the
  * default 1 s interval): the last HISTORY_FINE as they came, the older ones as rows of
- * HISTORY_FOLD (time-weighted means), so an hour costs 900 rows (36 KiB), not 3600. The
+ * HISTORY_FOLD (time-weighted means), so an hour costs 900 rows (36 KiB), not 3600; a quiet
+ * stretch (every rate zero) is one row however long, so an idle interface holds a few. The
  * tuner's decisions are the journal's decision log (lib/journal/journal_log.c): history_json()
  * reads them from there.
  */

@@ -185,12 +185,14 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 		ifc->m->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
 		ifc->m->mtu_max = eff[CHIP_LIMIT_MAX_MTU].value;
 		ifc->m->quirks = chip ? chip->quirks : 0;
-		memcpy(ifc->m->eff, nic->val, sizeof(ifc->m->eff));
+		if (ifc->m->eff) {
+			memcpy(ifc->m->eff->val, nic->val, sizeof(ifc->m->eff->val));
+			ifc->m->eff->gso_cap = LINK_UNSET;
+			ifc->m->eff->note[0] = '\0';
+		}
 		if (ifc->m->stack)
 			memset(ifc->m->stack, 0, sizeof(*ifc->m->stack));
 		ifc->m->n_stack_links = 0;
-		ifc->m->stack_gso_cap = LINK_UNSET;
-		ifc->m->stack_note[0] = '\0';
 		if (iface_stacked(ifc))
 			iface_read_stack(ifc);
 	}
@@ -226,6 +228,7 @@ static void mgd_free(struct iface_mgd *m)
 		free(m->counts);
 		free(m->stack);
 		free(m->stack_links);
+		free(m->eff);
 		free(m->want);
 	}
 	free(m);
@@ -256,6 +259,8 @@ void iface_read_stack(struct iface *ifc)
 		if (!m->stack_links)
 			return;
 	}
+	if (!m->eff && !(m->eff = malloc(sizeof(*m->eff))))
+		return;
 	/* The devices within reach of ifc (breadth first, bounded), each read by ifindex. */
 	seen[n++] = ifc;
 	for (next = 0; next < n; next++)
@@ -276,13 +281,13 @@ void iface_read_stack(struct iface *ifc)
 	}
 	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, m->stack);
 	for (i = 0; i < KNOB__COUNT; i++)
-		m->eff[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
-				    ? stack_effective(&m->snap.link, m->stack, (enum knob_id)i)
-				    : iface_knob(ifc, i);
-	m->eff[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, m->stack);
+		m->eff->val[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
+					 ? stack_effective(&m->snap.link, m->stack, (enum knob_id)i)
+					 : iface_knob(ifc, i);
+	m->eff->val[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, m->stack);
 	/* How far the uppers let a raise go, and which device stops it. */
-	m->stack_gso_cap = LINK_UNSET;
-	m->stack_note[0] = '\0';
+	m->eff->gso_cap = LINK_UNSET;
+	m->eff->note[0] = '\0';
 	for (u = 0; u < m->stack->n_uppers; u++) {
 		const struct stack_dev *d = &m->stack->uppers[u];
 		char why[128];
@@ -290,10 +295,10 @@ void iface_read_stack(struct iface *ifc)
 					      KNOB_GSO_MAX_SIZE, why, sizeof(why));
 
 		if (cap == LINK_UNSET ||
-		    (m->stack_gso_cap != LINK_UNSET && cap >= m->stack_gso_cap))
+		    (m->eff->gso_cap != LINK_UNSET && cap >= m->eff->gso_cap))
 			continue;
-		m->stack_gso_cap = cap;
-		snprintf(m->stack_note, sizeof(m->stack_note), "%s (upper of %s) caps at %lld: %s",
+		m->eff->gso_cap = cap;
+		snprintf(m->eff->note, sizeof(m->eff->note), "%s (upper of %s) caps at %lld: %s",
 			 d->li.ifname, ifc->name, (long long)cap,
 			 why[0] ? why : "its own tso_max_size");
 	}

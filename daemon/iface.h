@@ -79,6 +79,16 @@ struct iface_want {
 /* The devices read around a stacked interface: itself, its uppers and its lowers. */
 #define IFACE_STACK_LINKS (2 * STACK_MAX + 1)
 
+/* What a stacked interface's traffic gets (iface.c, read with its stack): per knob the
+ * smallest value on the path, and how far the uppers let gso_max_size go, with the device
+ * that stops it. 1.2 KiB that a bare device (a pod's eth0) does not carry: it gets its
+ * own values (iface_eff()). */
+struct iface_eff {
+	int64_t val[KNOB__COUNT];
+	int64_t gso_cap; /* LINK_UNSET: no upper stops a raise */
+	char note[192];
+};
+
 /* What only a managed interface has, allocated while it is managed. */
 struct iface_mgd {
 	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
@@ -92,9 +102,7 @@ struct iface_mgd {
 	struct nic_stack *stack;       /* allocated once it is stacked: iface_stack() reads it */
 	struct link_info *stack_links; /* IFACE_STACK_LINKS, allocated with stack */
 	int n_stack_links;
-	int64_t eff[KNOB__COUNT];
-	int64_t stack_gso_cap;
-	char stack_note[192];
+	struct iface_eff *eff; /* allocated with stack: iface_eff() reads it */
 	/* tune.c: why the last change did not reach established connections (the route
 	 * invalidation failed), "" when it did; the tuner's verdict names it. */
 	char reroute_note[192];
@@ -168,6 +176,24 @@ static inline int64_t iface_knob(const struct iface *ifc, int k)
 	if (ifc->m)
 		return ifc->m->snap.val[k];
 	return k < KNOB_FIRST_ETHNL ? ifc->core_knob[k] : LINK_UNSET;
+}
+
+/* What local traffic through a managed ifc gets of knob k: the smallest value on its
+ * stack as last read, its own on a bare device. */
+static inline int64_t iface_eff(const struct iface *ifc, enum knob_id k)
+{
+	return ifc->m->eff ? ifc->m->eff->val[k] : ifc->m->snap.val[k];
+}
+
+/* How far its uppers let a gso_max_size raise go (LINK_UNSET: no limit), and why. */
+static inline int64_t iface_stack_gso_cap(const struct iface *ifc)
+{
+	return ifc->m->eff ? ifc->m->eff->gso_cap : LINK_UNSET;
+}
+
+static inline const char *iface_stack_note(const struct iface *ifc)
+{
+	return ifc->m->eff ? ifc->m->eff->note : "";
 }
 
 /* Its device stack as last read: an empty one for a bare device (nothing allocated). */

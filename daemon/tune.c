@@ -214,7 +214,8 @@ static bool wants_rtt(const struct iface *ifc)
 
 	if (ifc->ifindex >= IFACE_POD_KEY_BASE || ifc->m->snap.napi_irq != 1 || !ifc->autotune)
 		return false;
-	if (ifc->m->eff[KNOB_NAPI_DEFER_HARD_IRQS] == 0 && ifc->m->eff[KNOB_GRO_FLUSH_TIMEOUT] == 0)
+	if (iface_eff(ifc, KNOB_NAPI_DEFER_HARD_IRQS) == 0 &&
+	    iface_eff(ifc, KNOB_GRO_FLUSH_TIMEOUT) == 0)
 		return true;
 	info = malloc(sizeof(*info));
 	in = info && tuner_iface_info(tuner, ifc->ifindex, info) == 0 && info->in_trial &&
@@ -315,7 +316,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			.cpu_ns = cpu_ns_delta,
 			.cpu_busy_ns = cpu_busy_delta,
 			.have_busy = cpu_busy_have,
-			.gso_max_size = ifc->m->eff[KNOB_GSO_MAX_SIZE],
+			.gso_max_size = iface_eff(ifc, KNOB_GSO_MAX_SIZE),
 			.gro_max_size = iface_knob(ifc, KNOB_GRO_MAX_SIZE),
 			.ns_retrans = tcp_w_retrans,
 			.ns_dsack = tcp_w_dsack,
@@ -351,23 +352,26 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	tp->overruns_prev = ovr;
 	tp->overruns_valid = ovr_valid;
 	/* A sample spanning skipped ones (an idle interface, sampler.c) is counted above,
-	 * not fed: the tuner's points each span one interval. */
+	 * not fed: the tuner's points each span one interval. Until it has traffic again the
+	 * tuner holds nothing for it but its backoffs and counts (tuner_iface_rest()). */
 	if (!tp->prev_valid || tp->gap) {
+		if (tp->gap && tp->tuned)
+			tuner_iface_rest(tuner, ifc->ifindex);
 		tp->prev_valid = true;
 		tp->gap = false;
 		return;
 	}
 	for (k = 0; k < KNOB__COUNT; k++) {
 		/* What the traffic gets: the smallest value on the device stack. */
-		env.knob[k] = ifc->m->eff[k];
+		env.knob[k] = iface_eff(ifc, (enum knob_id)k);
 		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
 		env.pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
 		env.manual[k] = ifc->m->manual[k];
 	}
 	env.gso_max = ifc->m->gso_max;
-	if (ifc->m->stack_gso_cap != LINK_UNSET && ifc->m->stack_gso_cap < env.gso_max) {
-		env.gso_max = ifc->m->stack_gso_cap;
-		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->stack_note);
+	if (iface_stack_gso_cap(ifc) != LINK_UNSET && iface_stack_gso_cap(ifc) < env.gso_max) {
+		env.gso_max = iface_stack_gso_cap(ifc);
+		snprintf(env.limit_note, sizeof(env.limit_note), "%s", iface_stack_note(ifc));
 	} else if (ifc->m->reroute_note[0]) {
 		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->reroute_note);
 	}

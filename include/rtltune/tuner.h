@@ -306,6 +306,13 @@ int tuner_iface_add(struct tuner *t, int ifindex, const char *ifname);
 /* Stop: its state, trial and backoff are forgotten (the journal holds what was in flight). */
 int tuner_iface_remove(struct tuner *t, int ifindex);
 int tuner_iface_rename(struct tuner *t, int ifindex, const char *ifname);
+/*
+ * The interface is idle and will not be fed for a while (its samples are skipped): out of
+ * a trial and its cooldown, the tuner lets go of what only feeding needs (the baseline
+ * window and the last environment, 2.5 KiB and up) and is idle there; the next feed starts
+ * a new baseline, as after any gap. Its backoffs and decisions stay. -ENOENT: not tracked.
+ */
+int tuner_iface_rest(struct tuner *t, int ifindex);
 
 /*
  * One sample of interface ifindex taken at now_ms, with the interface's current env.

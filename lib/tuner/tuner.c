@@ -75,7 +75,8 @@ static unsigned int observe_needed(const struct tuner *t, const struct iface *if
 static void win_reset(struct iface *ifc, const struct tuner_env *env)
 {
 	ifc->win.n = 0;
-	memcpy(ifc->win_knob, env->knob, sizeof(ifc->win_knob));
+	if (ifc->fed)
+		memcpy(ifc->fed->win_knob, env->knob, sizeof(ifc->fed->win_knob));
 }
 
 int tuner_new(const struct tuner_config *cfg, struct tuner **out, struct rterr *err)
@@ -102,6 +103,8 @@ int tuner_new(const struct tuner_config *cfg, struct tuner **out, struct rterr *
 static void iface_free(struct iface *ifc)
 {
 	tnr_win_free(&ifc->win);
+	free(ifc->fed);
+	free(ifc->memo);
 	if (ifc->trial) {
 		tnr_win_free(&ifc->trial->base);
 		tnr_win_free(&ifc->trial->obs);
@@ -167,6 +170,22 @@ int tuner_iface_remove(struct tuner *t, int ifindex)
 	if (ifc->in_trial && t->active_trials)
 		t->active_trials--;
 	iface_free(ifc);
+	return 0;
+}
+
+int tuner_iface_rest(struct tuner *t, int ifindex)
+{
+	struct iface *ifc = t ? iface_find(t, ifindex) : NULL;
+
+	if (!ifc)
+		return -ENOENT;
+	if (ifc->state != TUNER_ST_IDLE && ifc->state != TUNER_ST_BASELINE)
+		return 0; /* a trial, or its cooldown: the next samples are its */
+	/* The next feed finds a gap anyway (its window would be reset): a new start. */
+	tnr_win_free(&ifc->win);
+	free(ifc->fed);
+	ifc->fed = NULL;
+	ifc->state = TUNER_ST_IDLE;
 	return 0;
 }
 
@@ -264,7 +283,7 @@ static void verdict(struct tuner *t, struct iface *ifc, uint64_t now, struct tun
 			keep = fell;
 	} else if (tr->start.rule == TUNER_RULE_NAPI_DEFER) {
 		keep = defer_verdict(cfg, tr, &ab, &ob, &thr, why, sizeof(why));
-	} else if ((unused = tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why,
+	} else if ((unused = tnr_raise_unused(cfg, tr, tnr_env(ifc), &ob, why,
 					      sizeof(why)))) {
 		tnr_describe_cmp(tnr_objective_name(o), &thr, true, why, sizeof(why));
 	} else if (tnr_cmp_up(&thr, tr->min_effect)) {
@@ -537,7 +556,7 @@ static void feed_trial(struct tuner *t, struct iface *ifc, const struct tuner_en
 
 static bool knobs_moved(const struct iface *ifc, const struct tuner_env *env)
 {
-	return memcmp(ifc->win_knob, env->knob, sizeof(ifc->win_knob)) != 0;
+	return memcmp(ifc->fed->win_knob, env->knob, sizeof(ifc->fed->win_knob)) != 0;
 }
 
 int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
@@ -557,8 +576,13 @@ int tuner_feed(struct tuner *t, int ifindex, const struct tuner_sample *s,
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->kind = TUNER_NONE;
-	ifc->env = *env;
-	ifc->have_env = true;
+	if (!ifc->fed) {
+		/* A new start: the window (empty) is taken with these values. */
+		if (!(ifc->fed = malloc(sizeof(*ifc->fed))))
+			return -ENOMEM;
+		memcpy(ifc->fed->win_knob, env->knob, sizeof(ifc->fed->win_knob));
+	}
+	ifc->fed->env = *env;
 	usable = to_point(ifc, s, &p);
 
 	switch (ifc->state) {
@@ -730,8 +754,8 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	memset(out, 0, sizeof(*out));
 	out->state = ifc->state;
 	out->next = -1;
-	if (ifc->have_env) {
-		env = &ifc->env;
+	if (ifc->fed) {
+		env = &ifc->fed->env;
 	} else {
 		memset(&none, 0, sizeof(none));
 		for (i = 0; i < KNOB__COUNT; i++)
@@ -860,8 +884,11 @@ int tuner_iface_info(const struct tuner *t, int ifindex, struct tuner_iface_info
 	for (slot = 0; slot < TUNER_KNOBS; slot++) {
 		enum knob_id k = tnr_slot_knob(slot);
 
-		memcpy(out->backoff[k], ifc->backoff[slot], sizeof(ifc->backoff[slot]));
-		memcpy(out->decisions[k], ifc->decisions[slot], sizeof(ifc->decisions[slot]));
+		if (!ifc->memo)
+			break; /* none yet: the zeros of *out */
+		memcpy(out->backoff[k], ifc->memo->backoff[slot], sizeof(ifc->memo->backoff[slot]));
+		memcpy(out->decisions[k], ifc->memo->decisions[slot],
+		       sizeof(ifc->memo->decisions[slot]));
 	}
 	return 0;
 }

@@ -187,37 +187,62 @@ static inline enum knob_id tnr_slot_knob(int slot)
 	return tnr_extra_knobs[slot - LINK_KNOBS - KNOB_HOST_COUNT];
 }
 
+/*
+ * What feeding an interface keeps: the environment of the last sample and the knob values
+ * the baseline window was taken with (2.5 KiB). Allocated at the first feed and let go,
+ * with the window's storage, when the interface rests (tuner_iface_rest()): an idle pod
+ * of a node's thousand carries none.
+ */
+struct iface_fed {
+	struct tuner_env env;
+	int64_t win_knob[KNOB__COUNT];
+};
+
+/* What the tuner remembers of an interface once it decided something there: each knob
+ * slot's backoff both ways and its decisions counted (1.4 KiB; allocated at the first
+ * backoff or decision, kept while the interface is tracked). */
+struct iface_memo {
+	struct tuner_backoff backoff[TUNER_KNOBS][2];
+	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
+};
+
 struct iface {
 	struct iface *hnext; /* the next in its bucket of struct tuner's hash */
 	int ifindex;
 	char ifname[IF_NAMESIZE];
 	enum tuner_state state;
-	struct window win;	       /* the baseline being collected (sliding) */
-	int64_t win_knob[KNOB__COUNT]; /* knob values the window was taken with */
-	unsigned int count;	       /* samples of settle / cooldown */
+	struct window win;     /* the baseline being collected (sliding) */
+	struct iface_fed *fed; /* NULL until fed, and again once it rests */
+	unsigned int count;    /* samples of settle / cooldown */
 	bool in_trial;
 	bool awaiting; /* an apply result is due (APPLYING, ROLLING_BACK) */
 	/* The trial in progress (or the last one): 3.9 KiB that an interface never tried
 	 * (a node's idle pods) does not carry, allocated at its first trial and kept (its
 	 * windows' storage outlives a trial). Read only in a trial's states. */
 	struct trial *trial;
-	/* Kept for the knobs a rule can act on only (TUNER_KNOBS): 880 bytes, not 11.7 KiB. */
-	struct tuner_backoff backoff[TUNER_KNOBS][2];
-	uint32_t decisions[TUNER_KNOBS][TUNER_ACTION__COUNT];
-	struct tuner_env env;
-	bool have_env;
+	/* Kept for the knobs a rule can act on only (TUNER_KNOBS), not every knob. */
+	struct iface_memo *memo; /* NULL: nothing decided or backed off here yet */
 	uint64_t last_ts_ms;
 	bool have_ts;
 };
 
-/* The backoff of knob k in direction d; NULL for a knob without a slot. */
+/* The backoff of knob k in direction d; NULL for a knob without a slot, or none yet. */
 static inline const struct tuner_backoff *tnr_backoff(const struct iface *ifc, enum knob_id k,
 						      enum tuner_dir d)
 {
 	int slot = tnr_knob_slot(k);
 
-	return slot >= 0 ? &ifc->backoff[slot][d] : NULL;
+	return slot >= 0 && ifc->memo ? &ifc->memo->backoff[slot][d] : NULL;
 }
+
+/* The environment of the last sample fed; NULL before the first (or after a rest). */
+static inline const struct tuner_env *tnr_env(const struct iface *ifc)
+{
+	return ifc->fed ? &ifc->fed->env : NULL;
+}
+
+/* ifc's memo, allocated at the first call; NULL out of memory (nothing is remembered). */
+struct iface_memo *tnr_memo(struct iface *ifc);
 
 struct tuner {
 	struct tuner_config cfg;

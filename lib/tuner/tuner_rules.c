@@ -899,11 +899,18 @@ void tnr_action_from_trial(const struct iface *ifc, const struct trial *tr,
 	out->reason[0] = '\0';
 }
 
+struct iface_memo *tnr_memo(struct iface *ifc)
+{
+	if (!ifc->memo)
+		ifc->memo = calloc(1, sizeof(*ifc->memo));
+	return ifc->memo;
+}
+
 /* Count a decision in ifc's per-knob tallies. */
 void tnr_count(struct iface *ifc, const struct tuner_action *a)
 {
 	int slot = tnr_knob_slot(a->knob);
 
-	if (a->kind != TUNER_NONE && slot >= 0)
-		ifc->decisions[slot][a->kind]++;
+	if (a->kind != TUNER_NONE && slot >= 0 && tnr_memo(ifc))
+		ifc->memo->decisions[slot][a->kind]++;
 }

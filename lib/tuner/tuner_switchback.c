@@ -199,7 +199,7 @@ static void switchback_judge(struct tuner *t, struct iface *ifc, uint64_t now,
 	tnr_aggregate(&tr->base, &ab);
 	tnr_aggregate(&tr->obs, &ob);
 	if (tr->obs.n >= 2 &&
-	    tnr_raise_unused(cfg, tr, ifc->have_env ? &ifc->env : NULL, &ob, why, sizeof(why))) {
+	    tnr_raise_unused(cfg, tr, tnr_env(ifc), &ob, why, sizeof(why))) {
 		done = true;
 	} else if (bf >= bar) {
 		keep = m > 0;

@@ -15,8 +15,8 @@
 
 unsigned int tnr_factor(const struct tuner_config *cfg, const struct iface *ifc)
 {
-	return ifc->have_env && (ifc->env.quirks & CHIP_Q_JUDGE_SLOWLY) ? cfg->judge_slowly_factor
-									: 1;
+	return ifc->fed && (ifc->fed->env.quirks & CHIP_Q_JUDGE_SLOWLY) ? cfg->judge_slowly_factor
+									 : 1;
 }
 
 void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum knob_id k,
@@ -24,11 +24,12 @@ void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum 
 {
 	struct tuner_backoff *b, *rev;
 	int slot = tnr_knob_slot(k);
+	struct iface_memo *memo;
 	uint64_t period;
 
-	if (slot < 0)
+	if (slot < 0 || !(memo = tnr_memo(ifc)))
 		return;
-	b = &ifc->backoff[slot][d];
+	b = &memo->backoff[slot][d];
 	period = b->period_ms ? b->period_ms : cfg->backoff_initial_ms;
 
 	switch (mode) {
@@ -46,7 +47,7 @@ void tnr_backoff_update(const struct tuner_config *cfg, struct iface *ifc, enum 
 		/* Gains go up, fixes go down: after a kept fix, the gain that undoes it waits
 		 * (its own period), so the two never alternate faster than the backoff. */
 		if (d == TUNER_DOWN) {
-			rev = &ifc->backoff[slot][TUNER_UP];
+			rev = &memo->backoff[slot][TUNER_UP];
 			period = rev->period_ms ? rev->period_ms : cfg->backoff_initial_ms;
 			if (rev->until_ms < now + period)
 				rev->until_ms = now + period;
@@ -440,6 +441,7 @@ void tnr_give_keep(struct tuner *t, struct iface *ifc, uint64_t now, const char 
 	/* The observed window was taken with the kept value: it is the next baseline (a swap:
 	 * each window keeps its own storage). */
 	swap_windows(&ifc->win, &tr->obs);
-	memcpy(ifc->win_knob, ifc->env.knob, sizeof(ifc->win_knob));
+	if (ifc->fed)
+		memcpy(ifc->fed->win_knob, ifc->fed->env.knob, sizeof(ifc->fed->win_knob));
 	ifc->state = TUNER_ST_BASELINE;
 }

@@ -1211,6 +1211,55 @@ static void test_many_interfaces(void **state)
 	free(info);
 }
 
+/* An idle interface rests (tuner_iface_rest()): in a trial nothing changes; out of one it
+ * is idle with an empty window, its decisions and backoffs kept, and feeding starts over
+ * (the backoff still holds it back). Unknown interfaces: -ENOENT. */
+static void test_rest(void **state)
+{
+	struct tuner_iface_info *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	unsigned int n;
+	struct sim s;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	sim_init(&s, m_gso_gain, NULL);
+	s.env.knob[KNOB_GSO_MAX_SIZE] = s.env.knob[KNOB_GSO_IPV4_MAX_SIZE] = 16384;
+	for (n = 0; n < 60 && s.n_log == 0; n++)
+		sim_run(&s, 1);
+	assert_int_equal(s.log[0].kind, TUNER_START_TRIAL);
+	assert_int_equal(tuner_iface_info(s.t, IFX, a), 0);
+	assert_true(a->in_trial);
+	assert_int_equal(tuner_iface_rest(s.t, IFX), 0);
+	assert_int_equal(tuner_iface_info(s.t, IFX, b), 0);
+	assert_true(b->in_trial);
+	assert_int_equal(b->state, a->state);
+	assert_int_equal(b->samples, a->samples);
+
+	/* Two raises kept, the third rolled back and backed off (test_gso_raise_kept). */
+	sim_run(&s, 120);
+	assert_int_equal(count_log(&s, TUNER_KEEP, KNOB_GSO_MAX_SIZE, TUNER_UP), 2);
+	assert_int_equal(tuner_iface_info(s.t, IFX, a), 0);
+	assert_false(a->in_trial);
+	assert_true(a->samples > 0);
+	assert_true(a->backoff[KNOB_GSO_MAX_SIZE][TUNER_UP].until_ms > s.now);
+	assert_int_equal(tuner_iface_rest(s.t, IFX), 0);
+	assert_int_equal(tuner_iface_info(s.t, IFX, b), 0);
+	assert_int_equal(b->state, TUNER_ST_IDLE);
+	assert_int_equal(b->samples, 0);
+	assert_memory_equal(b->decisions, a->decisions, sizeof(a->decisions));
+	assert_memory_equal(b->backoff, a->backoff, sizeof(a->backoff));
+
+	n = s.n_log;
+	sim_run(&s, 30);
+	assert_int_equal(s.n_log, n);
+	assert_int_equal(tuner_iface_info(s.t, IFX, b), 0);
+	assert_true(b->samples > 0);
+	assert_int_equal(tuner_iface_rest(s.t, IFX + 1), -ENOENT);
+	sim_free(&s);
+	free(a);
+	free(b);
+}
+
 /* Pins, autotune off, and both changing mid-trial. */
 static void test_pins_and_autotune(void **state)
 {
@@ -1784,6 +1833,7 @@ int main(void)
 		cmocka_unit_test(test_recommend),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_many_interfaces),
+		cmocka_unit_test(test_rest),
 	};
 
 	if (find_tree("tests/unit/fixtures/tuner") < 0) {
