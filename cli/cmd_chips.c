@@ -147,7 +147,7 @@ static json_object *iface_json(const struct chipdb *db, const struct nic *nic)
 	}
 	/* The knobs a device reports its own maximum for, cut by the entry's max.KNOB. */
 	for (i = 0; i < KNOB__COUNT; i++) {
-		int64_t dev = nic->max[i], tab = chip_knob_max(e, (enum knob_id)i);
+		int64_t dev = nic_max(nic, (enum knob_id)i), tab = chip_knob_max(e, (enum knob_id)i);
 		bool chip_wins = tab != LINK_UNSET && (dev == LINK_UNSET || tab < dev);
 		json_object *l;
 

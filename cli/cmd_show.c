@@ -104,7 +104,7 @@ static json_object *show_nic_json(const struct nic *nic, const struct nic *host,
 								 : nic->val[k]));
 		if (d->backend == KNOB_B_ETHNL && d->ethnl_max_attr) {
 			snprintf(key, sizeof(key), "%s_max", d->name);
-			json_object_object_add(o, key, cli_json_i64(nic->max[k]));
+			json_object_object_add(o, key, cli_json_i64(nic_max(nic, (enum knob_id)k)));
 		}
 		if (d->backend != KNOB_B_FEATURES)
 			continue;

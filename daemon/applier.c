@@ -112,31 +112,6 @@ static void hands_off(struct iface *ifc, struct plan *base, bool configured, boo
 		outside_clear(ifc, which);
 }
 
-/* The stack around ifc as last read, for plans (empty when it has none), with its veth
- * peer in a pod the daemon manages (then a copy in buf). */
-static const struct nic_stack *stack_of(struct iface *ifc, const struct link_info **links, int *n,
-					struct nic_stack *buf)
-{
-	static const struct nic_stack none;
-	const struct nic_stack *st = &none;
-	struct iface *peer = pods_peer(ifc);
-
-	*links = NULL;
-	*n = 0;
-	if (ifc->m && iface_stacked(ifc)) {
-		iface_read_stack(ifc);
-		*links = ifc->m->stack_links;
-		*n = ifc->m->n_stack_links;
-		st = iface_stack(ifc);
-	}
-	if (!peer)
-		return st;
-	*buf = *st;
-	buf->ifindex = ifc->dev_index;
-	stack_set_peer(buf, peer->ns, &peer->m->snap.link);
-	return buf;
-}
-
 /* Plan p for ifc (and the uppers it reaches) and, unless dry_run, execute it. *out gets the
  * per-interface documents (an array when an upper is in the plan, else one object).
  * explicit_apply: an admin's `rtltune apply`, which takes back knobs changed outside. */
@@ -172,7 +147,7 @@ static int run_profile(struct iface *ifc, const struct profile *p, bool dry_run,
 	r = iface_snapshot(ifc, &nic, err);
 	if (r < 0)
 		return r;
-	st = stack_of(ifc, &links, &n_links, &stbuf);
+	st = pods_stack(ifc, &links, &n_links, &stbuf);
 	r = plan_device(&nic, rtd.chips, &req, st, links, n_links, set, &n, err);
 	if (r < 0)
 		return r;
@@ -401,8 +376,10 @@ uint64_t applier_run_pending(void)
 		if (!ifc->m)
 			continue; /* the application's read-back found it unmanaged */
 		ap->applied_at = now_real();
-		snprintf(ap->profile, sizeof(ap->profile), "%s", rtd.cfg.profile);
-		snprintf(ap->msg, sizeof(ap->msg), "%s", ap->rc < 0 ? err.msg : "");
+		free(ap->profile);
+		free(ap->msg);
+		ap->profile = strdup(rtd.cfg.profile);
+		ap->msg = ap->rc < 0 ? strdup(err.msg) : NULL;
 		/* An untrusted journal was logged once, with what to do; status has it all. */
 		if (ap->rc == -EBADMSG)
 			dlog(LOG_WARNING, ifc->name,
@@ -460,7 +437,7 @@ int applier_restore_request(struct iface *ifc, uid_t uid, json_object **out, str
 	journal_set_inflight_optional(j, true);
 	memset(&set[0], 0, sizeof(set[0]));
 	snprintf(set[0].ifname, sizeof(set[0].ifname), "%s", ifc->dev);
-	st = stack_of(ifc, &links, &n_links, &stbuf);
+	st = pods_stack(ifc, &links, &n_links, &stbuf);
 	r = iface_snapshot(ifc, &nic, &e);
 	if (r == 0)
 		r = actuate_restore(rtd.act, j, &nic, st, "daemon", set, &n, note, sizeof(note),
@@ -590,10 +567,13 @@ json_object *applier_status_json(const struct iface *ifc)
 	if (!ap || ap->applied_at <= 0)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "profile", json_object_new_string(ap->profile));
+	json_object_object_add(o, "profile",
+			       json_object_new_string(ap->profile ? ap->profile : ""));
 	json_object_object_add(o, "ok", json_object_new_boolean(ap->rc == 0));
 	json_object_object_add(o, "changes", json_object_new_int((int)ap->changes));
-	json_object_object_add(o, "error", ap->rc < 0 ? json_object_new_string(ap->msg) : NULL);
+	json_object_object_add(o, "error",
+			       ap->rc < 0 ? json_object_new_string(ap->msg ? ap->msg : "out of memory")
+					  : NULL);
 	json_object_object_add(o, "time", json_object_new_double(ap->applied_at));
 	return o;
 }

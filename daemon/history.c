@@ -83,7 +83,7 @@ static bool ring_push(struct ring *r, unsigned int max, const struct history_sam
 
 	*evicted = false;
 	if (r->n == r->cap && r->cap < max) {
-		cap = r->cap ? r->cap * 2 : 8;
+		cap = r->cap ? r->cap * 2 : 2; /* an idle interface holds a row or two */
 		if (cap > max)
 			cap = max;
 		s = realloc(r->s, cap * sizeof(*s));

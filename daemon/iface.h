@@ -25,9 +25,9 @@
 
 /* applier.c: the last profile application and the next one due. */
 struct iface_apply {
-	char profile[256];
-	int rc; /* 0 ok, negative errno */
-	char msg[320];
+	char *profile; /* allocated at the first apply; NULL before */
+	int rc;	       /* 0 ok, negative errno */
+	char *msg;     /* the error (rc < 0); NULL none */
 	double applied_at; /* realtime, 0 never */
 	unsigned int changes;
 	bool pending;
@@ -103,9 +103,9 @@ struct iface_mgd {
 	struct link_info *stack_links; /* IFACE_STACK_LINKS, allocated with stack */
 	int n_stack_links;
 	struct iface_eff *eff; /* allocated with stack: iface_eff() reads it */
-	/* tune.c: why the last change did not reach established connections (the route
-	 * invalidation failed), "" when it did; the tuner's verdict names it. */
-	char reroute_note[192];
+	/* tune_act.c: why the last change did not reach established connections (the route
+	 * invalidation failed), NULL when it did; the tuner's verdict names it. */
+	char *reroute_note;
 	/* iface.c, from the link dump: rtnetlink's counters (the fallback without BPF). */
 	struct link_counters link;
 	bool have_link;

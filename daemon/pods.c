@@ -116,6 +116,29 @@ struct iface *pods_peer(const struct iface *node)
 	return pi && pi->managed && pi->m ? pi : NULL;
 }
 
+const struct nic_stack *pods_stack(struct iface *ifc, const struct link_info **links, int *n,
+				   struct nic_stack *buf)
+{
+	static const struct nic_stack none;
+	const struct nic_stack *st = &none;
+	struct iface *peer = pods_peer(ifc);
+
+	*links = NULL;
+	*n = 0;
+	if (ifc->m && iface_stacked(ifc)) {
+		iface_read_stack(ifc);
+		*links = ifc->m->stack_links;
+		*n = ifc->m->n_stack_links;
+		st = iface_stack(ifc);
+	}
+	if (!peer)
+		return st;
+	*buf = *st;
+	buf->ifindex = ifc->dev_index;
+	stack_set_peer(buf, peer->ns, &peer->m->snap.link);
+	return buf;
+}
+
 /* The peer's link read across (IFLA_TARGET_NETNSID) into the table. */
 static void attach(const struct peer *pe)
 {

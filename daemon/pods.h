@@ -22,5 +22,12 @@ unsigned int pods_count(void);
  * namespace), or NULL: planned with it (docs/namespaces.md "Pods in the node's stack"). */
 struct iface;
 struct iface *pods_peer(const struct iface *node);
+/* The stack around ifc as last read, for plans (empty when it has none), with its veth
+ * peer in a pod the daemon manages (then a copy in buf): what a profile apply and the
+ * tuner's trials plan on, one way. *links, *n: the links it was built from. */
+struct link_info;
+struct nic_stack;
+const struct nic_stack *pods_stack(struct iface *ifc, const struct link_info **links, int *n,
+				   struct nic_stack *buf);
 
 #endif

@@ -372,12 +372,12 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	if (iface_stack_gso_cap(ifc) != LINK_UNSET && iface_stack_gso_cap(ifc) < env.gso_max) {
 		env.gso_max = iface_stack_gso_cap(ifc);
 		snprintf(env.limit_note, sizeof(env.limit_note), "%s", iface_stack_note(ifc));
-	} else if (ifc->m->reroute_note[0]) {
+	} else if (ifc->m->reroute_note) {
 		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->reroute_note);
 	}
 	env.gro_max = ifc->m->gro_max;
 	env.mtu_max = ifc->m->mtu_max;
-	env.ring_rx_max = ifc->m->snap.max[KNOB_RING_RX];
+	env.ring_rx_max = nic_max(&ifc->m->snap, KNOB_RING_RX);
 	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env.quirks = ifc->m->quirks;

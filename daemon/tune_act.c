@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "pods.h"
 #include "rtltune/actuate.h"
 #include "trust.h"
 #include "tune_act.h"
@@ -48,25 +49,31 @@ static void record(struct iface *ifc, const struct tuner_action *a)
 	     a->reason);
 }
 
-/* The interface and the devices its changes reach, as the last read saw them. */
-static unsigned int stack_nics(const struct iface *ifc, struct nic nics[PLAN_SET_MAX],
-			       int levels[PLAN_SET_MAX])
+/* The interface and the devices its changes reach in stack st (pods_stack()), as the last
+ * read saw them: its uppers, its lowers (a pair tuned together, tune-with-master, changed
+ * them too) and its veth peer in a pod. The journal's records say which a trial reached. */
+static unsigned int stack_nics(const struct iface *ifc, const struct nic_stack *st,
+			       struct nic nics[PLAN_SET_MAX], int levels[PLAN_SET_MAX])
 {
 	unsigned int n = 1, u;
 
 	nics[0] = ifc->m->snap;
 	levels[0] = 0;
-	for (u = 0; u < iface_stack(ifc)->n_uppers && n < PLAN_SET_MAX; u++) {
+	for (u = 0; u < st->n_uppers && n < PLAN_SET_MAX; u++) {
 		levels[n] = (int)u + 1;
-		nic_from_link_only(&iface_stack(ifc)->uppers[u].li, &nics[n]);
+		nic_from_link_only(&st->uppers[u].li, &nics[n]);
 		nics[n++].ns = ifc->ns; /* a stack is within one namespace */
 	}
-	/* A pair tuned together (tune-with-master) changed its lowers too; the journal's
-	 * records say which devices a trial reached. */
-	for (u = 0; u < iface_stack(ifc)->n_lowers && n < PLAN_SET_MAX; u++) {
+	for (u = 0; u < st->n_lowers && n < PLAN_SET_MAX; u++) {
 		levels[n] = -1;
-		nic_from_link_only(&iface_stack(ifc)->lowers[u].li, &nics[n]);
+		nic_from_link_only(&st->lowers[u].li, &nics[n]);
 		nics[n++].ns = ifc->ns;
+	}
+	/* Raised after the veth, lowered before it, as plan_stack() orders it. */
+	if (st->has_peer && n < PLAN_SET_MAX) {
+		levels[n] = 1;
+		nic_from_link_only(&st->peer.li, &nics[n]);
+		nics[n++].ns = st->peer.ns;
 	}
 	return n;
 }
@@ -101,16 +108,18 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 	struct plan set[PLAN_SET_MAX];
 	struct nic nics[PLAN_SET_MAX];
 	int levels[PLAN_SET_MAX];
+	struct nic_stack stbuf;
+	const struct nic_stack *st;
+	const struct link_info *links;
 	struct rterr err = {0};
 	unsigned int i, n = 1;
-	int r, k;
+	int r, k, n_links;
 
 	set[0].after_valid = false;
 	set[0].rerouted[0] = '\0';
-	if (iface_stacked(ifc))
-		iface_read_stack(ifc);
+	st = pods_stack(ifc, &links, &n_links, &stbuf);
 	if (a->kind == TUNER_ROLLBACK) {
-		unsigned int nn = stack_nics(ifc, nics, levels);
+		unsigned int nn = stack_nics(ifc, st, nics, levels);
 
 		r = actuate_rollback(rtd.act, j, nics, levels, nn, &opts, set, &err);
 		n = nn;
@@ -124,28 +133,28 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 
 		want[kk] = to;
 		/* A raise of the effective size never lowers the interface itself. */
-		targets[kk] = to > ifc->m->eff[kk] && own > to ? own : to;
+		targets[kk] = to > iface_eff(ifc, kk) && own > to ? own : to;
 		which[kk] = true;
 	}
-	r = plan_device(&ifc->m->snap, rtd.chips, &req, iface_stack(ifc), ifc->m->stack_links,
-			ifc->m->n_stack_links, set, &n, &err);
+	r = plan_device(&ifc->m->snap, rtd.chips, &req, st, links, n_links, set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:
 	/* Its own change: the read-back, or a fresh read, is what rtltuned set (on the
-	 * uppers too). */
+	 * uppers and the pod's peer too, each in its own namespace). */
 	for (i = 1; i < n && i < PLAN_SET_MAX; i++)
-		if (set[i].after_valid && iface_by_dev(ifc->ns, set[i].ifindex))
-			iface_update(iface_by_dev(ifc->ns, set[i].ifindex), &set[i].after);
+		if (set[i].after_valid && iface_by_dev(set[i].ns, set[i].ifindex))
+			iface_update(iface_by_dev(set[i].ns, set[i].ifindex), &set[i].after);
 	if (set[0].after_valid)
 		iface_update(ifc, &set[0].after);
 	else
 		iface_refresh(ifc);
 	if (r == 0 && set[0].rerouted[0])
 		dlog(LOG_INFO, ifc->name, "%s", set[0].rerouted);
-	if (r == 0)
-		snprintf(ifc->m->reroute_note, sizeof(ifc->m->reroute_note), "%s",
-			 set[0].reroute_failed ? set[0].rerouted : "");
+	if (r == 0) {
+		free(ifc->m->reroute_note);
+		ifc->m->reroute_note = set[0].reroute_failed ? strdup(set[0].rerouted) : NULL;
+	}
 	if (r < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: %s", err.msg);
 	return r == 0;
@@ -166,9 +175,15 @@ static void conclude(struct iface *ifc, struct journal *j, const struct tuner_ac
 	};
 	struct nic nics[PLAN_SET_MAX];
 	int levels[PLAN_SET_MAX];
+	struct nic_stack stbuf;
+	const struct link_info *links;
 	struct rterr err = {0};
+	int n_links;
 
-	if (j && actuate_conclude(j, nics, stack_nics(ifc, nics, levels), &ev,
+	if (j && actuate_conclude(j, nics,
+				  stack_nics(ifc, pods_stack(ifc, &links, &n_links, &stbuf), nics,
+					     levels),
+				  &ev,
 				  a->kind != TUNER_FAILED, &err) < 0)
 		dlog(LOG_WARNING, ifc->name, "tuner: ending the trial: %s", err.msg);
 }

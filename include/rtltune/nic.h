@@ -38,6 +38,9 @@ const char *nic_io_fallback_reason(const struct nic_io *io);
  * Everything rtltune knows about one interface at one moment: rtnetlink state, every
  * knob's current value, ethtool identity and offloads, PCI identity.
  */
+/* The knobs a device may report its own maximum for: the ethtool group ones. */
+#define NIC_MAX_KNOBS (KNOB_FIRST_FEATURE - KNOB_FIRST_ETHNL)
+
 struct netns;
 struct nic {
 	struct link_info link;
@@ -49,10 +52,11 @@ struct nic {
 	 * the driver lets nobody change them ("[fixed]"). */
 	bool requested[KNOB__COUNT];
 	bool fixed[KNOB__COUNT];
-	/* Ethtool group knobs: the device's own maximum (LINK_UNSET: none reported), and per
-	 * group 0 or the negative errno of its read (-EOPNOTSUPP: the driver has no such
-	 * operation; its knobs are then unsupported). */
-	int64_t max[KNOB__COUNT];
+	/* Ethtool group knobs: the device's own maximum (LINK_UNSET: none reported), by
+	 * k - KNOB_FIRST_ETHNL (nic_max(): no other knob has one), and per group 0 or the
+	 * negative errno of its read (-EOPNOTSUPP: the driver has no such operation; its
+	 * knobs are then unsupported). */
+	int64_t max[NIC_MAX_KNOBS];
 	int group_err[ETHNL_GROUP_COUNT];
 	const char *ethtool_path; /* "netlink" or "ioctl": how groups and features were read */
 	bool have_drvinfo;
@@ -75,6 +79,29 @@ struct nic {
 	int64_t speed_mbps; /* -1 unknown */
 	struct pci_ident pci;
 };
+
+/* The device's own maximum for knob k, LINK_UNSET: none (or not a knob that has one). */
+static inline int64_t nic_max(const struct nic *nic, enum knob_id k)
+{
+	return k >= KNOB_FIRST_ETHNL && k < KNOB_FIRST_FEATURE ? nic->max[k - KNOB_FIRST_ETHNL]
+							       : LINK_UNSET;
+}
+
+/* Set the maximum of an ethtool group knob k (others have none: ignored). */
+static inline void nic_set_max(struct nic *nic, enum knob_id k, int64_t v)
+{
+	if (k >= KNOB_FIRST_ETHNL && k < KNOB_FIRST_FEATURE)
+		nic->max[k - KNOB_FIRST_ETHNL] = v;
+}
+
+/* Every maximum unknown (LINK_UNSET). */
+static inline void nic_max_clear(struct nic *nic)
+{
+	unsigned int i;
+
+	for (i = 0; i < NIC_MAX_KNOBS; i++)
+		nic->max[i] = LINK_UNSET;
+}
 
 /*
  * Which ethtool groups (rings, coalescing, channels, pause) and whether the knobs around

@@ -97,10 +97,9 @@ void host_snapshot(const char *proc_sys, struct nic *out)
 	out->napi_irq = -1;
 	out->speed_mbps = -1;
 	out->ethtool_path = "none";
-	for (k = 0; k < KNOB__COUNT; k++) {
+	for (k = 0; k < KNOB__COUNT; k++)
 		out->val[k] = LINK_UNSET;
-		out->max[k] = LINK_UNSET;
-	}
+	nic_max_clear(out);
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 		out->group_err[k] = -ENODATA; /* not a device: nothing read */
 	for (k = KNOB_FIRST_HOST; k < KNOB__COUNT; k++) {

@@ -31,9 +31,18 @@
 struct ethnl {
 	struct nl_sock *sk;
 	uint16_t family;
-	int monitor_group;	       /* -1 when the kernel has none */
-	struct ethnl_strings features; /* ETH_SS_FEATURES names, fetched on first use */
+	int monitor_group; /* -1 when the kernel has none */
+	bool has_names;	   /* holds a reference to the feature names */
 };
+
+/*
+ * The ETH_SS_FEATURES names are the kernel's (net/ethtool/common.c netdev_features_strings),
+ * the same from every network namespace: one copy, fetched by the first handle that needs
+ * it and shared by every other (2 KiB that each followed pod's handle would repeat), freed
+ * with the last handle holding it. The daemon and the CLI are single-threaded.
+ */
+static struct ethnl_strings features;
+static unsigned int features_users;
 
 struct ethnl_monitor {
 	struct nl_sock *sk;
@@ -46,7 +55,8 @@ void ethnl_close(struct ethnl *e)
 {
 	if (!e)
 		return;
-	ethnl_strings_free(&e->features);
+	if (e->has_names && --features_users == 0)
+		ethnl_strings_free(&features);
 	if (e->sk)
 		nl_socket_free(e->sk);
 	free(e);
@@ -274,7 +284,7 @@ static int strset_cb(const void *msg, size_t len, void *arg)
 	return s->names ? 0 : ethnl_parse_strset(msg, len, ETH_SS_FEATURES_ID, s);
 }
 
-/* The ETH_SS_FEATURES names: global to the kernel, so fetched once per handle. */
+/* The ETH_SS_FEATURES names, fetched once for every handle (features above). */
 static int feature_names(struct ethnl *e, struct rterr *err)
 {
 	struct nlattr *sets, *set;
@@ -282,8 +292,10 @@ static int feature_names(struct ethnl *e, struct rterr *err)
 	struct nl_msg *req;
 	int r;
 
-	if (e->features.names)
+	if (e->has_names)
 		return 0;
+	if (features.names)
+		goto hold;
 	req = request(e, ETHTOOL_MSG_STRSET_GET, 0, 0, false);
 	if (!req)
 		return rterr_sys(err, ENOMEM, "get feature names");
@@ -295,12 +307,17 @@ static int feature_names(struct ethnl *e, struct rterr *err)
 	}
 	nla_nest_end(req, set);
 	nla_nest_end(req, sets);
-	r = transact(e, req, strset_cb, &e->features, &ack);
+	r = transact(e, req, strset_cb, &features, &ack);
 	nlmsg_free(req);
-	if (r < 0 || ack.error)
+	if (r < 0 || ack.error) {
+		ethnl_strings_free(&features); /* a part of a reply is no table */
 		return request_err(r, &ack, NULL, "get feature names", err);
-	if (!e->features.names)
+	}
+	if (!features.names)
 		return rterr_sys(err, EPROTO, "get feature names: no reply from the kernel");
+hold:
+	e->has_names = true;
+	features_users++;
 	return 0;
 }
 
@@ -338,14 +355,14 @@ int ethnl_features_get(struct ethnl *e, int ifindex, struct eth_features *f, str
 	}
 	if (!f->names)
 		return rterr_sys(err, EPROTO, "get features: no reply from the kernel");
-	if (f->count != e->features.count) {
+	if (f->count != features.count) {
 		unsigned int bits = f->count;
 
 		ethtool_features_free(f);
 		return rterr_sys(err, EPROTO, "get features: %u feature bits but %u names", bits,
-				 e->features.count);
+				 features.count);
 	}
-	memcpy(f->names, e->features.names, (size_t)f->count * sizeof(*f->names));
+	memcpy(f->names, features.names, (size_t)f->count * sizeof(*f->names));
 	return 0;
 }
 

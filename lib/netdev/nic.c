@@ -20,8 +20,10 @@ struct nic_io {
 	 * with EOPNOTSUPP like a driver without the operation: there the ioctl serves them. */
 	bool groups_ioctl;
 	unsigned int groups; /* which ethtool groups a snapshot reads (bit per group) */
-	char sysfs_root[256];
-	char why[200];
+	/* Both allocated (a socket pair per followed pod's namespace: no fixed buffers): the
+	 * sysfs it reads, and why ethtool's netlink is not used (NULL: it is). */
+	char *sysfs_root;
+	char *why;
 };
 
 /* Whether the running kernel is older than major.minor (uname(2)). */
@@ -44,10 +46,15 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 	*out = NULL;
 	if (!io)
 		return rterr_sys(err, ENOMEM, "device sockets");
-	snprintf(io->sysfs_root, sizeof(io->sysfs_root), "%s", sysfs_root ? sysfs_root : "/sys");
+	io->sysfs_root = strdup(sysfs_root ? sysfs_root : "/sys");
+	if (!io->sysfs_root) {
+		free(io);
+		return rterr_sys(err, ENOMEM, "device sockets");
+	}
 	io->groups = NIC_GROUPS_ALL;
 	r = link_sock_open(&io->ls, err);
 	if (r < 0) {
+		free(io->sysfs_root);
 		free(io);
 		return r;
 	}
@@ -59,13 +66,11 @@ int nic_io_open(const char *sysfs_root, struct nic_io **out, struct rterr *err)
 		r = ethnl_open(&io->en, &e);
 	if (r < 0) {
 		io->en = NULL;
-		snprintf(io->why, sizeof(io->why), "%s", e.msg);
+		io->why = strdup(e.msg); /* NULL out of memory: the reason is not told */
 	} else if (kernel_before(5, 7)) {
 		io->groups_ioctl = true;
-		snprintf(
-			io->why, sizeof(io->why),
-			"the ethtool netlink family of kernels before 5.7 has no ring, coalescing, "
-			"channel or pause commands");
+		io->why = strdup("the ethtool netlink family of kernels before 5.7 has no ring, "
+				 "coalescing, channel or pause commands");
 	}
 	/* The netdev family's requests go on the ethtool family's socket (one apply, one
 	 * generic netlink socket); napi closes before ethnl (nic_io_close()). */
@@ -82,6 +87,8 @@ void nic_io_close(struct nic_io *io)
 	napi_nl_close(io->napi);
 	ethnl_close(io->en);
 	link_sock_close(io->ls);
+	free(io->sysfs_root);
+	free(io->why);
 	free(io);
 }
 
@@ -133,7 +140,7 @@ void nic_io_read_groups(struct nic_io *io, unsigned int groups)
 
 const char *nic_io_fallback_reason(const struct nic_io *io)
 {
-	return io->why;
+	return io->why ? io->why : "";
 }
 
 /* A feature knob's state from the bits: on when any of its first n_read names is. */
@@ -166,7 +173,7 @@ void nic_read_group(struct nic_io *io, enum ethnl_group g, struct nic *nic)
 	nic->group_err[g] = group_get(io, nic->link.ifindex, nic->link.ifname, g, &v);
 	for (i = 0; i < n; i++) {
 		nic->val[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.val[a[i].attr];
-		nic->max[a[i].knob] = nic->group_err[g] < 0 ? LINK_UNSET : v.max[a[i].attr];
+		nic_set_max(nic, a[i].knob, nic->group_err[g] < 0 ? LINK_UNSET : v.max[a[i].attr]);
 	}
 }
 
@@ -206,8 +213,7 @@ void nic_from_link(struct nic_io *io, const struct link_info *li, struct nic *ni
 	memset(nic, 0, sizeof(*nic));
 	nic->link = *li;
 	link_knob_values(li, nic->val);
-	for (k = 0; k < KNOB__COUNT; k++)
-		nic->max[k] = LINK_UNSET;
+	nic_max_clear(nic);
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 		nic->group_err[k] = -ENODATA; /* not read (yet) */
 	nic->speed_mbps = -1;

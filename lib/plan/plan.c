@@ -90,7 +90,7 @@ static int64_t knob_max(enum knob_id k, const struct nic *nic, const struct chip
 			const struct chip_limit_eff eff[CHIP_LIMIT__COUNT], const char **from)
 {
 	const struct knob_desc *d = knob_desc(k);
-	int64_t dev = d->backend == KNOB_B_ETHNL ? nic->max[k] : LINK_UNSET;
+	int64_t dev = d->backend == KNOB_B_ETHNL ? nic_max(nic, k) : LINK_UNSET;
 	int64_t tab = chip_knob_max(chip, k);
 
 	*from = "";
@@ -487,8 +487,7 @@ void nic_from_link_only(const struct link_info *li, struct nic *out)
 	memset(out, 0, sizeof(*out));
 	out->link = *li;
 	link_knob_values(li, out->val);
-	for (k = 0; k < KNOB__COUNT; k++)
-		out->max[k] = LINK_UNSET;
+	nic_max_clear(out);
 	for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 		out->group_err[k] = -ENODATA; /* not read */
 	out->speed_mbps = -1;

@@ -322,7 +322,8 @@ static void device(struct nic *nic)
 	snprintf(nic->link.ifname, sizeof(nic->link.ifname), "host"); /* a device so named */
 	nic->link.ifindex = 7;
 	for (k = 0; k < KNOB__COUNT; k++)
-		nic->val[k] = nic->max[k] = LINK_UNSET;
+		nic->val[k] = LINK_UNSET;
+	nic_max_clear(nic);
 	nic->val[KNOB_MTU] = 1500;
 	nic->link.min_mtu = 68;
 	nic->link.max_mtu = 9000;

@@ -52,15 +52,16 @@ static void fake_nic(struct nic *n, const char *driver)
 	n->link.tso_max_size = 65536;
 	n->link.tso_max_segs = 64;
 	for (k = 0; k < KNOB__COUNT; k++)
-		n->val[k] = n->max[k] = LINK_UNSET;
+		n->val[k] = LINK_UNSET;
+	nic_max_clear(n);
 	n->val[KNOB_MTU] = 1500;
 	n->val[KNOB_TSO] = 1;
 	n->val[KNOB_RING_RX] = 512;
-	n->max[KNOB_RING_RX] = 4096;
+	nic_set_max(n, KNOB_RING_RX, 4096);
 	n->val[KNOB_RING_TX] = 512;
-	n->max[KNOB_RING_TX] = 4096;
+	nic_set_max(n, KNOB_RING_TX, 4096);
 	n->val[KNOB_CHANNELS_COMBINED] = 4;
-	n->max[KNOB_CHANNELS_COMBINED] = 8;
+	nic_set_max(n, KNOB_CHANNELS_COMBINED, 8);
 	n->val[KNOB_COALESCE_RX_USECS] = 50;
 	n->val[KNOB_COALESCE_TX_USECS] = 50;
 	n->val[KNOB_COALESCE_ADAPTIVE_RX] = 1;
