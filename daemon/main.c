@@ -415,12 +415,10 @@ static int run(void)
 	r = outside_start(&err);
 	if (r < 0)
 		goto out;
-	/* The pods' namespaces (namespaces = ...): their interfaces join the table now. */
-	r = pods_start();
-	if (r < 0) {
-		rterr_sys(&err, -r, "namespaces: rtnetlink socket hearing every namespace");
-		goto out;
-	}
+	/* The pods' namespaces (namespaces = ...): their interfaces join the table now. Not
+	 * allowed to (a unit without the drop-in): said, and the daemon's own namespace is
+	 * tuned all the same, as after a reload (pods_reload()). */
+	pods_start_or_say();
 	r = sampler_start(sample_done);
 	if (r < 0) {
 		rterr_sys(&err, -r, "sampler timer");

@@ -43,6 +43,7 @@ struct pod_ns {
 			   * after creating it) */
 	int nsid;	  /* the daemon's namespace's id for it, -1 none yet */
 	bool listed;	  /* in the directory at the last scan */
+	int open_err;	  /* errno of the last failed open, logged once (0: none) */
 };
 
 /* A veth of the daemon's namespace whose peer is in another: where the peer is. */
@@ -179,10 +180,14 @@ static void open_pod(struct pod_ns *p)
 	snprintf(path, sizeof(path), "%s/%s", rtd.cfg.netns_dirs.v[p->dir], p->name);
 	if (netns_open(p->name, path, &p->ns, &err) < 0) {
 		p->ns = NULL;
-		if (err.errnum != EINVAL)
+		/* Tried again at each event of its directory: said once per cause, not at
+		 * each try (a node of pods would fill the journal with one refusal). */
+		if (err.errnum != EINVAL && err.errnum != p->open_err)
 			dlog(LOG_WARNING, NULL, "netns %s: %s", p->name, err.msg);
+		p->open_err = err.errnum;
 		return;
 	}
+	p->open_err = 0;
 	resolve(p);
 	dlog(LOG_INFO, NULL, "netns %s: followed (id %d, cookie %llu)", p->name, p->nsid,
 	     (unsigned long long)netns_cookie(p->ns));
@@ -665,15 +670,29 @@ int pods_start(void)
 	return 0;
 }
 
+void pods_start_or_say(void)
+{
+	int r = pods_start();
+
+	if (r == -EPERM)
+		/* NETLINK_LISTEN_ALL_NSID: ns_capable(CAP_NET_BROADCAST) in netlink_setsockopt(),
+		 * net/netlink/af_netlink.c. */
+		dlog(LOG_ERR, NULL,
+		     "namespaces: pods not followed: an rtnetlink socket hearing every namespace "
+		     "(NETLINK_LISTEN_ALL_NSID): %s (needs CAP_NET_BROADCAST, and CAP_SYS_ADMIN "
+		     "to enter a pod; under systemd the drop-in "
+		     "/usr/share/doc/rtltune/examples/pods.conf)",
+		     strerror(-r));
+	else if (r < 0)
+		dlog(LOG_ERR, NULL, "namespaces: pods not followed: %s", strerror(-r));
+}
+
 void pods_reload(void)
 {
 	struct pod_ns *p, *next;
 
 	if (!started) {
-		int r = pods_start();
-
-		if (r < 0)
-			dlog(LOG_ERR, NULL, "namespaces: %s", strerror(-r));
+		pods_start_or_say();
 		return;
 	}
 	/* Names no longer selected go; their devices and records stay as they are. */

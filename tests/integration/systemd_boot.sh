@@ -17,7 +17,11 @@
 #  4. alive for three WatchdogSec= periods with the pings arriving, never restarted;
 #  5. `systemctl stop`: Result=success, and restore_on_exit put the veth's values back;
 #  6. `systemd-analyze security rtltuned`: exposure no worse than the unit's before this
-#     test existed; rtltune-apply@.service's sandbox applies a profile too; purge.
+#     test existed; rtltune-apply@.service's sandbox applies a profile too;
+#  7. a container host: with `namespaces =` the shipped unit may not enter a pod's
+#     namespace and says why (EPERM, the drop-in to install), once; with the example
+#     drop-in (systemd/examples/pods.conf) installed the documented way, the daemon
+#     manages the pod's eth0 and puts it back at stop; purge.
 # Everything runs inside the container or reads it from the host; the container, its
 # cgroup, mounts and files go at exit, pass or fail.
 . "$(dirname "$0")/../lib.sh"
@@ -321,6 +325,90 @@ c systemctl daemon-reload
 c systemctl start rtltune-apply@throughput || t_fail "rtltune-apply@throughput: $(c journalctl -u rtltune-apply@throughput -o cat -n 5)"
 t_eq "$(c systemctl show rtltune-apply@throughput -P Result)" success "rtltune-apply@throughput Result"
 t_eq "$(t_link_state "$CNS" bt0)" "$APPLIED" "bt0 as rtltuned had it, from rtltune-apply@throughput"
+# ---- 7. a container host: the pods.conf drop-in -----------------------------------------
+# One pod namespace made inside the container as a runtime would (/run/netns/pod1, by
+# util-linux unshare: the root has no iproute2), its eth0 the veth peer of the container's
+# vn0, opted in by `namespaces = pod1`. Under the shipped unit the daemon may not follow
+# other namespaces (no CAP_NET_BROADCAST for NETLINK_LISTEN_ALL_NSID, no CAP_SYS_ADMIN for
+# setns): it says why and what grants it, and tunes its own interfaces all the same. With
+# the example drop-in installed as docs/namespaces.md says, it follows the namespace,
+# manages pod1/eth0 and applies the profile there from inside its sandbox; stopped, it
+# puts the pod's eth0 back.
+c mkdir -p /run/netns
+c touch /run/netns/pod1
+c unshare --net=/run/netns/pod1 true || t_fail "unshare --net=/run/netns/pod1 in the container"
+# The host's tools in the pod's namespace, through the container's mount of it.
+pod() { nsenter --net="/proc/$LEADER/root/run/netns/pod1" "$@"; }
+# A process in the pod's namespace to move its eth0 there by pid (nsenter itself: it
+# enters, then execs sleep).
+nsenter --net="/proc/$LEADER/root/run/netns/pod1" sleep 600 &
+HOLD=$!
+t_defer "kill $HOLD 2>/dev/null || true"
+for ((i = 0; i < 50; i++)); do
+	[ "$(stat -L -c %i "/proc/$HOLD/ns/net")" = "$(stat -L -c %i "/proc/$LEADER/root/run/netns/pod1")" ] && break
+	sleep 0.1
+done
+[ "$i" -lt 50 ] || t_fail "no process in the pod's namespace within 5 s"
+ip -n "$PEER" link add vn0 type veth peer name eth0
+ip -n "$PEER" link set eth0 netns "$HOLD"
+ip -n "$PEER" link set vn0 netns "$LEADER"
+ip -n "$CNS" link set vn0 up
+pod ip link set eth0 up
+pod_attr() { pod ip -d -j link show dev eth0 | jq -r ".[0].$1"; }
+POD_ORIG="$(pod_attr gso_max_size) $(pod_attr gro_max_size)"
+POD_TSO=$(pod_attr tso_max_size)
+c sed -i -e 's/^interfaces = bt0$/interfaces = bt0, vn0, *\/eth0\nnamespaces = pod1/' "$CONF"
+t_eq "$(c grep -c '^namespaces = pod1$' "$CONF")" 1 "namespaces = pod1 in $CONF"
+c systemctl start rtltuned ||
+	t_fail "systemctl start under the shipped unit with namespaces = pod1: $(c journalctl -u rtltuned -o cat --no-pager -n 5)"
+# Logged before READY=1; journald reads the daemon's stream on its own time.
+for ((i = 0; i < 100; i++)); do
+	c journalctl -u rtltuned -o cat --no-pager | grep -q '^namespaces: ' && break
+	sleep 0.1
+done
+refusal=$(c journalctl -u rtltuned -o cat --no-pager | grep '^namespaces: ') ||
+	t_fail "the shipped unit with namespaces = pod1: no word on the namespaces within 10 s"
+echo "# $refusal"
+t_eq "$(grep -c . <<<"$refusal")" 1 "lines about the namespaces under the shipped unit"
+grep -q 'Operation not permitted (needs CAP_NET_BROADCAST, and CAP_SYS_ADMIN .*examples/pods.conf)' <<<"$refusal" ||
+	t_fail "the refusal under the shipped unit does not name EPERM, the capabilities and the drop-in"
+t_eq "$(applied)" true "bt0 still tuned under the shipped unit with namespaces = pod1"
+t_eq "$(pod_attr gso_max_size) $(pod_attr gro_max_size)" "$POD_ORIG" "pod1/eth0 untouched under the shipped unit"
+c systemctl stop rtltuned
+c install -D -m 0644 /usr/share/doc/rtltune/examples/pods.conf /etc/systemd/system/rtltuned.service.d/pods.conf ||
+	t_fail "installing the example drop-in as docs/namespaces.md says"
+c systemctl daemon-reload
+c systemctl start rtltuned || t_fail "systemctl start with the pods.conf drop-in"
+PID=$(show MainPID)
+t_eq "$(st CapEff)" 000000c000201800 "the daemon's capabilities with the drop-in (CAP_NET_BROADCAST, CAP_SYS_ADMIN added)"
+for ((i = 0; i < 100; i++)); do
+	[ "$(pod_attr gso_max_size)" = "$POD_TSO" ] && break
+	sleep 0.1
+done
+t_eq "$(pod_attr gso_max_size)" "$POD_TSO" "pod1/eth0 gso_max_size: the throughput profile's (its tso_max_size), within 10 s"
+t_eq "$(pod_attr gro_max_size)" 524280 "pod1/eth0 gro_max_size"
+t_eq "$(c rtltune --json status | jq -r '.interfaces[] | select(.ifname == "pod1/eth0") | "\(.managed) \(.netns)"')" \
+	"true pod1" "status: pod1/eth0 managed, in netns pod1"
+for ((i = 0; i < 100; i++)); do
+	c journalctl -u rtltuned -o cat --no-pager -n 50 | grep -q '^netns pod1: followed' && break
+	sleep 0.1
+done
+[ "$i" -lt 100 ] || t_fail "the daemon under the drop-in did not log 'netns pod1: followed' within 10 s"
+echo "ok: under the drop-in, the daemon follows netns pod1 and applied the profile to pod1/eth0"
+c systemd-analyze security rtltuned --no-pager >"$T_TMP/security-pods.txt" 2>&1 || true
+exposure=$(awk '/Overall exposure level for rtltuned.service/ { print $(NF - 2) }' "$T_TMP/security-pods.txt")
+[ -n "$exposure" ] || t_fail "no exposure level from systemd-analyze security with the drop-in"
+# 2.5 when the drop-in was first checked here: CAP_NET_BROADCAST, CAP_SYS_ADMIN and
+# RestrictNamespaces=~net flagged more than for the unit alone.
+awk -v a="$exposure" 'BEGIN { exit !(a <= 2.5) }' || t_fail "exposure with the drop-in $exposure, above 2.5"
+echo "ok: exposure with the drop-in $exposure (<= 2.5)"
+c systemctl stop rtltuned || t_fail "systemctl stop with the drop-in"
+t_eq "$(show Result)" success "Result after systemctl stop with the drop-in"
+t_eq "$(pod_attr gso_max_size) $(pod_attr gro_max_size)" "$POD_ORIG" "pod1/eth0 back to its originals (restore_on_exit)"
+c rm -r /etc/systemd/system/rtltuned.service.d
+c systemctl daemon-reload
+kill "$HOLD" 2>/dev/null || true
+c umount /run/netns/pod1
 c dpkg --purge rtltune >"$T_TMP/purge.log" 2>&1 || { cat "$T_TMP/purge.log"; t_fail "dpkg --purge"; }
 t_eq "$(c sh -c 'ls /usr/bin/rtltune /usr/sbin/rtltuned /etc/rtltune/rtltuned.conf \
 	/etc/systemd/system/multi-user.target.wants/rtltuned.service 2>/dev/null | wc -l')" 0 \
