@@ -231,8 +231,9 @@ struct journal_here {
  * op_gone[i] for each entry and in-flight record of a device gone from here. Only devices
  * without a permanent address, recorded in this boot and this netns, under an ifindex not
  * in here->ifindexes. An entry whose device has a live in-flight record (not .orphaned) is
- * kept, and the record too; an orphaned record goes with its device. Returns how many
- * flags it set.
+ * kept, and the record too; an orphaned record goes with its device (journal_forget_gone()
+ * counts the caller's own records as orphaned: it ends them). Returns how many flags it
+ * set.
  */
 int journal_gone_select(const struct journal_entry *ents, int n_ents,
 			const struct journal_inflight *ops, int n_ops,

@@ -196,9 +196,15 @@ int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes
 		goto out;
 	}
 	snprintf(here.boot_id, sizeof(here.boot_id), "%s", jr_boot_id());
+	/* Ended with a gone device: a dead process's operation on it, and the caller's own
+	 * (the caller says the device is gone, and an operation on it cannot go on: rtltuned's
+	 * trial on a veth whose pod was deleted, tests/integration/tuner_pods.sh). Another live
+	 * process's stays for it to end. For the decision only: the handle keeps the flags. */
+	for (k = 0; k < j->n_ops; k++)
+		j->ops[k].orphaned = jr_op_mine(&j->ops[k]) || !jr_op_alive(&j->ops[k]);
+	r = journal_gone_select(j->ents, j->n_ents, j->ops, j->n_ops, &here, ent_gone, op_gone);
 	for (k = 0; k < j->n_ops; k++)
 		j->ops[k].orphaned = !jr_op_mine(&j->ops[k]) && !jr_op_alive(&j->ops[k]);
-	r = journal_gone_select(j->ents, j->n_ents, j->ops, j->n_ops, &here, ent_gone, op_gone);
 	if (r <= 0) {
 		if (r < 0)
 			rterr_sys(err, -r, "%s", j->path);

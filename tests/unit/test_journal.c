@@ -1244,7 +1244,28 @@ static void test_forget_gone(void **state)
 	assert_int_equal(journal_forget_gone(j, links, 1, "cli", NULL, &err), 1);
 	assert_int_equal(journal_entries(j, &ents), 3);
 	assert_int_equal(journal_inflight_list(j, &ops), 0);
+
+	/* The caller's own operation on a device that went (rtltuned's trial on a veth whose
+	 * pod was deleted): it ends with the device, and the caller's operation on a device
+	 * still here stays, flags as they were. */
+	held.ifindex = 999997;
+	snprintf(held.ifname, sizeof(held.ifname), "mine9");
+	pre[KNOB_MTU] = 1200;
+	assert_int_equal(journal_inflight_begin(j, &held, "trial", "daemon", pre, w, &err), 0);
+	assert_int_equal(journal_inflight_begin(j, &lo, "trial", "daemon", pre, w, &err), 0);
+	assert_int_equal(journal_forget_gone(j, links, 1, "daemon", &list, &err), 1);
+	assert_non_null(list);
+	assert_string_equal(list[0].entry.id.ifname, "mine9");
+	assert_true(list[0].had_inflight);
+	free(list);
+	assert_int_equal(journal_inflight_list(j, &ops), 1);
+	assert_string_equal(ops[0].id.ifname, "lo");
+	assert_false(ops[0].orphaned);
+	assert_int_equal(journal_inflight_end(j, &lo, &err), 0);
 	journal_close(j);
+	buf = slurp(logpath, &len);
+	assert_non_null(buf);
+	assert_non_null(strstr(buf, "\"iface\":\"mine9\",\"knob\":\"mtu\",\"old\":1200"));
 }
 
 /* A namespace deleted: every record of it ends, those of others and with a permanent
