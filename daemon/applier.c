@@ -345,6 +345,7 @@ uint64_t applier_run_pending(void)
 	uint64_t now = now_us(), next = UINT64_MAX, start = now;
 	struct iface *ifc;
 	struct rterr err;
+	int rc;
 
 	host_run_pending(now, &next);
 	/* The table is walked only when an application may be pending (it runs every loop
@@ -372,9 +373,11 @@ uint64_t applier_run_pending(void)
 		if (!rtd.cfg.profile[0])
 			continue;
 		rterr_clear(&err);
-		ap->rc = apply_configured(ifc, &err);
+		rc = apply_configured(ifc, &err);
 		if (!ifc->m)
-			continue; /* the application's read-back found it unmanaged */
+			continue; /* the application's read-back found it unmanaged (and freed ap) */
+		ap = &ifc->m->apply;
+		ap->rc = rc;
 		ap->applied_at = now_real();
 		free(ap->profile);
 		free(ap->msg);

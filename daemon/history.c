@@ -107,12 +107,12 @@ static bool ring_push(struct ring *r, unsigned int max, const struct history_sam
 	return true;
 }
 
-/* The newest row of r, NULL when it has none. */
-static struct history_sample *ring_newest(struct ring *r)
+/* The row of r that is back rows before the newest (0: the newest), NULL when none. */
+static struct history_sample *ring_newest(struct ring *r, unsigned int back)
 {
-	if (!r->n)
+	if (back >= r->n)
 		return NULL;
-	return &r->s[r->n < r->cap ? r->n - 1 : (r->head + r->cap - 1) % r->cap];
+	return &r->s[r->n < r->cap ? r->n - 1 - back : (r->head + r->cap - 1 - back) % r->cap];
 }
 
 static bool quiet(const struct history_sample *x)
@@ -161,7 +161,7 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 	static const struct rtl_hist no_hist;
 	const struct iface_stats *st = ifc->m ? &ifc->m->stats : NULL;
 	struct history *h = history_of(ifc);
-	struct history_sample x, old, *last;
+	struct history_sample x, old, *last, *prev;
 	const struct rtl_hist *g;
 	uint64_t cur[8] = {0};
 	double secs;
@@ -187,10 +187,13 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 			x.rate[i] = cur[i] >= h->prev[i]
 					    ? (float)((double)(cur[i] - h->prev[i]) / secs)
 					    : 0;
-		/* A quiet stretch is one row, however long (its means are zeros either way):
-		 * an idle interface's history, a node's idle pods, stays a few rows. */
-		last = ring_newest(&h->fine);
-		if (last && quiet(last) && quiet(&x)) {
+		/* A quiet stretch is two rows, however long (its means are zeros either way):
+		 * its first sample as it came (a chart drops to zero there, not along a slope
+		 * to the stretch's end) and one row spanning the rest. An idle interface's
+		 * history, a node's idle pods, stays a few rows. */
+		last = ring_newest(&h->fine, 0);
+		prev = ring_newest(&h->fine, 1);
+		if (last && prev && quiet(last) && quiet(prev) && quiet(&x)) {
 			last->time = x.time;
 			last->secs += x.secs;
 		} else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted) {

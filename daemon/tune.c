@@ -292,11 +292,10 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	struct iface_tune *tp;
 	struct sample_reading now_r;
 	struct tuner_sample s = {0};
-	struct tuner_env env = {0};
+	struct tuner_env env;
 	struct tuner_action a = {0};
 	uint64_t seg, ovr = 0;
 	bool ovr_valid;
-	int k;
 
 	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
 		return;
@@ -361,34 +360,42 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		tp->gap = false;
 		return;
 	}
-	for (k = 0; k < KNOB__COUNT; k++) {
-		/* What the traffic gets: the smallest value on the device stack. */
-		env.knob[k] = iface_eff(ifc, (enum knob_id)k);
-		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
-		env.pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
-		env.manual[k] = ifc->m->manual[k];
-	}
-	env.gso_max = ifc->m->gso_max;
-	if (iface_stack_gso_cap(ifc) != LINK_UNSET && iface_stack_gso_cap(ifc) < env.gso_max) {
-		env.gso_max = iface_stack_gso_cap(ifc);
-		snprintf(env.limit_note, sizeof(env.limit_note), "%s", iface_stack_note(ifc));
-	} else if (ifc->m->reroute_note) {
-		snprintf(env.limit_note, sizeof(env.limit_note), "%s", ifc->m->reroute_note);
-	}
-	env.gro_max = ifc->m->gro_max;
-	env.mtu_max = ifc->m->mtu_max;
-	env.ring_rx_max = nic_max(&ifc->m->snap, KNOB_RING_RX);
-	env.allowed_mtu_min = rtd.cfg.allowed_mtu_min;
-	env.allowed_mtu_max = rtd.cfg.allowed_mtu_max;
-	env.quirks = ifc->m->quirks;
-	env.n_napi = ifc->m->snap.n_napi;
-	env.napi_irq = ifc->m->snap.napi_irq;
-	env.cpus_online = sirq.online;
-	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
-	 * on, trials do not. */
-	env.autotune = ifc->autotune && !tp->paused && trust_ok();
+	tune_env(ifc, &env);
 	if (tuner_feed(tuner, ifc->ifindex, &s, &env, now / 1000, &a) == 0)
 		tune_act(tuner, ifc, &a);
+}
+
+void tune_env(const struct iface *ifc, struct tuner_env *env)
+{
+	int k;
+
+	memset(env, 0, sizeof(*env));
+	for (k = 0; k < KNOB__COUNT; k++) {
+		/* What the traffic gets: the smallest value on the device stack. */
+		env->knob[k] = iface_eff(ifc, (enum knob_id)k);
+		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
+		env->pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
+		env->manual[k] = ifc->m->manual[k];
+	}
+	env->gso_max = ifc->m->gso_max;
+	if (iface_stack_gso_cap(ifc) != LINK_UNSET && iface_stack_gso_cap(ifc) < env->gso_max) {
+		env->gso_max = iface_stack_gso_cap(ifc);
+		snprintf(env->limit_note, sizeof(env->limit_note), "%s", iface_stack_note(ifc));
+	} else if (ifc->m->reroute_note) {
+		snprintf(env->limit_note, sizeof(env->limit_note), "%s", ifc->m->reroute_note);
+	}
+	env->gro_max = ifc->m->gro_max;
+	env->mtu_max = ifc->m->mtu_max;
+	env->ring_rx_max = nic_max(&ifc->m->snap, KNOB_RING_RX);
+	env->allowed_mtu_min = rtd.cfg.allowed_mtu_min;
+	env->allowed_mtu_max = rtd.cfg.allowed_mtu_max;
+	env->quirks = ifc->m->quirks;
+	env->n_napi = ifc->m->snap.n_napi;
+	env->napi_irq = ifc->m->snap.napi_irq;
+	env->cpus_online = sirq.online;
+	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
+	 * on, trials do not. */
+	env->autotune = ifc->autotune && !ifc->m->tune.paused && trust_ok();
 }
 
 bool tune_idle(const struct iface *ifc)

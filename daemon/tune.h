@@ -26,6 +26,10 @@ void tune_sample(struct iface *ifc, uint64_t now_us);
 /* Whether ifc may be sampled less often while its counters stand still: the tuner has it
  * idle (no trial, no cooldown), not paused, nothing to recover (or no tuner at all). */
 bool tune_idle(const struct iface *ifc);
+/* The environment the tuner judges a managed ifc in, as read now (what a sample feeds it,
+ * and what `recommend` shows while it rests). */
+struct tuner_env;
+void tune_env(const struct iface *ifc, struct tuner_env *env);
 /* The sampler skipped samples of ifc: the next one spans them and is not fed to the
  * tuner (the one after it is, over one interval). */
 void tune_gap(struct iface *ifc);

@@ -103,9 +103,13 @@ json_object *tune_recommend_json(const struct iface *ifc)
 {
 	const struct tuner *tuner = tune_tuner();
 	struct tuner_recommendation rec;
+	struct tuner_env env;
 
-	if (!tuner || !ifc->m || !ifc->m->tune.tuned ||
-	    tuner_recommend(tuner, ifc->ifindex, now_us() / 1000, &rec) < 0)
+	if (!tuner || !ifc->m || !ifc->m->tune.tuned)
+		return NULL;
+	/* A resting interface's environment is the one its next sample would give. */
+	tune_env(ifc, &env);
+	if (tuner_recommend_env(tuner, ifc->ifindex, &env, now_us() / 1000, &rec) < 0)
 		return NULL;
 	return recommendation_json(&rec, false);
 }

@@ -373,6 +373,10 @@ struct tuner_recommendation {
 /* What the tuner would do next on ifindex and why, from its last samples and env. */
 int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now_ms,
 		    struct tuner_recommendation *out);
+/* The same, with env: the interface's environment as the caller reads it now, used when the
+ * tuner holds none (not fed yet, or resting: tuner_iface_rest()); NULL: every knob unknown. */
+int tuner_recommend_env(const struct tuner *t, int ifindex, const struct tuner_env *env,
+			uint64_t now_ms, struct tuner_recommendation *out);
 
 struct tuner_backoff {
 	uint64_t until_ms;     /* no trial of (knob, dir) before this; 0 none */

@@ -741,6 +741,12 @@ int tuner_abort(struct tuner *t, int ifindex, uint64_t now, const char *why,
 int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 		    struct tuner_recommendation *out)
 {
+	return tuner_recommend_env(t, ifindex, NULL, now, out);
+}
+
+int tuner_recommend_env(const struct tuner *t, int ifindex, const struct tuner_env *now_env,
+			uint64_t now, struct tuner_recommendation *out)
+{
 	const struct iface *ifc = t ? iface_find(t, ifindex) : NULL;
 	struct tuner_env none;
 	const struct tuner_env *env;
@@ -756,6 +762,8 @@ int tuner_recommend(const struct tuner *t, int ifindex, uint64_t now,
 	out->next = -1;
 	if (ifc->fed) {
 		env = &ifc->fed->env;
+	} else if (now_env) {
+		env = now_env; /* resting, or not fed yet: the caller's reading of it now */
 	} else {
 		memset(&none, 0, sizeof(none));
 		for (i = 0; i < KNOB__COUNT; i++)

@@ -389,8 +389,10 @@ t_eq "$(pod_attr gso_max_size)" "$POD_TSO" "pod1/eth0 gso_max_size: the throughp
 t_eq "$(pod_attr gro_max_size)" 524280 "pod1/eth0 gro_max_size"
 t_eq "$(c rtltune --json status | jq -r '.interfaces[] | select(.ifname == "pod1/eth0") | "\(.managed) \(.netns)"')" \
 	"true pod1" "status: pod1/eth0 managed, in netns pod1"
+# This run's lines only (its invocation), however many the profile's applications logged.
+INV=$(show InvocationID)
 for ((i = 0; i < 100; i++)); do
-	c journalctl -u rtltuned -o cat --no-pager -n 50 | grep -q '^netns pod1: followed' && break
+	c journalctl -u rtltuned "_SYSTEMD_INVOCATION_ID=$INV" -o cat --no-pager | grep -q '^netns pod1: followed' && break
 	sleep 0.1
 done
 [ "$i" -lt 100 ] || t_fail "the daemon under the drop-in did not log 'netns pod1: followed' within 10 s"

@@ -1217,6 +1217,7 @@ static void test_many_interfaces(void **state)
 static void test_rest(void **state)
 {
 	struct tuner_iface_info *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	struct tuner_recommendation rec;
 	unsigned int n;
 	struct sim s;
 
@@ -1248,6 +1249,14 @@ static void test_rest(void **state)
 	assert_int_equal(b->samples, 0);
 	assert_memory_equal(b->decisions, a->decisions, sizeof(a->decisions));
 	assert_memory_equal(b->backoff, a->backoff, sizeof(a->backoff));
+	/* What recommend says while it rests comes from the environment given (here gso_max_size
+	 * pinned), not from unknown knobs; without one, every knob is unknown. */
+	s.env.pinned[KNOB_GSO_MAX_SIZE] = true;
+	assert_int_equal(tuner_recommend_env(s.t, IFX, &s.env, s.now, &rec), 0);
+	assert_int_equal(rec.cands[TUNER_RULE_GSO_AT_CAP].status, TUNER_CAND_PINNED);
+	assert_int_equal(tuner_recommend(s.t, IFX, s.now, &rec), 0);
+	assert_int_not_equal(rec.cands[TUNER_RULE_GSO_AT_CAP].status, TUNER_CAND_PINNED);
+	s.env.pinned[KNOB_GSO_MAX_SIZE] = false;
 
 	n = s.n_log;
 	sim_run(&s, 30);
