@@ -182,8 +182,14 @@ static void open_pod(struct pod_ns *p)
 		p->ns = NULL;
 		/* Tried again at each event of its directory: said once per cause, not at
 		 * each try (a node of pods would fill the journal with one refusal). */
+		/* EPERM from setns(2): CAP_SYS_ADMIN, and systemd's RestrictNamespaces= (the
+		 * CLI says its own, cli/explain.c). */
 		if (err.errnum != EINVAL && err.errnum != p->open_err)
-			dlog(LOG_WARNING, NULL, "netns %s: %s", p->name, err.msg);
+			dlog(LOG_WARNING, NULL, "netns %s: %s%s", p->name, err.msg,
+			     err.errnum == EPERM ? " (needs CAP_SYS_ADMIN and, under systemd, "
+						   "RestrictNamespaces=net: the drop-in "
+						   "/usr/share/doc/rtltune/examples/pods.conf)"
+						 : "");
 		p->open_err = err.errnum;
 		return;
 	}
@@ -620,7 +626,7 @@ static void raise_nofile(void)
 	}
 }
 
-int pods_start(void)
+static int pods_start(void)
 {
 	int one = 1, fd, rcv = PODS_RCVBUF, r;
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK};

@@ -12,9 +12,9 @@
  * is held open (netns.h) exactly while its name is there and selected: a deleted one is let go at
  * once, its interfaces and their journal records ended, with one line in the log.
  */
-int pods_start(void);
-/* pods_start(), and when it fails, one line saying why and what grants it: the daemon goes
- * on with its own namespace (a unit without the pods' drop-in may not listen to others). */
+/* Start following them; when that fails, one line saying why and what grants it, and the
+ * daemon goes on with its own namespace (a unit without the pods' drop-in may not listen
+ * to others). */
 void pods_start_or_say(void);
 /* After a reload: namespaces selected anew. */
 void pods_reload(void);

@@ -354,7 +354,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 	 * not fed: the tuner's points each span one interval. Until it has traffic again the
 	 * tuner holds nothing for it but its backoffs and counts (tuner_iface_rest()). */
 	if (!tp->prev_valid || tp->gap) {
-		if (tp->gap && tp->tuned)
+		if (tp->gap)
 			tuner_iface_rest(tuner, ifc->ifindex);
 		tp->prev_valid = true;
 		tp->gap = false;

@@ -64,6 +64,9 @@ struct nic_stack {
 void stack_build(const struct link_info *links, int n, int ifindex, struct nic_stack *out);
 /* The device's peer in namespace ns (li read there). */
 void stack_set_peer(struct nic_stack *st, struct netns *ns, const struct link_info *li);
+/* The device's own ceiling for a stacked knob (what the kernel refuses above):
+ * tso_max_segs for gso_max_segs, tso_max_size for the sizes. */
+int64_t stack_ceiling(const struct link_info *l, enum knob_id k);
 /* Whether a link of this kind rides on the device its IFLA_LINK names. */
 bool stack_kind_rides_on_link(const char *kind);
 

@@ -204,7 +204,8 @@ int journal_forget_gone(struct journal *j, const int *ifindexes, int n_ifindexes
 		j->ops[k].orphaned = jr_op_mine(&j->ops[k]) || !jr_op_alive(&j->ops[k]);
 	r = journal_gone_select(j->ents, j->n_ents, j->ops, j->n_ops, &here, ent_gone, op_gone);
 	for (k = 0; k < j->n_ops; k++)
-		j->ops[k].orphaned = !jr_op_mine(&j->ops[k]) && !jr_op_alive(&j->ops[k]);
+		if (jr_op_mine(&j->ops[k]))
+			j->ops[k].orphaned = false;
 	if (r <= 0) {
 		if (r < 0)
 			rterr_sys(err, -r, "%s", j->path);

@@ -60,18 +60,8 @@ int netns_switch(struct netns *to, struct netns **prev, struct rterr *err)
 	/* The own ioctl socket, opened at home before leaving it. */
 	if (!cur_ns && ethtool_ctl_fd() < 0)
 		return rterr_sys(err, -ethtool_ctl_fd(), "socket");
-	if (setns(to ? to->fd : home_fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-
-		rterr_sys(err, e, "enter network namespace %s", to ? to->name : "(own)");
-		/* What an operator needs to know: the kernel wants CAP_SYS_ADMIN for setns(2),
-		 * and systemd's RestrictNamespaces= filters it (docs/namespaces.md). */
-		if (e == EPERM && err)
-			snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
-				 " (needs CAP_SYS_ADMIN and, under systemd, RestrictNamespaces=net: "
-				 "the drop-in /usr/share/doc/rtltune/examples/pods.conf)");
-		return -e;
-	}
+	if (setns(to ? to->fd : home_fd, CLONE_NEWNET) < 0)
+		return rterr_sys(err, errno, "enter network namespace %s", to ? to->name : "(own)");
 	if (!cur_ns)
 		home_ctl = ethtool_ctl_fd_use(to->ctl);
 	else

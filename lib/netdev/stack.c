@@ -132,8 +132,7 @@ int64_t stack_effective_gro(const struct link_info *self, const struct nic_stack
 	return v == LINK_UNSET ? self->knob[KNOB_GRO_MAX_SIZE] : v;
 }
 
-/* The device's own ceiling for a stacked knob (what the kernel refuses above). */
-static int64_t ceiling(const struct link_info *l, enum knob_id k)
+int64_t stack_ceiling(const struct link_info *l, enum knob_id k)
 {
 	return k == KNOB_GSO_MAX_SEGS ? l->tso_max_segs : l->tso_max_size;
 }
@@ -141,7 +140,7 @@ static int64_t ceiling(const struct link_info *l, enum knob_id k)
 int64_t stack_upper_cap(const struct link_info *links, int n, const struct link_info *u, int except,
 			enum knob_id k, char *why, size_t why_len)
 {
-	int64_t cap = ceiling(u, k);
+	int64_t cap = stack_ceiling(u, k);
 	int i;
 
 	why[0] = '\0';

@@ -527,8 +527,7 @@ static int64_t below_target(const struct plan *set, unsigned int n, int ifindex,
  * tso_max_segs) with a note saying so. */
 static int64_t own_ceiling(struct plan *p, enum knob_id k, const struct link_info *li, int64_t want)
 {
-	int64_t cap = k == KNOB_GSO_MAX_SEGS ? li->tso_max_segs : li->tso_max_size;
-	int64_t cur = p->items[k].cur;
+	int64_t cap = stack_ceiling(li, k), cur = p->items[k].cur;
 
 	if (cap == LINK_UNSET || cap >= want)
 		return want;
