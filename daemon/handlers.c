@@ -363,6 +363,8 @@ static json_object *iface_stats_json(const struct iface *ifc)
 	json_object_object_add(o, "rate_seconds",
 			       s->rate_us ? json_object_new_double((double)s->rate_us / 1e6) : NULL);
 	json_object_object_add(o, "idle", json_object_new_boolean(s->idle));
+	/* Idle at its own read too: its snapshot kept deflated (iface_rest()). */
+	json_object_object_add(o, "at_rest", json_object_new_boolean(iface_at_rest(ifc)));
 	return o;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "iface.h"
 #include "log.h"
@@ -28,6 +29,45 @@ static uint32_t sync_gen;
 static int next_pod_key = IFACE_POD_KEY_BASE;
 static iface_observer observers[MAX_OBSERVERS];
 static unsigned int n_observers;
+
+/*
+ * The texts many interfaces share: a node's 1000 veths have one kind, one driver, one
+ * chip id, a few operstates and one reason not to be managed. One copy of each for the
+ * process, never freed: a host has a handful of each, and a reason quotes the
+ * configuration. Cut at max - 1 characters, as the fixed buffers they replace were; out
+ * of memory, "".
+ */
+static const char *text(const char *s, size_t max)
+{
+	static char **texts;
+	static unsigned int n_texts, cap_texts;
+	size_t len = strnlen(s, max - 1);
+	unsigned int i;
+	char *t;
+
+	for (i = 0; i < n_texts; i++)
+		if (strncmp(texts[i], s, len) == 0 && texts[i][len] == '\0')
+			return texts[i];
+	if (n_texts == cap_texts) {
+		unsigned int cap = cap_texts ? 2 * cap_texts : 16;
+		char **grown = realloc(texts, cap * sizeof(*grown));
+
+		if (!grown)
+			return "";
+		texts = grown;
+		cap_texts = cap;
+	}
+	if (!(t = strndup(s, len)))
+		return "";
+	texts[n_texts++] = t;
+	return t;
+}
+
+#define KIND_MAX 32
+#define OPERSTATE_MAX 16
+#define DRIVER_MAX 32
+#define CHIP_MAX 48
+#define WHY_MAX 96
 
 int iface_subscribe(iface_observer fn)
 {
@@ -159,17 +199,132 @@ uint64_t iface_chip_changes(void)
 	return chip_changes;
 }
 
+/*
+ * A snapshot at rest. Deflated raw (no zlib header: the length is kept beside it), at
+ * level 1 with a 4 KiB window (the whole struct) and small hash tables: 20 KiB of state
+ * for the process, not the 256 KiB of zlib's defaults. libbpf links zlib already.
+ */
+#define SNAP_ZBITS 12
+#define SNAP_ZMEM 5
+
+static z_stream zdef, zinf;
+static bool zdef_ok, zinf_ok;
+static uint64_t snap_stamps;
+
+/* Every knob unknown: what a snapshot reads before the first read, or out of memory. */
+static const struct nic *snap_unknown(void)
+{
+	static struct nic none;
+	static bool init;
+	int k;
+
+	if (!init) {
+		for (k = 0; k < KNOB__COUNT; k++)
+			none.val[k] = LINK_UNSET;
+		init = true;
+	}
+	return &none;
+}
+
+static int snap_inflate(const struct iface_mgd *m, struct nic *out)
+{
+	if (!zinf_ok) {
+		if (inflateInit2(&zinf, -SNAP_ZBITS) != Z_OK)
+			return -ENOMEM;
+		zinf_ok = true;
+	} else if (inflateReset(&zinf) != Z_OK) {
+		return -EIO;
+	}
+	zinf.next_in = m->snap_z;
+	zinf.avail_in = m->snap_zlen;
+	zinf.next_out = (unsigned char *)out;
+	zinf.avail_out = sizeof(*out);
+	return inflate(&zinf, Z_FINISH) == Z_STREAM_END && zinf.total_out == sizeof(*out) ? 0
+											   : -EIO;
+}
+
+const struct nic *iface_snap_peek(const struct iface *ifc)
+{
+	static struct nic cache;
+	static uint64_t cached; /* the stamp of the copy in cache, 0 none */
+	const struct iface_mgd *m = ifc->m;
+
+	if (m->snap)
+		return m->snap;
+	if (!m->snap_z)
+		return snap_unknown();
+	if (cached != m->snap_stamp) {
+		cached = 0;
+		if (snap_inflate(m, &cache) < 0) {
+			dlog(LOG_ERR, ifc->name, "its snapshot at rest could not be read back");
+			return snap_unknown();
+		}
+		cached = m->snap_stamp;
+	}
+	return &cache;
+}
+
+const struct nic *iface_snap(const struct iface *ifc)
+{
+	struct iface_mgd *m = ifc->m;
+	struct nic *nic;
+
+	if (m->snap || !m->snap_z)
+		return m->snap ? m->snap : snap_unknown();
+	nic = malloc(sizeof(*nic));
+	if (!nic)
+		return iface_snap_peek(ifc); /* out of memory: read, still at rest */
+	if (snap_inflate(m, nic) < 0) {
+		free(nic);
+		return iface_snap_peek(ifc); /* says why */
+	}
+	free(m->snap_z);
+	m->snap_z = NULL;
+	m->snap = nic;
+	return nic;
+}
+
+void iface_rest(struct iface *ifc)
+{
+	static unsigned char buf[2 * sizeof(struct nic)];
+	struct iface_mgd *m = ifc->m;
+	unsigned char *z;
+
+	if (!m || !m->snap)
+		return;
+	if (!zdef_ok) {
+		if (deflateInit2(&zdef, 1, Z_DEFLATED, -SNAP_ZBITS, SNAP_ZMEM,
+				 Z_DEFAULT_STRATEGY) != Z_OK)
+			return;
+		zdef_ok = true;
+	} else if (deflateReset(&zdef) != Z_OK) {
+		return;
+	}
+	zdef.next_in = (unsigned char *)m->snap;
+	zdef.avail_in = sizeof(*m->snap);
+	zdef.next_out = buf;
+	zdef.avail_out = sizeof(buf);
+	if (deflate(&zdef, Z_FINISH) != Z_STREAM_END || !(z = malloc(zdef.total_out)))
+		return; /* kept as it is */
+	memcpy(z, buf, zdef.total_out);
+	m->snap_zlen = (uint32_t)zdef.total_out;
+	m->snap_z = z;
+	m->snap_stamp = ++snap_stamps;
+	free(m->snap);
+	m->snap = NULL;
+}
+
 void iface_update(struct iface *ifc, const struct nic *nic)
 {
 	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
 	const struct chip_entry *chip = NULL;
 
-	snprintf(ifc->driver, sizeof(ifc->driver), "%s", nic->have_drvinfo ? nic->drv.driver : "");
+	ifc->driver = text(nic->have_drvinfo ? nic->drv.driver : "", DRIVER_MAX);
 	if (rtd.chips)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
 	if (strcmp(ifc->chip, chip ? chip->id : "") != 0)
 		chip_changes++;
-	snprintf(ifc->chip, sizeof(ifc->chip), "%s", chip ? chip->id : "");
+	ifc->chip = text(chip ? chip->id : "", CHIP_MAX);
 	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
 	if (ifc->master != nic->link.master ||
 	    ifc->link != (nic->link.link_netns ? 0 : nic->link.link))
@@ -177,9 +332,13 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 	ifc->master = nic->link.master;
 	ifc->link = nic->link.link_netns ? 0 : nic->link.link;
 	ifc->knob_dirty = false;
-	if (ifc->m) {
-		ifc->m->snap = *nic;
-		ifc->m->snap.ns = ifc->ns;
+	if (ifc->m && !ifc->m->snap && !(ifc->m->snap = malloc(sizeof(*nic))))
+		dlog(LOG_ERR, ifc->name, "out of memory keeping its snapshot");
+	if (ifc->m && ifc->m->snap) {
+		free(ifc->m->snap_z);
+		ifc->m->snap_z = NULL;
+		*ifc->m->snap = *nic;
+		ifc->m->snap->ns = ifc->ns;
 		chip_effective_limits(chip, nic, eff);
 		ifc->m->gso_max = eff[CHIP_LIMIT_GSO_MAX_SIZE].value;
 		ifc->m->gro_max = eff[CHIP_LIMIT_GRO_MAX_SIZE].value;
@@ -225,6 +384,8 @@ static void mgd_free(struct iface_mgd *m)
 {
 	if (m) {
 		stat_free(&m->stats);
+		free(m->snap);
+		free(m->snap_z);
 		free(m->counts);
 		free(m->stack);
 		free(m->stack_links);
@@ -285,9 +446,10 @@ void iface_read_stack(struct iface *ifc)
 	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, m->stack);
 	for (i = 0; i < KNOB__COUNT; i++)
 		m->eff->val[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
-					 ? stack_effective(&m->snap.link, m->stack, (enum knob_id)i)
+					 ? stack_effective(&iface_snap(ifc)->link, m->stack,
+							   (enum knob_id)i)
 					 : iface_knob(ifc, i);
-	m->eff->val[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&m->snap.link, m->stack);
+	m->eff->val[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&iface_snap(ifc)->link, m->stack);
 	/* How far the uppers let a raise go, and which device stops it. */
 	m->eff->gso_cap = LINK_UNSET;
 	m->eff->note[0] = '\0';
@@ -372,7 +534,11 @@ static bool select_iface(struct iface *ifc)
 				.driver = ifc->driver,
 				.chip = ifc->chip};
 
-	return config_selects(&rtd.cfg, &l, ifc->why, sizeof(ifc->why));
+	char why[WHY_MAX];
+	bool sel = config_selects(&rtd.cfg, &l, why, sizeof(why));
+
+	ifc->why = text(why, sizeof(why));
+	return sel;
 }
 
 /*
@@ -387,7 +553,7 @@ static void reselect(struct iface *ifc)
 		ifc->m = calloc(1, sizeof(*ifc->m));
 		if (!ifc->m) {
 			dlog(LOG_ERR, ifc->name, "out of memory managing the interface");
-			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
+			ifc->why = text("out of memory", WHY_MAX);
 			now = false;
 		}
 	}
@@ -464,18 +630,18 @@ static struct iface *link_new(struct netns *ns, const struct link_info *li)
 		dlog(LOG_ERR, li->ifname, "out of memory tracking a new interface");
 		return NULL;
 	}
+	ifc->driver = ifc->chip = ifc->why = "";
 	ifc->ns = ns;
 	ifc->dev_index = li->ifindex;
 	ifc->ifindex = ns ? next_pod_key++ : li->ifindex;
 	set_name(ifc, li->ifname);
-	snprintf(ifc->kind, sizeof(ifc->kind), "%s", li->kind);
+	ifc->kind = text(li->kind, KIND_MAX);
 	ifc->master = li->master;
 	ifc->link = li->link_netns ? 0 : li->link;
 	stack_gen++;
 	ifc->flags = li->flags;
 	ifc->lower_up = li->flags & IFF_LOWER_UP;
-	snprintf(ifc->operstate, sizeof(ifc->operstate), "%s",
-		 li->operstate[0] ? li->operstate : "unknown");
+	ifc->operstate = text(li->operstate[0] ? li->operstate : "unknown", OPERSTATE_MAX);
 	ifc->first_seen_us = now_us();
 	ifc->autotune = rtd.cfg.autotune;
 	ifc->seen_gen = sync_gen;
@@ -499,12 +665,12 @@ static struct iface *link_new(struct netns *ns, const struct link_info *li)
 	iface_update(ifc, &nic);
 	ifc->managed = io && select_iface(ifc);
 	if (!io)
-		snprintf(ifc->why, sizeof(ifc->why), "its namespace could not be entered");
+		ifc->why = text("its namespace could not be entered", WHY_MAX);
 	if (ifc->managed) {
 		ifc->m = calloc(1, sizeof(*ifc->m));
 		if (!ifc->m) {
 			ifc->managed = false;
-			snprintf(ifc->why, sizeof(ifc->why), "out of memory");
+			ifc->why = text("out of memory", WHY_MAX);
 		} else {
 			for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 				nic_read_group(io, (enum ethnl_group)k, &nic);
@@ -569,7 +735,7 @@ static void link_seen(struct netns *ns, const struct link_info *li, bool event,
 		if ((bool)(li->flags & IFF_LOWER_UP) != ifc->lower_up)
 			carrier(ifc, li->flags & IFF_LOWER_UP);
 		if (strcmp(ifc->operstate, operstate) != 0) {
-			snprintf(ifc->operstate, sizeof(ifc->operstate), "%s", operstate);
+			ifc->operstate = text(operstate, OPERSTATE_MAX);
 			state_changed();
 		}
 		ifc->flags = li->flags;

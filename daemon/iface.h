@@ -39,7 +39,7 @@ struct iface_tune {
 	bool tuned; /* added to the tuner */
 	bool prev_valid;
 	uint64_t prev_us;
-	struct sample_reading prev;
+	struct sample_reading *prev; /* allocated while it has a base (tune.c: prev_drop()) */
 	/* Retransmitted segments through the interface since the tuner took it, and those of
 	 * them that DSACKs showed spurious and the tuner left out (tcpstat_lossy()). */
 	uint64_t retrans_segs, retrans_spurious;
@@ -91,9 +91,17 @@ struct iface_eff {
 
 /* What only a managed interface has, allocated while it is managed. */
 struct iface_mgd {
-	/* iface.c: the last snapshot (a refresh, or an actuation's read-back) and the limits
-	 * the tuner may use (kernel cut by the chip database) with the chip's quirks. */
-	struct nic snap; /* snap.val: the knobs' values as last read (LINK_UNSET unknown) */
+	/* iface.c: the last snapshot (a refresh, or an actuation's read-back), read by
+	 * iface_snap(); snap->val: the knobs' values as last read (LINK_UNSET unknown). At
+	 * rest (iface_rest()) it is kept deflated in snap_z instead (snap NULL): a veth's
+	 * 2 KiB are mostly unknown knobs and zeros, under 300 bytes deflated. snap_stamp
+	 * names that deflated copy (iface_snap_peek()'s cache). */
+	struct nic *snap;
+	unsigned char *snap_z;
+	uint32_t snap_zlen;
+	uint64_t snap_stamp;
+	/* iface.c: the limits the tuner may use (kernel cut by the chip database) with the
+	 * chip's quirks. */
 	int64_t gso_max, gro_max, mtu_max;
 	uint32_t quirks;
 	/* iface.c: the device stack around it (docs/stack.md), read with the snapshot; what
@@ -141,15 +149,17 @@ struct iface {
 	char dev[IF_NAMESIZE];
 	int dev_index;
 	bool ns_gone; /* its namespace was deleted: its records end with it (iface_netns_gone) */
-	char kind[32]; /* IFLA_INFO_KIND; "" for hardware */
+	/* kind, operstate, driver, chip, why: texts many interfaces share, one copy each for
+	 * the process (iface.c: text()), never NULL. */
+	const char *kind; /* IFLA_INFO_KIND; "" for hardware */
 	int master;    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
 	int link;      /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
 	unsigned int flags;
-	char operstate[16];
+	const char *operstate;
 	bool lower_up;
-	char driver[32]; /* ethtool -i; "" unknown */
-	char chip[48];	 /* chip database id; "" none */
-	/* The rtnetlink knobs as last read; a managed interface has every knob in m->snap.val
+	const char *driver; /* ethtool -i; "" unknown */
+	const char *chip;   /* chip database id; "" none */
+	/* The rtnetlink knobs as last read; a managed interface has every knob in its snapshot
 	 * (iface_knob() reads either): an unmanaged one costs a few hundred bytes. */
 	int64_t core_knob[KNOB_FIRST_ETHNL];
 	bool knob_dirty; /* a notification: re-read and compare at the next sample */
@@ -164,25 +174,42 @@ struct iface {
 	/* iface.c: selection (config interfaces/exclude/drivers/chips) and why; autotune by
 	 * iface_set_autotune(). */
 	bool managed;
-	char why[96];
+	const char *why;
 	bool autotune;
 	struct iface_mgd *m; /* NULL while not managed */
 };
 
+/*
+ * A managed interface's last snapshot. iface_snap() brings one at rest back to stay (what
+ * plans, the tuner's environment and the stack are made from); iface_snap_peek() only
+ * reads it (outputs: a scrape of 1000 pods at rest inflates each once, into a one-entry
+ * cache valid until the next call). Neither fails: out of memory, or before the first
+ * read, every knob is unknown.
+ */
+const struct nic *iface_snap(const struct iface *ifc);
+const struct nic *iface_snap_peek(const struct iface *ifc);
+/* An idle managed interface (sampler.c): its snapshot kept deflated until read again. */
+void iface_rest(struct iface *ifc);
+static inline bool iface_at_rest(const struct iface *ifc)
+{
+	return ifc->m && !ifc->m->snap && ifc->m->snap_z;
+}
+
 /* A knob's value as last read: LINK_UNSET when unknown (the ethtool groups and features
- * of an interface that is not managed are not read). */
+ * of an interface that is not managed are not read). The rtnetlink knobs are the same in
+ * core_knob and in the snapshot (iface_update() writes both). */
 static inline int64_t iface_knob(const struct iface *ifc, int k)
 {
-	if (ifc->m)
-		return ifc->m->snap.val[k];
-	return k < KNOB_FIRST_ETHNL ? ifc->core_knob[k] : LINK_UNSET;
+	if (k < KNOB_FIRST_ETHNL)
+		return ifc->core_knob[k];
+	return ifc->m ? iface_snap_peek(ifc)->val[k] : LINK_UNSET;
 }
 
 /* What local traffic through a managed ifc gets of knob k: the smallest value on its
  * stack as last read, its own on a bare device. */
 static inline int64_t iface_eff(const struct iface *ifc, enum knob_id k)
 {
-	return ifc->m->eff ? ifc->m->eff->val[k] : ifc->m->snap.val[k];
+	return ifc->m->eff ? ifc->m->eff->val[k] : iface_knob(ifc, k);
 }
 
 /* How far its uppers let a gso_max_size raise go (LINK_UNSET: no limit), and why. */

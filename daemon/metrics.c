@@ -651,7 +651,7 @@ static void section_iface(struct metrics_job *j, enum sec_kind kind, unsigned in
 	case SEC_KNOB:
 		for (k = 0; k < KNOB__COUNT; k++) {
 			/* Unsupported knobs and features the driver fixes are no knobs here. */
-			if (iface_knob(ifc, k) == LINK_UNSET || ifc->m->snap.fixed[k])
+			if (iface_knob(ifc, k) == LINK_UNSET || iface_snap_peek(ifc)->fixed[k])
 				continue;
 			series(b, "rtltune_knob_value", NULL, ifc->name, "knob",
 			       knob_name((enum knob_id)k), NULL, NULL);

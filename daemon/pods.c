@@ -136,7 +136,7 @@ const struct nic_stack *pods_stack(struct iface *ifc, const struct link_info **l
 		return st;
 	*buf = *st;
 	buf->ifindex = ifc->dev_index;
-	stack_set_peer(buf, peer->ns, &peer->m->snap.link);
+	stack_set_peer(buf, peer->ns, &iface_snap(peer)->link);
 	return buf;
 }
 

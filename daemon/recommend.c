@@ -107,8 +107,8 @@ json_object *recommend_json(struct iface *ifc)
 		goto out;
 	}
 	if (rtd.chips)
-		chip = chipdb_match_nic(rtd.chips, &ifc->m->snap, NULL);
-	chip_effective_limits(chip, &ifc->m->snap, eff);
+		chip = chipdb_match_nic(rtd.chips, iface_snap(ifc), NULL);
+	chip_effective_limits(chip, iface_snap(ifc), eff);
 
 	stat_window_sum(st, SH_TX_SKB_BYTES, &tx_skb);
 	stat_window_sum(st, SH_TX_GSO_SEGMENTS, &segs);

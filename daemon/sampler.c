@@ -254,7 +254,7 @@ uint64_t sampler_step(void)
 	while ((ifc = next_managed())) {
 		struct iface_stats *s = &ifc->m->stats;
 		struct link_info li;
-		bool read = false;
+		bool read = false, quiet;
 
 		if (idle_skip(ifc))
 			continue;
@@ -268,6 +268,7 @@ uint64_t sampler_step(void)
 			s->still += s->still < IDLE_AFTER;
 		else
 			s->still = 0;
+		quiet = s->idle && s->still >= IDLE_AFTER;
 		if (s->skipped)
 			tune_gap(ifc);
 		s->skipped = false;
@@ -275,6 +276,12 @@ uint64_t sampler_step(void)
 		s->valid = true;
 		history_sample(ifc, sample_now);
 		tune_sample(ifc, sample_now);
+		/* Idle, and still so at its turn: its snapshot rests until traffic or a read
+		 * brings it back. */
+		if (quiet)
+			iface_rest(ifc);
+		else if (s->still == 0 && iface_at_rest(ifc))
+			iface_snap(ifc);
 		if (now_us() - start >= SAMPLE_SLICE_US) {
 			busy_us += now_us() - start;
 			return 0;

@@ -108,9 +108,22 @@ uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
 	uint64_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
+	for (i = 0; s->window_counter && i < STAT_WINDOW_SLOTS; i++)
 		n += s->window_counter[i][c];
 	return n;
+}
+
+/* A window of zero slots is not kept. */
+static void window_drop_zero(struct iface_stats *s)
+{
+	unsigned int i, c;
+
+	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
+		for (c = 0; c < SC__COUNT; c++)
+			if (s->window_counter[i][c])
+				return;
+	free(s->window_counter);
+	s->window_counter = NULL;
 }
 
 void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
@@ -143,18 +156,27 @@ void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 	/* The current slot holds what arrived since it opened; a full slot moves on. */
 	for (h = 0; hs && h < SH__COUNT; h++)
 		hist_delta(&hs->window[s->window_cur][h], &hs->hist[h], &hs->window_base[h]);
-	for (c = 0; c < SC__COUNT; c++)
-		s->window_counter[s->window_cur][c] =
-			s->counter[c] >= s->window_counter_base[c]
-				? s->counter[c] - s->window_counter_base[c]
-				: s->counter[c];
+	for (c = 0; c < SC__COUNT; c++) {
+		uint64_t d = s->counter[c] >= s->window_counter_base[c]
+				     ? s->counter[c] - s->window_counter_base[c]
+				     : s->counter[c];
+
+		/* Out of memory: the window reads empty. */
+		if (d && !s->window_counter)
+			s->window_counter = calloc(STAT_WINDOW_SLOTS, sizeof(*s->window_counter));
+		if (s->window_counter)
+			s->window_counter[s->window_cur][c] = d;
+	}
 	if (now_us - s->window_slot_start_us >= slot_us) {
 		s->window_cur = (s->window_cur + 1) % STAT_WINDOW_SLOTS;
 		if (hs) {
 			memset(hs->window[s->window_cur], 0, sizeof(hs->window[s->window_cur]));
 			memcpy(hs->window_base, hs->hist, sizeof(hs->window_base));
 		}
-		memset(s->window_counter[s->window_cur], 0, sizeof(s->window_counter[0]));
+		if (s->window_counter) {
+			memset(s->window_counter[s->window_cur], 0, sizeof(s->window_counter[0]));
+			window_drop_zero(s);
+		}
 		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
 		s->window_slot_start_us = now_us;
 	}
@@ -171,7 +193,8 @@ void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
 		if (s->n_drops == STAT_MAX_DROP_REASONS)
 			return;
 		if (s->n_drops == s->drops_cap) {
-			unsigned int cap = s->drops_cap ? 2 * s->drops_cap : 4;
+			/* 2: the link counters' two reasons (most interfaces have no more) */
+			unsigned int cap = s->drops_cap ? 2 * s->drops_cap : 2;
 			struct stat_drop *grown = realloc(s->drops, cap * sizeof(*grown));
 
 			if (!grown)
@@ -191,5 +214,7 @@ void stat_free(struct iface_stats *s)
 	s->drops = NULL;
 	free(s->h);
 	s->h = NULL;
+	free(s->window_counter);
+	s->window_counter = NULL;
 	s->n_drops = s->drops_cap = 0;
 }

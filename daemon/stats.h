@@ -86,8 +86,10 @@ struct iface_stats {
 	uint64_t prev_counter[SC__COUNT];
 	uint64_t prev_us;
 
-	/* Window: slot deltas, each slot covering slot_us (the histograms' in h). */
-	uint64_t window_counter[STAT_WINDOW_SLOTS][SC__COUNT];
+	/* Window: slot deltas, each slot covering slot_us (the histograms' in h): rows of
+	 * STAT_WINDOW_SLOTS, allocated while a slot is not zero (an idle interface's window
+	 * is all zero: NULL). */
+	uint64_t (*window_counter)[SC__COUNT];
 	uint64_t window_counter_base[SC__COUNT];
 	unsigned int window_cur;
 	uint64_t window_slot_start_us;

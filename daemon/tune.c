@@ -47,6 +47,15 @@ static uint64_t now_ms(void)
 	return now_us() / 1000;
 }
 
+/* The previous reading goes (idle, or no longer tuned): 632 bytes an idle pod does not
+ * keep. */
+static void prev_drop(struct iface_tune *tp)
+{
+	free(tp->prev);
+	tp->prev = NULL;
+	tp->prev_valid = false;
+}
+
 static void track(struct iface *ifc)
 {
 	if (!tuner)
@@ -76,6 +85,9 @@ void tune_iface_event(struct iface *ifc, const struct iface_change *c)
 {
 	struct tuner_action a = {0};
 
+	/* Its managed part goes after the observers ran. */
+	if (ifc->m && (c->ev == IFACE_GONE || !ifc->managed))
+		prev_drop(&ifc->m->tune);
 	switch (c->ev) {
 	case IFACE_NEW:
 	case IFACE_SELECTED:
@@ -212,7 +224,8 @@ static bool wants_rtt(const struct iface *ifc)
 	struct tuner_iface_info *info;
 	bool in;
 
-	if (ifc->ifindex >= IFACE_POD_KEY_BASE || ifc->m->snap.napi_irq != 1 || !ifc->autotune)
+	if (ifc->ifindex >= IFACE_POD_KEY_BASE || iface_snap_peek(ifc)->napi_irq != 1 ||
+	    !ifc->autotune)
 		return false;
 	if (iface_eff(ifc, KNOB_NAPI_DEFER_HARD_IRQS) == 0 &&
 	    iface_eff(ifc, KNOB_GRO_FLUSH_TIMEOUT) == 0)
@@ -321,7 +334,7 @@ void tune_sample(struct iface *ifc, uint64_t now)
 			.ns_dsack = tcp_w_dsack,
 		};
 
-		sample_build(&s, &tp->prev, &now_r, &se, &seg);
+		sample_build(&s, tp->prev, &now_r, &se, &seg);
 		s.ts_ms = now / 1000;
 		if (sirq.have) {
 			s.have |= TUNER_HAVE_SOFTIRQ;
@@ -346,18 +359,27 @@ void tune_sample(struct iface *ifc, uint64_t now)
 		tp->retrans_segs += seg;
 		tp->retrans_spurious += seg - s.tcp_retransmits;
 	}
-	tp->prev = now_r;
-	tp->prev_us = now;
 	tp->overruns_prev = ovr;
 	tp->overruns_valid = ovr_valid;
 	/* A sample spanning skipped ones (an idle interface, sampler.c) is counted above,
 	 * not fed: the tuner's points each span one interval. Until it has traffic again the
-	 * tuner holds nothing for it but its backoffs and counts (tuner_iface_rest()). */
-	if (!tp->prev_valid || tp->gap) {
-		if (tp->gap)
-			tuner_iface_rest(tuner, ifc->ifindex);
-		tp->prev_valid = true;
+	 * tuner holds nothing for it but its backoffs and counts (tuner_iface_rest()), and
+	 * this reading is no base either: the next read of an idle interface spans skipped
+	 * samples again. The first read after it is the base of the next. */
+	if (tp->gap) {
+		tuner_iface_rest(tuner, ifc->ifindex);
+		prev_drop(tp);
 		tp->gap = false;
+		return;
+	}
+	if (!tp->prev && !(tp->prev = malloc(sizeof(*tp->prev)))) {
+		tp->prev_valid = false; /* out of memory: no base, no point */
+		return;
+	}
+	*tp->prev = now_r;
+	tp->prev_us = now;
+	if (!tp->prev_valid) {
+		tp->prev_valid = true;
 		return;
 	}
 	tune_env(ifc, &env);
@@ -367,6 +389,8 @@ void tune_sample(struct iface *ifc, uint64_t now)
 
 void tune_env(const struct iface *ifc, struct tuner_env *env)
 {
+	/* Read only: an interface at rest stays so (its knobs read through the same cache). */
+	const struct nic *sn = iface_snap_peek(ifc);
 	int k;
 
 	memset(env, 0, sizeof(*env));
@@ -374,7 +398,7 @@ void tune_env(const struct iface *ifc, struct tuner_env *env)
 		/* What the traffic gets: the smallest value on the device stack. */
 		env->knob[k] = iface_eff(ifc, (enum knob_id)k);
 		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
-		env->pinned[k] = rtd.cfg.pin[k] || ifc->m->snap.fixed[k];
+		env->pinned[k] = rtd.cfg.pin[k] || sn->fixed[k];
 		env->manual[k] = ifc->m->manual[k];
 	}
 	env->gso_max = ifc->m->gso_max;
@@ -386,12 +410,12 @@ void tune_env(const struct iface *ifc, struct tuner_env *env)
 	}
 	env->gro_max = ifc->m->gro_max;
 	env->mtu_max = ifc->m->mtu_max;
-	env->ring_rx_max = nic_max(&ifc->m->snap, KNOB_RING_RX);
+	env->ring_rx_max = nic_max(sn, KNOB_RING_RX);
 	env->allowed_mtu_min = rtd.cfg.allowed_mtu_min;
 	env->allowed_mtu_max = rtd.cfg.allowed_mtu_max;
 	env->quirks = ifc->m->quirks;
-	env->n_napi = ifc->m->snap.n_napi;
-	env->napi_irq = ifc->m->snap.napi_irq;
+	env->n_napi = sn->n_napi;
+	env->napi_irq = sn->napi_irq;
 	env->cpus_online = sirq.online;
 	/* Paused (a sweep measures), or a journal that cannot record originals: samples go
 	 * on, trials do not. */

@@ -57,7 +57,7 @@ static unsigned int stack_nics(const struct iface *ifc, const struct nic_stack *
 {
 	unsigned int n = 1, u;
 
-	nics[0] = ifc->m->snap;
+	nics[0] = *iface_snap(ifc);
 	levels[0] = 0;
 	for (u = 0; u < st->n_uppers && n < PLAN_SET_MAX; u++) {
 		levels[n] = (int)u + 1;
@@ -129,14 +129,14 @@ static bool set_values(struct iface *ifc, struct journal *j, const struct tuner_
 		targets[k] = want[k] = LINK_UNSET;
 	for (i = 0; i < a->n_changes; i++) {
 		enum knob_id kk = a->changes[i].knob;
-		int64_t to = a->changes[i].to, own = ifc->m->snap.val[kk];
+		int64_t to = a->changes[i].to, own = iface_snap(ifc)->val[kk];
 
 		want[kk] = to;
 		/* A raise of the effective size never lowers the interface itself. */
 		targets[kk] = to > iface_eff(ifc, kk) && own > to ? own : to;
 		which[kk] = true;
 	}
-	r = plan_device(&ifc->m->snap, rtd.chips, &req, st, links, n_links, set, &n, &err);
+	r = plan_device(iface_snap(ifc), rtd.chips, &req, st, links, n_links, set, &n, &err);
 	if (r == 0)
 		r = actuate_set(rtd.act, j, set, n, &opts, &err);
 done:

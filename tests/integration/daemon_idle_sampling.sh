@@ -24,6 +24,7 @@ d_start "$A" --config "$CONF"
 # st JQ: va's entry of `stats --json`, through JQ.
 st() { d_rtl --json stats | jq -c ".interfaces[] | select(.ifname == \"va\") | $1"; }
 samples() { d_rtl --json status | jq .daemon.samples; }
+knobs() { d_rtl --json status | jq -c '.interfaces[] | select(.ifname == "va") | .knobs'; }
 kernel() { ip -n "$A" -j -s link show dev va | jq ".[0].stats64.$1.packets"; }
 # wait_idle WANT: until va's "idle" is WANT (bounded: 100 samples at 200 ms).
 wait_idle() {
@@ -69,6 +70,11 @@ done
 t_le $((seen - s0)) 18 "samples from the traffic's start to its first read"
 d_wait_samples 2
 t_eq "$(st .idle)" false "with traffic: not idle"
+t_eq "$(st .at_rest)" false "with traffic: not at rest"
+KV_AWAKE=$(st .knob_value)
+STATUS_AWAKE=$(knobs)
+t_eq "$(echo "$KV_AWAKE" | jq '[.[] | select(. != null)] | length > 20')" true \
+	"with traffic: stats gives the ethtool knobs too"
 t_eq "$(st '.rate_seconds < 0.4')" true "with traffic: rates over one interval ($(st .rate_seconds) s)"
 t_eq "$(st '.rates.rx_packets > 0')" true "with traffic: rx rate ($(st .rates.rx_packets)/s)"
 a=$(st .rx_packets)
@@ -80,6 +86,16 @@ kill "$PING"
 wait "$PING" 2>/dev/null || true
 wait_idle true
 exact "idle again"
+
+# 3b. At rest: its snapshot kept deflated (`"at_rest": true`), and every output reads the
+# same knobs from it as from the live one.
+for ((i = 0; i < 400; i++)); do
+	[ "$(st .at_rest)" = true ] && break
+	sleep 0.05
+done
+t_eq "$(st .at_rest)" true "idle at its read: at rest"
+t_eq "$(st .knob_value)" "$KV_AWAKE" "at rest: stats gives the knobs read while awake"
+t_eq "$(knobs)" "$STATUS_AWAKE" "at rest: status gives the knobs read while awake"
 
 # 4. A notification about an idle interface: read at the next sample.
 d_wait_samples 1
