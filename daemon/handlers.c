@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Control requests: each builds the JSON document the CLI prints (docs/control-protocol.md). */
 #include <errno.h>
+#include <json-c/printbuf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -187,6 +189,65 @@ static unsigned int listed_ifaces(const struct iface *only, bool managed_only)
 	return n;
 }
 
+/*
+ * A reply's array of interfaces whose objects are built while the reply is written, each
+ * freed before the next: a reply about 1000 pods holds one interface's tree at a time, not
+ * 1000 (tens of MB of json-c's small objects, whose holes then scattered what the daemon
+ * keeps over the whole heap: docs/namespaces.md "Fifth round"). The reply is written when
+ * it is queued, at once after the handler (ctl.c): the interfaces are the table's then.
+ */
+struct lazy_list {
+	json_object *(*one)(const struct iface *ifc);
+	unsigned int n;
+	const struct iface *ifc[];
+};
+
+static int lazy_write(json_object *jso, struct printbuf *pb, int level, int flags)
+{
+	const struct lazy_list *l = json_object_get_userdata(jso);
+	unsigned int i;
+
+	(void)level;
+	printbuf_strappend(pb, "[");
+	for (i = 0; i < l->n; i++) {
+		json_object *o = l->one(l->ifc[i]);
+		const char *t = o ? json_object_to_json_string_ext(o, flags) : "null";
+
+		if (i)
+			printbuf_strappend(pb, ",");
+		printbuf_memappend(pb, t, (int)strlen(t));
+		json_object_put(o);
+	}
+	printbuf_strappend(pb, "]");
+	return 0;
+}
+
+static void lazy_free(json_object *jso, void *userdata)
+{
+	(void)jso;
+	free(userdata);
+}
+
+/* The n interfaces of list_buf, each by one(). */
+static json_object *lazy_ifaces(json_object *(*one)(const struct iface *ifc), unsigned int n)
+{
+	json_object *a = json_object_new_array();
+	struct lazy_list *l = malloc(sizeof(*l) + n * sizeof(l->ifc[0]));
+	unsigned int i;
+
+	if (!l) { /* out of memory: built now */
+		for (i = 0; i < n; i++)
+			json_object_array_add(a, one(list_buf[i]));
+		return a;
+	}
+	l->one = one;
+	l->n = n;
+	for (i = 0; i < n; i++)
+		l->ifc[i] = list_buf[i];
+	json_object_set_serializer(a, lazy_write, l, lazy_free);
+	return a;
+}
+
 static json_object *knobs_json(const struct iface *ifc)
 {
 	json_object *o = json_object_new_object();
@@ -277,18 +338,13 @@ static json_object *iface_status_json(const struct iface *ifc)
 
 static json_object *h_status(struct ctl_request_ctx *rc, struct rterr *err)
 {
-	json_object *o = json_object_new_object(), *a = json_object_new_array(), *host;
 	struct iface *only = req_iface(rc->req, false, err);
-	unsigned int i, n;
+	json_object *o, *a, *host;
 
-	if (!only && err->kind) {
-		json_object_put(o);
-		json_object_put(a);
+	if (!only && err->kind)
 		return NULL;
-	}
-	n = listed_ifaces(only, false);
-	for (i = 0; i < n; i++)
-		json_object_array_add(a, iface_status_json(list_buf[i]));
+	o = json_object_new_object();
+	a = lazy_ifaces(iface_status_json, listed_ifaces(only, false));
 	json_object_object_add(o, "daemon", daemon_json());
 	json_object_object_add(o, "journal", trust_status_json());
 	/* Host-wide: every namespace's traffic on the CPUs (docs/signals.md). */
@@ -372,15 +428,11 @@ static json_object *h_stats(struct ctl_request_ctx *rc, struct rterr *err)
 {
 	struct iface *only = req_iface(rc->req, false, err);
 	json_object *o, *a;
-	unsigned int i, n;
 
 	if (!only && err->kind)
 		return NULL;
 	o = json_object_new_object();
-	a = json_object_new_array();
-	n = listed_ifaces(only, true);
-	for (i = 0; i < n; i++)
-		json_object_array_add(a, iface_stats_json(list_buf[i]));
+	a = lazy_ifaces(iface_stats_json, listed_ifaces(only, true));
 	json_object_object_add(o, "time", json_object_new_double(now_real()));
 	json_object_object_add(o, "interval_seconds",
 			       json_object_new_double((double)rtd.cfg.sample_interval_us / 1e6));

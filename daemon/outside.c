@@ -147,8 +147,7 @@ void outside_sample(struct iface *ifc, const struct link_info *li, bool settled)
 		mon_readable(&mon_io, EPOLLIN);
 	/* The sizes no notification announces: one RTM_GETLINK by ifindex (the sampler's,
 	 * when it made one for the counters: with 1000 pods each is 1% of a core). */
-	if (!li && !ifc->knob_dirty && iface_link_sock(ifc) &&
-	    link_get_index(iface_link_sock(ifc), ifc->dev_index, &own, &err) == 0)
+	if (!li && !ifc->knob_dirty && iface_read_link(ifc, &own, NULL, NULL, &err) == 0)
 		li = &own;
 	if (li && !ifc->knob_dirty)
 		for (k = 0; k < KNOB_FIRST_ETHNL && !ifc->knob_dirty; k++)

@@ -50,8 +50,7 @@ static bool fill_from_link(struct iface *ifc, struct link_info *li)
 	struct rterr err;
 	bool have = false, read;
 
-	read = iface_link_sock(ifc) &&
-	       link_get_index_stats(iface_link_sock(ifc), ifc->dev_index, li, &st, &have, &err) == 0;
+	read = iface_read_link(ifc, li, &st, &have, &err) == 0;
 	if (read && have) {
 		linkmon_counters_from(&st, &ifc->m->link);
 		ifc->m->have_link = true;
@@ -276,12 +275,11 @@ uint64_t sampler_step(void)
 		s->valid = true;
 		history_sample(ifc, sample_now);
 		tune_sample(ifc, sample_now);
-		/* Idle, and still so at its turn: its snapshot rests until traffic or a read
-		 * brings it back. */
+		/* Idle, and still so at its turn: its snapshot rests until a read of the device
+		 * or something that acts on it brings it back (traffic alone does not: the
+		 * tuner reads it through iface_snap_peek()). */
 		if (quiet)
 			iface_rest(ifc);
-		else if (s->still == 0 && iface_at_rest(ifc))
-			iface_snap(ifc);
 		if (now_us() - start >= SAMPLE_SLICE_US) {
 			busy_us += now_us() - start;
 			return 0;

@@ -32,6 +32,13 @@ uint64_t netns_cookie(const struct netns *ns);
 int netns_fd(const struct netns *ns);
 /* Its device sockets, opened inside at the first call; NULL with err on failure. */
 struct nic_io *netns_io(struct netns *ns, struct rterr *err);
+/* Closed while nothing of it needs them (its interfaces at rest, read by their
+ * namespace id from outside): the next netns_io() opens them again. */
+void netns_io_close(struct netns *ns);
+bool netns_io_is_open(const struct netns *ns);
+/* The id the process's own namespace has for it (IFLA_TARGET_NETNSID), -1 none known. */
+int netns_id(const struct netns *ns);
+void netns_set_id(struct netns *ns, int nsid);
 /*
  * Make the thread's network namespace to's (NULL: the process's own, where it was at the
  * first switch), and its ioctl socket to's; *prev (may be NULL) gets the one it was in, for

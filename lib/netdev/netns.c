@@ -34,6 +34,7 @@ struct netns {
 	int ctl;   /* its ioctl socket */
 	int sysfs; /* its sysfs, a detached mount; -1 none */
 	uint64_t cookie;
+	int nsid;	   /* the process's own namespace's id for it, -1 none known */
 	struct nic_io *io; /* its device sockets, once asked for */
 };
 
@@ -103,7 +104,7 @@ int netns_open(const char *name, const char *path, struct netns **out, struct rt
 	if (!ns)
 		return rterr_sys(err, ENOMEM, "netns %s", name);
 	snprintf(ns->name, sizeof(ns->name), "%s", name);
-	ns->ctl = ns->sysfs = -1;
+	ns->ctl = ns->sysfs = ns->nsid = -1;
 	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0) {
 		r = rterr_sys(err, errno, "netns %s: %s", name, path);
@@ -163,6 +164,32 @@ uint64_t netns_cookie(const struct netns *ns)
 int netns_fd(const struct netns *ns)
 {
 	return ns->fd;
+}
+
+int netns_id(const struct netns *ns)
+{
+	return ns->nsid;
+}
+
+void netns_set_id(struct netns *ns, int nsid)
+{
+	ns->nsid = nsid;
+}
+
+bool netns_io_is_open(const struct netns *ns)
+{
+	return ns->io != NULL;
+}
+
+void netns_io_close(struct netns *ns)
+{
+	if (!ns || !ns->io)
+		return;
+	nic_io_close(ns->io);
+	ns->io = NULL;
+	if (ns->sysfs >= 0)
+		close(ns->sysfs);
+	ns->sysfs = -1;
 }
 
 struct nic_io *netns_io(struct netns *ns, struct rterr *err)
