@@ -165,17 +165,13 @@ int iface_read_link(struct iface *ifc, struct link_info *li, struct rtnl_link_st
 		    bool *have_st, struct rterr *err)
 {
 	struct link_sock *ls;
-	int nsid = ifc->ns ? netns_id(ifc->ns) : -1;
 	bool none;
 
 	if (!have_st)
 		have_st = &none;
 	*have_st = false;
-	if (nsid >= 0 && rtd.act) {
-		ls = actuator_link_sock(rtd.act);
-		return st ? link_get_netnsid_stats(ls, nsid, ifc->dev_index, li, st, have_st, err)
-			  : link_get_netnsid(ls, nsid, ifc->dev_index, li, err);
-	}
+	if (ifc->ns && netns_rtnl_fd(ifc->ns) >= 0)
+		return link_get_fd(netns_rtnl_fd(ifc->ns), ifc->dev_index, li, st, have_st, err);
 	ls = iface_link_sock(ifc);
 	if (!ls)
 		return rterr_sys(err, ENOTCONN, "%s: no rtnetlink socket", ifc->name);
@@ -338,8 +334,8 @@ static void snap_deflate(struct iface_mgd *m)
 /*
  * Whether every managed interface of pod namespace ns rests: then its device sockets
  * (rtnetlink, ethtool: 0.7 KiB and two descriptors a pod) close too, since the sampler
- * reads its interfaces by the namespace's id from here (iface_read_link()); what acts on
- * one (a refresh, a plan, a read-back) opens them again (netns_io()).
+ * reads its interfaces over the namespace's plain rtnetlink socket (iface_read_link());
+ * what acts on one (a refresh, a plan, a read-back) opens them again (netns_io()).
  */
 static bool ns_at_rest(const struct netns *ns)
 {
@@ -361,7 +357,7 @@ void iface_rest(struct iface *ifc)
 		snap_deflate(m);
 	/* Also when it rested before its namespace had an id here, or something opened
 	 * the sockets since. */
-	if (!m->snap && ifc->ns && netns_io_is_open(ifc->ns) && netns_id(ifc->ns) >= 0 &&
+	if (!m->snap && ifc->ns && netns_io_is_open(ifc->ns) && netns_rtnl_fd(ifc->ns) >= 0 &&
 	    ns_at_rest(ifc->ns))
 		netns_io_close(ifc->ns);
 }

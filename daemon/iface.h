@@ -288,9 +288,9 @@ unsigned int iface_netns_gone(struct netns *ns);
  */
 int iface_snapshot(struct iface *ifc, struct nic *out, struct rterr *err);
 struct link_sock *iface_link_sock(struct iface *ifc);
-/* Its link now (a targeted RTM_GETLINK), with the counters when st is given: a pod's by
- * its namespace's id from the daemon's own (IFLA_TARGET_NETNSID), its namespace's
- * sockets left closed, when that id is known; else in its namespace. */
+/* Its link now (a targeted RTM_GETLINK), with the counters when st is given: a pod's over
+ * its namespace's plain rtnetlink socket (netns_rtnl_fd()), its device sockets left
+ * closed. */
 struct rtnl_link_stats64;
 int iface_read_link(struct iface *ifc, struct link_info *li, struct rtnl_link_stats64 *st,
 		    bool *have_st, struct rterr *err);

@@ -78,6 +78,15 @@ int link_get_index_stats(struct link_sock *ls, int ifindex, struct link_info *ou
  */
 int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
 		     struct rterr *err);
+/*
+ * One link by ifindex over a plain rtnetlink socket fd of the link's namespace (no libnl
+ * state: netns_rtnl_fd()), with the counters when stats is given. A read from the node
+ * by IFLA_TARGET_NETNSID costs the kernel a walk of every namespace id the node has
+ * (net/core/net_namespace.c, __peernet2id() by idr_for_each(), for a veth's
+ * IFLA_LINK_NETNSID): with 1000 pods, a third of the daemon's CPU.
+ */
+int link_get_fd(int fd, int ifindex, struct link_info *out, struct rtnl_link_stats64 *stats,
+		bool *have_stats, struct rterr *err);
 /* The same, with its IFLA_STATS64 counters (link_get_index_stats()). */
 int link_get_netnsid_stats(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
 			   struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err);

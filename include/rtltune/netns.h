@@ -36,6 +36,9 @@ struct nic_io *netns_io(struct netns *ns, struct rterr *err);
  * namespace id from outside): the next netns_io() opens them again. */
 void netns_io_close(struct netns *ns);
 bool netns_io_is_open(const struct netns *ns);
+/* A plain rtnetlink socket made inside at open: the link reads (link_get_fd()) that
+ * need no device sockets. */
+int netns_rtnl_fd(const struct netns *ns);
 /* The id the process's own namespace has for it (IFLA_TARGET_NETNSID), -1 none known. */
 int netns_id(const struct netns *ns);
 void netns_set_id(struct netns *ns, int nsid);

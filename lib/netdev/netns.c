@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/mount.h>
+#include <linux/netlink.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@ struct netns {
 	int sysfs; /* its sysfs, a detached mount; -1 none */
 	uint64_t cookie;
 	int nsid;	   /* the process's own namespace's id for it, -1 none known */
+	int rt;		   /* a plain rtnetlink socket made inside (link reads) */
 	struct nic_io *io; /* its device sockets, once asked for */
 };
 
@@ -104,7 +106,7 @@ int netns_open(const char *name, const char *path, struct netns **out, struct rt
 	if (!ns)
 		return rterr_sys(err, ENOMEM, "netns %s", name);
 	snprintf(ns->name, sizeof(ns->name), "%s", name);
-	ns->ctl = ns->sysfs = ns->nsid = -1;
+	ns->ctl = ns->sysfs = ns->nsid = ns->rt = -1;
 	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0) {
 		r = rterr_sys(err, errno, "netns %s: %s", name, path);
@@ -119,6 +121,10 @@ int netns_open(const char *name, const char *path, struct netns **out, struct rt
 		goto fail;
 	ns->ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	r = ns->ctl < 0 ? -errno : 0;
+	if (r == 0) {
+		ns->rt = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+		r = ns->rt < 0 ? -errno : 0;
+	}
 	if (r == 0 && getsockopt(ns->ctl, SOL_SOCKET, SO_NETNS_COOKIE, &ns->cookie, &olen) < 0)
 		ns->cookie = 0;
 	/* The ioctl socket swapped in was ns->ctl's -1: put the right one in place. */
@@ -146,6 +152,8 @@ void netns_close(struct netns *ns)
 		close(ns->sysfs);
 	if (ns->ctl >= 0)
 		close(ns->ctl);
+	if (ns->rt >= 0)
+		close(ns->rt);
 	if (ns->fd >= 0)
 		close(ns->fd);
 	free(ns);
@@ -164,6 +172,11 @@ uint64_t netns_cookie(const struct netns *ns)
 int netns_fd(const struct netns *ns)
 {
 	return ns->fd;
+}
+
+int netns_rtnl_fd(const struct netns *ns)
+{
+	return ns->rt;
 }
 
 int netns_id(const struct netns *ns)
