@@ -170,7 +170,7 @@ int iface_read_link(struct iface *ifc, struct link_info *li, struct rtnl_link_st
 	if (!have_st)
 		have_st = &none;
 	*have_st = false;
-	if (ifc->ns && netns_rtnl_fd(ifc->ns) >= 0)
+	if (ifc->ns)
 		return link_get_fd(netns_rtnl_fd(ifc->ns), ifc->dev_index, li, st, have_st, err);
 	ls = iface_link_sock(ifc);
 	if (!ls)
@@ -355,10 +355,8 @@ void iface_rest(struct iface *ifc)
 		return;
 	if (m->snap)
 		snap_deflate(m);
-	/* Also when it rested before its namespace had an id here, or something opened
-	 * the sockets since. */
-	if (!m->snap && ifc->ns && netns_io_is_open(ifc->ns) && netns_rtnl_fd(ifc->ns) >= 0 &&
-	    ns_at_rest(ifc->ns))
+	/* Also when it rested before, and something opened the sockets since. */
+	if (!m->snap && ifc->ns && netns_io_is_open(ifc->ns) && ns_at_rest(ifc->ns))
 		netns_io_close(ifc->ns);
 }
 
@@ -459,6 +457,7 @@ void iface_read_stack(struct iface *ifc)
 {
 	struct iface_mgd *m = ifc->m;
 	const struct iface *seen[IFACE_STACK_LINKS], *y;
+	const struct nic *sn;
 	int n = 0, next, i;
 	unsigned int u;
 
@@ -492,12 +491,12 @@ void iface_read_stack(struct iface *ifc)
 			m->n_stack_links++;
 	}
 	stack_build(m->stack_links, m->n_stack_links, ifc->dev_index, m->stack);
+	sn = iface_snap(ifc);
 	for (i = 0; i < KNOB__COUNT; i++)
 		m->eff->val[i] = knob_desc((enum knob_id)i)->flags & KNOB_F_STACK
-					 ? stack_effective(&iface_snap(ifc)->link, m->stack,
-							   (enum knob_id)i)
+					 ? stack_effective(&sn->link, m->stack, (enum knob_id)i)
 					 : iface_knob(ifc, i);
-	m->eff->val[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&iface_snap(ifc)->link, m->stack);
+	m->eff->val[KNOB_GRO_MAX_SIZE] = stack_effective_gro(&sn->link, m->stack);
 	/* How far the uppers let a raise go, and which device stops it. */
 	m->eff->gso_cap = LINK_UNSET;
 	m->eff->note[0] = '\0';

@@ -164,10 +164,8 @@ static void resolve(struct pod_ns *p)
 	if (!p->ns || p->nsid >= 0 || !rtd.act)
 		return;
 	id = link_netns_id(actuator_link_sock(rtd.act), netns_fd(p->ns), &err);
-	if (id >= 0) {
+	if (id >= 0)
 		p->nsid = id;
-		netns_set_id(p->ns, id); /* its interfaces read from here (iface_read_link()) */
-	}
 }
 
 /* Open a listed name, when its file is a namespace by now. */

@@ -87,9 +87,6 @@ int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_in
  */
 int link_get_fd(int fd, int ifindex, struct link_info *out, struct rtnl_link_stats64 *stats,
 		bool *have_stats, struct rterr *err);
-/* The same, with its IFLA_STATS64 counters (link_get_index_stats()). */
-int link_get_netnsid_stats(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
-			   struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err);
 /* The id this namespace has for the network namespace nsfd refers to (RTM_GETNSID by
  * NETNSA_FD): >= 0, -ENOENT when it has none, or -errno. */
 int link_netns_id(struct link_sock *ls, int nsfd, struct rterr *err);

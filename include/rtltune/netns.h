@@ -39,9 +39,7 @@ bool netns_io_is_open(const struct netns *ns);
 /* A plain rtnetlink socket made inside at open: the link reads (link_get_fd()) that
  * need no device sockets. */
 int netns_rtnl_fd(const struct netns *ns);
-/* The id the process's own namespace has for it (IFLA_TARGET_NETNSID), -1 none known. */
-int netns_id(const struct netns *ns);
-void netns_set_id(struct netns *ns, int nsid);
+
 /*
  * Make the thread's network namespace to's (NULL: the process's own, where it was at the
  * first switch), and its ioctl socket to's; *prev (may be NULL) gets the one it was in, for

@@ -450,19 +450,6 @@ int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_in
 	return r;
 }
 
-int link_get_netnsid_stats(struct link_sock *ls, int nsid, int ifindex, struct link_info *out,
-			   struct rtnl_link_stats64 *stats, bool *have_stats, struct rterr *err)
-{
-	struct get_ctx want = {.stats = stats};
-	int r = get_one(ls, nsid, ifindex, NULL, out, &want, err);
-
-	*have_stats = r == 0 && want.have_stats;
-	if (r == -ENODEV)
-		return rterr_sys(err, ENODEV, "interface %d of netns id %d disappeared", ifindex,
-				 nsid);
-	return r;
-}
-
 int link_get_fd(int fd, int ifindex, struct link_info *out, struct rtnl_link_stats64 *stats,
 		bool *have_stats, struct rterr *err)
 {

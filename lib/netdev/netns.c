@@ -35,7 +35,6 @@ struct netns {
 	int ctl;   /* its ioctl socket */
 	int sysfs; /* its sysfs, a detached mount; -1 none */
 	uint64_t cookie;
-	int nsid;	   /* the process's own namespace's id for it, -1 none known */
 	int rt;		   /* a plain rtnetlink socket made inside (link reads) */
 	struct nic_io *io; /* its device sockets, once asked for */
 };
@@ -106,7 +105,7 @@ int netns_open(const char *name, const char *path, struct netns **out, struct rt
 	if (!ns)
 		return rterr_sys(err, ENOMEM, "netns %s", name);
 	snprintf(ns->name, sizeof(ns->name), "%s", name);
-	ns->ctl = ns->sysfs = ns->nsid = ns->rt = -1;
+	ns->ctl = ns->sysfs = ns->rt = -1;
 	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0) {
 		r = rterr_sys(err, errno, "netns %s: %s", name, path);
@@ -177,16 +176,6 @@ int netns_fd(const struct netns *ns)
 int netns_rtnl_fd(const struct netns *ns)
 {
 	return ns->rt;
-}
-
-int netns_id(const struct netns *ns)
-{
-	return ns->nsid;
-}
-
-void netns_set_id(struct netns *ns, int nsid)
-{
-	ns->nsid = nsid;
 }
 
 bool netns_io_is_open(const struct netns *ns)

@@ -82,10 +82,7 @@ t_eq "$(st "${PODS[0]}" .rx_packets)" "$(kernel "${PODS[0]}" rx)" "idle again: r
 
 t_log "3. a change inside a pod: read in it, then its sockets closed again"
 ip -n "${PODS[1]}" link set eth0 txqueuelen 777
-for ((i = 0; i < 200; i++)); do
-	[ "$(st "${PODS[1]}" .knob_value.txqueuelen)" = 777 ] && break
-	sleep 0.05
-done
+wait_st "${PODS[1]}" knob_value.txqueuelen 777
 t_eq "$(st "${PODS[1]}" .knob_value.txqueuelen)" 777 "the change inside ${PODS[1]} seen"
 grep -q "${PODS[1]}/eth0.*txqueuelen changed outside rtltune: 1000 -> 777" "$D_LOG" ||
 	t_fail "the outside change is not logged: $(tail -n 5 "$D_LOG")"
@@ -99,10 +96,6 @@ t_eq "$(socks "${PODS[1]}")" 1 "${PODS[1]}: its device sockets closed again at r
 
 t_log "4. a pod made while the daemon runs"
 pod_add 3
-for ((i = 0; i < 200; i++)); do
-	[ -n "$(st "${PODS[2]}" .at_rest)" ] && break
-	sleep 0.05
-done
 wait_rest "${PODS[2]}"
 t_eq "$(socks "${PODS[2]}")" 1 "${PODS[2]}: one netlink socket of the daemon in it at rest"
 t_eq "$(grep -ciE 'warning|error' "$D_LOG" || true)" 0 "no warning or error in the log"
