@@ -100,7 +100,7 @@ static void hands_off(struct iface *ifc, struct plan *base, bool configured, boo
 			ifc->m->want->wanted[k] = sets;
 			ifc->m->want->want[k] = it->target;
 		}
-		if (!explicit_apply && ifc->m->manual[k] && it->action == PLAN_CHANGE) {
+		if (!explicit_apply && iface_manual(ifc, k) && it->action == PLAN_CHANGE) {
 			it->action = PLAN_SKIP;
 			plan_set_note(base, (enum knob_id)k,
 				      "changed outside rtltune: left alone (rtltune apply or "

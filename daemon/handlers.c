@@ -268,7 +268,7 @@ static json_object *manual_json(const struct iface *ifc)
 	int k;
 
 	for (k = 0; ifc->m && k < KNOB__COUNT; k++)
-		if (ifc->m->manual[k])
+		if (iface_manual(ifc, k))
 			json_object_array_add(a,
 					      json_object_new_string(knob_name((enum knob_id)k)));
 	return a;
@@ -809,7 +809,7 @@ static json_object *pause_json(const struct iface *ifc, bool rolled_back)
 	json_object_object_add(o, "paused", json_object_new_boolean(ifc->m && ifc->m->tune.paused));
 	json_object_object_add(o, "paused_by",
 			       ifc->m && ifc->m->tune.paused
-				       ? json_object_new_string(ifc->m->tune.paused_by)
+				       ? json_object_new_string(tune_paused_by(ifc))
 				       : NULL);
 	json_object_object_add(o, "rolled_back", json_object_new_boolean(rolled_back));
 	return o;

@@ -115,14 +115,29 @@ static struct history_sample *ring_newest(struct ring *r, unsigned int back)
 	return &r->s[r->n < r->cap ? r->n - 1 - back : (r->head + r->cap - 1 - back) % r->cap];
 }
 
-static bool quiet(const struct history_sample *x)
+/* A row of no traffic to speak of: at most HISTORY_TRICKLE packets a second, both ways
+ * together (an idle pod's router solicitations, a keepalive and its ACK), nothing
+ * retransmitted or dropped. The sampler reads such an interface as idle too (sampler.c). */
+#define HISTORY_TRICKLE 2
+
+static bool trickle(const struct history_sample *x)
 {
+	return x->rate[P_TXP] + x->rate[P_RXP] <= HISTORY_TRICKLE && x->rate[P_RTX] == 0 &&
+	       x->rate[P_DROPS] == 0;
+}
+
+/* x joins row r: the time-weighted means of both, ending where x ends. */
+static void row_join(struct history_sample *r, const struct history_sample *x)
+{
+	double secs = (double)r->secs + x->secs;
 	unsigned int i;
 
 	for (i = 0; i < N_RATES; i++)
-		if (x->rate[i] != 0)
-			return false;
-	return true;
+		if (secs > 0)
+			r->rate[i] = (float)(((double)r->rate[i] * r->secs + (double)x->rate[i] * x->secs) /
+					     secs);
+	r->time = x->time;
+	r->secs = (float)secs;
 }
 
 /* The time-weighted means of the folded samples, as one row. */
@@ -187,16 +202,16 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 			x.rate[i] = cur[i] >= h->prev[i]
 					    ? (float)((double)(cur[i] - h->prev[i]) / secs)
 					    : 0;
-		/* A quiet stretch is two rows, however long (its means are zeros either way):
-		 * its first sample as it came (a chart drops to zero there, not along a slope
-		 * to the stretch's end) and one row spanning the rest. An idle interface's
-		 * history, a node's idle pods, stays a few rows. */
+		/* A quiet stretch (no traffic, or a trickle) is two rows, however long: its
+		 * first sample as it came (a chart drops there, not along a slope to the
+		 * stretch's end) and one row of the rest's time-weighted means (its packets and
+		 * bytes stay counted). An idle interface's history, a node's idle pods, stays a
+		 * few rows. */
 		last = ring_newest(&h->fine, 0);
 		prev = ring_newest(&h->fine, 1);
-		if (last && prev && quiet(last) && quiet(prev) && quiet(&x)) {
-			last->time = x.time;
-			last->secs += x.secs;
-		} else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted) {
+		if (last && prev && trickle(last) && trickle(prev) && trickle(&x))
+			row_join(last, &x);
+		else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted) {
 			fold(h, &old);
 		}
 	}

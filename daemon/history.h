@@ -13,7 +13,8 @@
  * and the changes made outside rtltune. HISTORY_SAMPLES samples back (an hour at the
  * default 1 s interval): the last HISTORY_FINE as they came, the older ones as rows of
  * HISTORY_FOLD (time-weighted means), so an hour costs 900 rows (36 KiB), not 3600; a quiet
- * stretch (every rate zero) is two rows however long, so an idle interface holds a few. The
+ * stretch (no traffic, or a trickle: history.c) is two rows however long, so an idle
+ * interface holds a few. The
  * tuner's decisions are the journal's decision log (lib/journal/journal_log.c): history_json()
  * reads them from there.
  */

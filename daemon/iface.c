@@ -15,6 +15,7 @@
 #include "rtltune/chipdb.h"
 #include "rtltune/journal.h"
 #include "rtltune/netns.h"
+#include "rtltune/texts.h"
 
 /* <linux/if.h> has it but clashes with <net/if.h>; the value is kernel ABI. */
 #ifndef IFF_LOWER_UP
@@ -30,39 +31,7 @@ static int next_pod_key = IFACE_POD_KEY_BASE;
 static iface_observer observers[MAX_OBSERVERS];
 static unsigned int n_observers;
 
-/*
- * The texts many interfaces share: a node's 1000 veths have one kind, one driver, one
- * chip id, a few operstates and one reason not to be managed. One copy of each for the
- * process, never freed: a host has a handful of each, and a reason quotes the
- * configuration. Cut at max - 1 characters, as the fixed buffers they replace were; out
- * of memory, "".
- */
-static const char *text(const char *s, size_t max)
-{
-	static char **texts;
-	static unsigned int n_texts, cap_texts;
-	size_t len = strnlen(s, max - 1);
-	unsigned int i;
-	char *t;
-
-	for (i = 0; i < n_texts; i++)
-		if (strncmp(texts[i], s, len) == 0 && texts[i][len] == '\0')
-			return texts[i];
-	if (n_texts == cap_texts) {
-		unsigned int cap = cap_texts ? 2 * cap_texts : 16;
-		char **grown = realloc(texts, cap * sizeof(*grown));
-
-		if (!grown)
-			return "";
-		texts = grown;
-		cap_texts = cap;
-	}
-	if (!(t = strndup(s, len)))
-		return "";
-	texts[n_texts++] = t;
-	return t;
-}
-
+/* kind, operstate, driver, chip, why: one copy each for the process (text_shared()). */
 #define KIND_MAX 32
 #define OPERSTATE_MAX 16
 #define DRIVER_MAX 32
@@ -365,12 +334,12 @@ void iface_update(struct iface *ifc, const struct nic *nic)
 	struct chip_limit_eff eff[CHIP_LIMIT__COUNT];
 	const struct chip_entry *chip = NULL;
 
-	ifc->driver = text(nic->have_drvinfo ? nic->drv.driver : "", DRIVER_MAX);
+	ifc->driver = text_shared(nic->have_drvinfo ? nic->drv.driver : "", DRIVER_MAX);
 	if (rtd.chips)
 		chip = chipdb_match_nic(rtd.chips, nic, NULL);
 	if (strcmp(ifc->chip, chip ? chip->id : "") != 0)
 		chip_changes++;
-	ifc->chip = text(chip ? chip->id : "", CHIP_MAX);
+	ifc->chip = text_shared(chip ? chip->id : "", CHIP_MAX);
 	memcpy(ifc->core_knob, nic->val, sizeof(ifc->core_knob));
 	if (ifc->master != nic->link.master ||
 	    ifc->link != (nic->link.link_netns ? 0 : nic->link.link))
@@ -440,6 +409,7 @@ static void mgd_free(struct iface_mgd *m)
 		free(m->apply.profile);
 		free(m->apply.msg);
 		free(m->reroute_note);
+		free(m->tune.paused_by);
 	}
 	free(m);
 }
@@ -584,7 +554,7 @@ static bool select_iface(struct iface *ifc)
 	char why[WHY_MAX];
 	bool sel = config_selects(&rtd.cfg, &l, why, sizeof(why));
 
-	ifc->why = text(why, sizeof(why));
+	ifc->why = text_shared(why, sizeof(why));
 	return sel;
 }
 
@@ -600,7 +570,7 @@ static void reselect(struct iface *ifc)
 		ifc->m = calloc(1, sizeof(*ifc->m));
 		if (!ifc->m) {
 			dlog(LOG_ERR, ifc->name, "out of memory managing the interface");
-			ifc->why = text("out of memory", WHY_MAX);
+			ifc->why = text_shared("out of memory", WHY_MAX);
 			now = false;
 		}
 	}
@@ -682,13 +652,13 @@ static struct iface *link_new(struct netns *ns, const struct link_info *li)
 	ifc->dev_index = li->ifindex;
 	ifc->ifindex = ns ? next_pod_key++ : li->ifindex;
 	set_name(ifc, li->ifname);
-	ifc->kind = text(li->kind, KIND_MAX);
+	ifc->kind = text_shared(li->kind, KIND_MAX);
 	ifc->master = li->master;
 	ifc->link = li->link_netns ? 0 : li->link;
 	stack_gen++;
 	ifc->flags = li->flags;
 	ifc->lower_up = li->flags & IFF_LOWER_UP;
-	ifc->operstate = text(li->operstate[0] ? li->operstate : "unknown", OPERSTATE_MAX);
+	ifc->operstate = text_shared(li->operstate[0] ? li->operstate : "unknown", OPERSTATE_MAX);
 	ifc->first_seen_us = now_us();
 	ifc->autotune = rtd.cfg.autotune;
 	ifc->seen_gen = sync_gen;
@@ -712,12 +682,12 @@ static struct iface *link_new(struct netns *ns, const struct link_info *li)
 	iface_update(ifc, &nic);
 	ifc->managed = io && select_iface(ifc);
 	if (!io)
-		ifc->why = text("its namespace could not be entered", WHY_MAX);
+		ifc->why = text_shared("its namespace could not be entered", WHY_MAX);
 	if (ifc->managed) {
 		ifc->m = calloc(1, sizeof(*ifc->m));
 		if (!ifc->m) {
 			ifc->managed = false;
-			ifc->why = text("out of memory", WHY_MAX);
+			ifc->why = text_shared("out of memory", WHY_MAX);
 		} else {
 			for (k = 0; k < ETHNL_GROUP_COUNT; k++)
 				nic_read_group(io, (enum ethnl_group)k, &nic);
@@ -785,7 +755,7 @@ static void link_seen(struct netns *ns, const struct link_info *li, bool event,
 		if ((bool)(li->flags & IFF_LOWER_UP) != ifc->lower_up)
 			carrier(ifc, li->flags & IFF_LOWER_UP);
 		if (strcmp(ifc->operstate, operstate) != 0) {
-			ifc->operstate = text(operstate, OPERSTATE_MAX);
+			ifc->operstate = text_shared(operstate, OPERSTATE_MAX);
 			state_changed();
 		}
 		ifc->flags = li->flags;

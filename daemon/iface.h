@@ -43,10 +43,11 @@ struct iface_tune {
 	/* Retransmitted segments through the interface since the tuner took it, and those of
 	 * them that DSACKs showed spurious and the tuner left out (tcpstat_lossy()). */
 	uint64_t retrans_segs, retrans_spurious;
-	/* tune_pause(): holders of a pause (an `rtltune sweep` each) and the first's reason;
-	 * while any holds it, the tuner starts no trial here. */
+	/* tune_pause(): holders of a pause (an `rtltune sweep` each) and the first's reason
+	 * (allocated while paused; NULL out of memory); while any holds it, the tuner starts
+	 * no trial here. */
 	unsigned int paused;
-	char paused_by[96];
+	char *paused_by;
 	bool recover; /* the last pause went: roll back what its client left in flight */
 	/* The sampler skipped samples of an idle interface before this one (sampler.c): its
 	 * deltas span them; counted, not fed to the tuner. */
@@ -118,8 +119,8 @@ struct iface_mgd {
 	struct link_counters link;
 	bool have_link;
 	struct iface_counts *counts; /* NULL until the first count */
-	/* outside.c: knobs someone else changed (left alone). */
-	bool manual[KNOB__COUNT];
+	/* outside.c: knobs someone else changed (left alone), a bit each: iface_manual(). */
+	uint64_t manual[(KNOB__COUNT + 63) / 64];
 	/* applier.c: what the configured profile sets each knob to (where wanted[]), for
 	 * rtltune_knob_drift; allocated when it sets one (NULL: none). */
 	struct iface_want *want;
@@ -203,6 +204,20 @@ static inline int64_t iface_knob(const struct iface *ifc, int k)
 	if (k < KNOB_FIRST_ETHNL)
 		return ifc->core_knob[k];
 	return ifc->m ? iface_snap_peek(ifc)->val[k] : LINK_UNSET;
+}
+
+/* Whether someone else changed knob k of managed ifc (outside.c): left alone. */
+static inline bool iface_manual(const struct iface *ifc, int k)
+{
+	return ifc->m->manual[k / 64] >> (k % 64) & 1;
+}
+
+static inline void iface_set_manual(struct iface *ifc, int k, bool on)
+{
+	if (on)
+		ifc->m->manual[k / 64] |= 1ull << (k % 64);
+	else
+		ifc->m->manual[k / 64] &= ~(1ull << (k % 64));
 }
 
 /* What local traffic through a managed ifc gets of knob k: the smallest value on its

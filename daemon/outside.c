@@ -109,7 +109,7 @@ static void recheck(struct iface *ifc)
 		}
 		iface_count_external(ifc, (enum knob_id)k);
 		history_external(ifc, (enum knob_id)k, was, now);
-		if (!ifc->m->manual[k])
+		if (!iface_manual(ifc, k))
 			dlog(LOG_NOTICE, ifc->name,
 			     "%s changed outside rtltune: %s -> %s (left alone until `rtltune "
 			     "autotune on %s` or `rtltune apply`)",
@@ -121,7 +121,7 @@ static void recheck(struct iface *ifc)
 			     knob_name((enum knob_id)k),
 			     knob_value_str((enum knob_id)k, was, a, sizeof(a)),
 			     knob_value_str((enum knob_id)k, now, b, sizeof(b)));
-		ifc->m->manual[k] = true;
+		iface_set_manual(ifc, k, true);
 	}
 	iface_update(ifc, &nic);
 	if (reset)
@@ -172,8 +172,8 @@ void outside_clear(struct iface *ifc, const bool *which)
 	int k;
 
 	for (k = 0; ifc->m && k < KNOB__COUNT; k++)
-		if (ifc->m->manual[k] && (!which || which[k])) {
-			ifc->m->manual[k] = false;
+		if (iface_manual(ifc, k) && (!which || which[k])) {
+			iface_set_manual(ifc, k, false);
 			dlog(LOG_INFO, ifc->name, "%s taken back: rtltune manages it again",
 			     knob_name((enum knob_id)k));
 		}

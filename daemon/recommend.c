@@ -43,7 +43,7 @@ static void suggest(struct reco *r, enum knob_id k, int64_t cur, int64_t want, c
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	/* Someone else set it: say what the window shows, suggest nothing (outside.h). */
-	if (r->ifc->m && r->ifc->m->manual[k]) {
+	if (r->ifc->m && iface_manual(r->ifc, k)) {
 		char text[600];
 
 		json_object_put(o);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtltune/packed.h"
+#include "rtltune/texts.h"
 #include "stats.h"
 
 static const char *const counter_names[SC__COUNT] = {
@@ -103,32 +105,50 @@ void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_h
 		hist_add(out, &s->h->window[i][h]);
 }
 
-uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
+/* The window's slots as numbers (all zero when it has none). */
+static void window_get(const struct iface_stats *s, uint64_t w[STAT_WINDOW_SLOTS][SC__COUNT])
 {
-	uint64_t n = 0;
-	unsigned int i;
-
-	for (i = 0; s->window_counter && i < STAT_WINDOW_SLOTS; i++)
-		n += s->window_counter[i][c];
-	return n;
+	if (!s->window_z ||
+	    packed_get(&w[0][0], STAT_WINDOW_SLOTS, SC__COUNT, s->window_z, s->window_zlen) < 0)
+		memset(w, 0, sizeof(uint64_t[STAT_WINDOW_SLOTS][SC__COUNT]));
 }
 
-/* A window of zero slots is not kept. */
-static void window_drop_zero(struct iface_stats *s)
+/* Keep w packed; a window of zero slots is not kept. Out of memory: the window reads
+ * empty. */
+static void window_put(struct iface_stats *s, const uint64_t w[STAT_WINDOW_SLOTS][SC__COUNT])
 {
-	unsigned int i, c;
+	uint8_t buf[PACKED_MAX(STAT_WINDOW_SLOTS, SC__COUNT)];
+	size_t n = packed_put(buf, &w[0][0], STAT_WINDOW_SLOTS, SC__COUNT);
+	uint8_t *z = s->window_z;
 
+	if (n && n != s->window_zlen)
+		z = realloc(z, n);
+	if (!n || !z) {
+		free(s->window_z);
+		s->window_z = NULL;
+		s->window_zlen = 0;
+		return;
+	}
+	memcpy(z, buf, n);
+	s->window_z = z;
+	s->window_zlen = (uint32_t)n;
+}
+
+uint64_t stat_window_counter(const struct iface_stats *s, enum stat_counter c)
+{
+	uint64_t w[STAT_WINDOW_SLOTS][SC__COUNT], n = 0;
+	unsigned int i;
+
+	window_get(s, w);
 	for (i = 0; i < STAT_WINDOW_SLOTS; i++)
-		for (c = 0; c < SC__COUNT; c++)
-			if (s->window_counter[i][c])
-				return;
-	free(s->window_counter);
-	s->window_counter = NULL;
+		n += w[i][c];
+	return n;
 }
 
 void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 {
 	struct stat_hists *hs = s->h;
+	uint64_t w[STAT_WINDOW_SLOTS][SC__COUNT];
 	unsigned int c, h;
 
 	if (s->prev_us && now_us > s->prev_us) {
@@ -156,30 +176,22 @@ void stat_advance(struct iface_stats *s, uint64_t now_us, uint64_t slot_us)
 	/* The current slot holds what arrived since it opened; a full slot moves on. */
 	for (h = 0; hs && h < SH__COUNT; h++)
 		hist_delta(&hs->window[s->window_cur][h], &hs->hist[h], &hs->window_base[h]);
-	for (c = 0; c < SC__COUNT; c++) {
-		uint64_t d = s->counter[c] >= s->window_counter_base[c]
-				     ? s->counter[c] - s->window_counter_base[c]
-				     : s->counter[c];
-
-		/* Out of memory: the window reads empty. */
-		if (d && !s->window_counter)
-			s->window_counter = calloc(STAT_WINDOW_SLOTS, sizeof(*s->window_counter));
-		if (s->window_counter)
-			s->window_counter[s->window_cur][c] = d;
-	}
+	window_get(s, w);
+	for (c = 0; c < SC__COUNT; c++)
+		w[s->window_cur][c] = s->counter[c] >= s->window_counter_base[c]
+					      ? s->counter[c] - s->window_counter_base[c]
+					      : s->counter[c];
 	if (now_us - s->window_slot_start_us >= slot_us) {
 		s->window_cur = (s->window_cur + 1) % STAT_WINDOW_SLOTS;
 		if (hs) {
 			memset(hs->window[s->window_cur], 0, sizeof(hs->window[s->window_cur]));
 			memcpy(hs->window_base, hs->hist, sizeof(hs->window_base));
 		}
-		if (s->window_counter) {
-			memset(s->window_counter[s->window_cur], 0, sizeof(s->window_counter[0]));
-			window_drop_zero(s);
-		}
+		memset(w[s->window_cur], 0, sizeof(w[0]));
 		memcpy(s->window_counter_base, s->counter, sizeof(s->window_counter_base));
 		s->window_slot_start_us = now_us;
 	}
+	window_put(s, w);
 }
 
 void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
@@ -202,7 +214,8 @@ void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
 			s->drops = grown;
 			s->drops_cap = cap;
 		}
-		snprintf(s->drops[i].reason, sizeof(s->drops[i].reason), "%s", reason);
+		/* The reasons are the kernel's few dozen names and the link counters' two. */
+		s->drops[i].reason = text_shared(reason, STAT_DROP_REASON_MAX);
 		s->n_drops++;
 	}
 	s->drops[i].count = count;
@@ -214,7 +227,8 @@ void stat_free(struct iface_stats *s)
 	s->drops = NULL;
 	free(s->h);
 	s->h = NULL;
-	free(s->window_counter);
-	s->window_counter = NULL;
+	free(s->window_z);
+	s->window_z = NULL;
+	s->window_zlen = 0;
 	s->n_drops = s->drops_cap = 0;
 }

@@ -51,8 +51,9 @@ struct link_counters {
 
 /* Drop reasons kept per interface; the probes report at most this many too. */
 #define STAT_MAX_DROP_REASONS 64
+#define STAT_DROP_REASON_MAX  48 /* the longest kept, with its NUL */
 struct stat_drop {
-	char reason[48];
+	const char *reason; /* one copy for the process (text_shared()), never NULL */
 	uint64_t count;
 };
 
@@ -87,9 +88,11 @@ struct iface_stats {
 	uint64_t prev_us;
 
 	/* Window: slot deltas, each slot covering slot_us (the histograms' in h): rows of
-	 * STAT_WINDOW_SLOTS, allocated while a slot is not zero (an idle interface's window
-	 * is all zero: NULL). */
-	uint64_t (*window_counter)[SC__COUNT];
+	 * STAT_WINDOW_SLOTS, kept packed (rtltune/packed.h: a zero slot one byte, a small
+	 * count one or two more), allocated while a slot is not zero (an idle interface's
+	 * window is all zero: NULL). */
+	uint8_t *window_z;
+	uint32_t window_zlen;
 	uint64_t window_counter_base[SC__COUNT];
 	unsigned int window_cur;
 	uint64_t window_slot_start_us;

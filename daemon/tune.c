@@ -400,7 +400,7 @@ void tune_env(const struct iface *ifc, struct tuner_env *env)
 		env->knob[k] = iface_eff(ifc, (enum knob_id)k);
 		/* Pinned by the admin, or fixed by the driver ("[fixed]"). */
 		env->pinned[k] = rtd.cfg.pin[k] || sn->fixed[k];
-		env->manual[k] = ifc->m->manual[k];
+		env->manual[k] = iface_manual(ifc, k);
 	}
 	env->gso_max = ifc->m->gso_max;
 	if (iface_stack_gso_cap(ifc) != LINK_UNSET && iface_stack_gso_cap(ifc) < env->gso_max) {
@@ -487,7 +487,8 @@ int tune_pause(struct iface *ifc, bool on, const char *by)
 	tp = &ifc->m->tune;
 	if (!on) {
 		if (tp->paused && --tp->paused == 0) {
-			tp->paused_by[0] = '\0';
+			free(tp->paused_by);
+			tp->paused_by = NULL;
 			/* Its operation ended, or its process died with it in flight: looked at
 			 * by the next sample, since a killed client's socket closes before the
 			 * kernel has made it a zombie, and until then its record is a live one. */
@@ -497,7 +498,7 @@ int tune_pause(struct iface *ifc, bool on, const char *by)
 		return 0;
 	}
 	if (!tp->paused++)
-		snprintf(tp->paused_by, sizeof(tp->paused_by), "%s", by);
+		tp->paused_by = strdup(by);
 	snprintf(why, sizeof(why), "tuner paused by %s", by);
 	if (tuner && tp->tuned && tuner_abort(tuner, ifc->ifindex, now_ms(), why, &a) == 0 &&
 	    a.kind != TUNER_NONE) {

@@ -43,6 +43,11 @@ void tune_sample_end(uint64_t now_us);
  * midway), as at start. -ENOENT when ifc is not managed (nothing tunes it).
  */
 int tune_pause(struct iface *ifc, bool on, const char *by);
+/* Who holds managed ifc's pause (its first holder), "" when unknown. */
+static inline const char *tune_paused_by(const struct iface *ifc)
+{
+	return ifc->m->tune.paused_by ? ifc->m->tune.paused_by : "";
+}
 /* The tuner, for what shows its state (tune_json.c); NULL while autotuning is off. */
 const struct tuner *tune_tuner(void);
 

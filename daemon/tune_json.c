@@ -38,7 +38,7 @@ json_object *tune_status_json(const struct iface *ifc)
 	o = json_object_new_object();
 	json_object_object_add(o, "state", json_object_new_string(tuner_state_name(info.state)));
 	json_object_object_add(o, "paused_by",
-			       ifc->m->tune.paused ? json_object_new_string(ifc->m->tune.paused_by)
+			       ifc->m->tune.paused ? json_object_new_string(tune_paused_by(ifc))
 						   : NULL);
 	json_object_object_add(o, "samples", json_object_new_int((int)info.samples));
 	json_object_object_add(o, "needed", json_object_new_int((int)info.needed));
