@@ -33,12 +33,18 @@ struct ring {
 	unsigned int cap, n, head; /* head: the oldest when the ring is full */
 };
 
+/* The coarse row being built from the samples leaving the fine ring. */
+struct fold_acc {
+	double sum[N_RATES], secs, time;
+	unsigned int n;
+};
+
 struct history {
 	/* The last HISTORY_FINE samples as they came; before them, coarse rows of
-	 * HISTORY_FOLD samples each; acc folds the samples leaving fine into the next row. */
+	 * HISTORY_FOLD samples each; acc folds the samples leaving fine into the next row
+	 * (allocated at the first: an idle interface's fine ring never fills). */
 	struct ring fine, coarse;
-	double acc_sum[N_RATES], acc_secs, acc_time;
-	unsigned int acc_n;
+	struct fold_acc *acc;
 	struct history_external *ext; /* allocated at the first outside change */
 	unsigned int n_ext, ext_head;
 	/* The cumulative counts of the previous sample. */
@@ -62,6 +68,7 @@ static void history_free(struct iface *ifc)
 		free(ifc->m->history->fine.s);
 		free(ifc->m->history->coarse.s);
 		free(ifc->m->history->ext);
+		free(ifc->m->history->acc);
 		free(ifc->m->history);
 		ifc->m->history = NULL;
 	}
@@ -141,34 +148,36 @@ static void row_join(struct history_sample *r, const struct history_sample *x)
 }
 
 /* The time-weighted means of the folded samples, as one row. */
-static struct history_sample acc_row(const struct history *h)
+static struct history_sample acc_row(const struct fold_acc *acc)
 {
-	struct history_sample x = {.time = h->acc_time, .secs = (float)h->acc_secs};
+	struct history_sample x = {.time = acc->time, .secs = (float)acc->secs};
 	unsigned int i;
 
 	for (i = 0; i < N_RATES; i++)
-		x.rate[i] = h->acc_secs > 0 ? (float)(h->acc_sum[i] / h->acc_secs) : 0;
+		x.rate[i] = acc->secs > 0 ? (float)(acc->sum[i] / acc->secs) : 0;
 	return x;
 }
 
-/* A sample that left the fine ring joins the coarse row being built. */
+/* A sample that left the fine ring joins the coarse row being built (out of memory: the
+ * coarse rows miss it). */
 static void fold(struct history *h, struct history_sample *old)
 {
+	struct fold_acc *acc = h->acc;
 	struct history_sample row;
 	unsigned int i;
 	bool evicted;
 
-	for (i = 0; i < N_RATES; i++)
-		h->acc_sum[i] += (double)old->rate[i] * old->secs;
-	h->acc_secs += old->secs;
-	h->acc_time = old->time;
-	if (++h->acc_n < HISTORY_FOLD)
+	if (!acc && !(acc = h->acc = calloc(1, sizeof(*acc))))
 		return;
-	row = acc_row(h);
+	for (i = 0; i < N_RATES; i++)
+		acc->sum[i] += (double)old->rate[i] * old->secs;
+	acc->secs += old->secs;
+	acc->time = old->time;
+	if (++acc->n < HISTORY_FOLD)
+		return;
+	row = acc_row(acc);
 	ring_push(&h->coarse, HISTORY_COARSE, &row, NULL, &evicted);
-	memset(h->acc_sum, 0, sizeof(h->acc_sum));
-	h->acc_secs = 0;
-	h->acc_n = 0;
+	memset(acc, 0, sizeof(*acc));
 }
 
 void history_sample(struct iface *ifc, uint64_t now_us)
@@ -356,11 +365,12 @@ json_object *history_json(const struct iface *ifc, double since, struct rterr *e
 		json_object_array_add(cols, json_object_new_string(columns[i]));
 	/* Oldest first: the coarse rows, the one being folded, the samples as they came. */
 	if (h) {
-		struct history_sample partial = acc_row(h);
-
 		ring_rows(rows, &h->coarse, since);
-		if (h->acc_n)
+		if (h->acc && h->acc->n) {
+			struct history_sample partial = acc_row(h->acc);
+
 			add_row(rows, &partial, since);
+		}
 		ring_rows(rows, &h->fine, since);
 	}
 	for (i = 0; h && i < h->n_ext; i++) {

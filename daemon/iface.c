@@ -625,14 +625,26 @@ static void restack_neighbours(struct iface *ifc)
 			iface_read_stack(y);
 }
 
-/* ifc->name: the device's name, NETNS/ before it for a pod's. */
-static void set_name(struct iface *ifc, const char *dev)
+/* ifc->name: the device's name, NETNS/ before it for a pod's; ifc->dev its end. -ENOMEM
+ * leaves the name as it was. */
+static int set_name(struct iface *ifc, const char *dev)
 {
-	snprintf(ifc->dev, sizeof(ifc->dev), "%s", dev);
-	if (ifc->ns)
-		snprintf(ifc->name, sizeof(ifc->name), "%s/%s", netns_name(ifc->ns), dev);
-	else
-		snprintf(ifc->name, sizeof(ifc->name), "%s", dev);
+	const char *ns = ifc->ns ? netns_name(ifc->ns) : NULL;
+	size_t dl = strnlen(dev, IF_NAMESIZE - 1);
+	size_t pl = ns ? strnlen(ns, IFACE_NAME_MAX - IF_NAMESIZE - 1) + 1 : 0;
+	char *n = realloc(ifc->name, pl + dl + 1);
+
+	if (!n)
+		return -ENOMEM;
+	if (pl) {
+		memcpy(n, ns, pl - 1);
+		n[pl - 1] = '/';
+	}
+	memcpy(n + pl, dev, dl);
+	n[pl + dl] = '\0';
+	ifc->name = n;
+	ifc->dev = n + pl;
+	return 0;
 }
 
 static struct iface *link_new(struct netns *ns, const struct link_info *li)
@@ -650,8 +662,12 @@ static struct iface *link_new(struct netns *ns, const struct link_info *li)
 	ifc->driver = ifc->chip = ifc->why = "";
 	ifc->ns = ns;
 	ifc->dev_index = li->ifindex;
+	if (set_name(ifc, li->ifname) < 0) {
+		dlog(LOG_ERR, li->ifname, "out of memory tracking a new interface");
+		free(ifc);
+		return NULL;
+	}
 	ifc->ifindex = ns ? next_pod_key++ : li->ifindex;
-	set_name(ifc, li->ifname);
 	ifc->kind = text_shared(li->kind, KIND_MAX);
 	ifc->master = li->master;
 	ifc->link = li->link_netns ? 0 : li->link;
@@ -714,7 +730,11 @@ static void link_renamed(struct iface *ifc, const char *name)
 	char old[IFACE_NAME_MAX];
 
 	snprintf(old, sizeof(old), "%s", ifc->name);
-	set_name(ifc, name);
+	if (set_name(ifc, name) < 0) {
+		dlog(LOG_ERR, ifc->name, "out of memory: renamed to %s, still named by its old name",
+		     name);
+		return;
+	}
 	dlog(LOG_INFO, ifc->name, "renamed from %s", old);
 	state_changed();
 	tell(ifc, IFACE_RENAMED, was);
@@ -808,6 +828,7 @@ static void iface_free(struct iface *ifc)
 		}
 	}
 	mgd_free(ifc->m);
+	free(ifc->name);
 	free(ifc);
 	stack_gen++;
 	state_changed();

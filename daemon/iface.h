@@ -143,11 +143,12 @@ struct iface {
 	int ifindex; /* the table's key: its ifindex, or for a pod's interface one from
 		      * IFACE_POD_KEY_BASE up (never a device's here: a mistaken use by ifindex
 		      * finds none) */
-	char name[IFACE_NAME_MAX]; /* as outputs name it: dev, or NETNS/dev */
+	/* As outputs name it: dev, or NETNS/dev (allocated, under IFACE_NAME_MAX). */
+	char *name;
 	/* The network namespace it is in (netns.h; NULL: the daemon's own), and the device
-	 * there: its name and ifindex (what the kernel knows it by). */
+	 * there: its name (the end of name) and ifindex (what the kernel knows it by). */
 	struct netns *ns;
-	char dev[IF_NAMESIZE];
+	const char *dev;
 	int dev_index;
 	bool ns_gone; /* its namespace was deleted: its records end with it (iface_netns_gone) */
 	/* kind, operstate, driver, chip, why: texts many interfaces share, one copy each for

@@ -35,15 +35,17 @@
 
 /* A namespace named in one of netns_dirs (/run/netns, /run/docker/netns) and selected by
  * `namespaces`. */
+#define POD_NAME_MAX 64 /* with its NUL: longer names are not selected */
+
 struct pod_ns {
 	struct pod_ns *next;
-	char name[64];
 	unsigned int dir; /* the netns_dirs entry it is in (the first that has the name) */
 	struct netns *ns; /* NULL: its file is not a namespace yet (ip netns add mounts it
 			   * after creating it) */
 	int nsid;	  /* the daemon's namespace's id for it, -1 none yet */
 	bool listed;	  /* in the directory at the last scan */
 	int open_err;	  /* errno of the last failed open, logged once (0: none) */
+	char name[];	  /* allocated with it */
 };
 
 /* A veth of the daemon's namespace whose peer is in another: where the peer is. */
@@ -249,17 +251,18 @@ static struct pod_ns *pod_add(const char *name, unsigned int dir)
 {
 	struct pod_ns *p;
 
-	if (name[0] == '.' || strlen(name) >= sizeof(p->name) ||
-	    !config_selects_netns(&rtd.cfg, name))
+	size_t len = strlen(name);
+
+	if (name[0] == '.' || len >= POD_NAME_MAX || !config_selects_netns(&rtd.cfg, name))
 		return NULL;
 	for (p = pods; p && strcmp(p->name, name) != 0; p = p->next)
 		;
 	if (p)
 		return p->dir <= dir ? (p->dir == dir ? p : NULL) : NULL;
-	p = calloc(1, sizeof(*p));
+	p = calloc(1, sizeof(*p) + len + 1);
 	if (!p)
 		return NULL;
-	snprintf(p->name, sizeof(p->name), "%s", name);
+	memcpy(p->name, name, len);
 	p->dir = dir;
 	p->nsid = -1;
 	p->next = pods;

@@ -29,14 +29,16 @@
  * could be mounted, a device's name must not reach the host's sysfs entry of that name. */
 #define NO_SYSFS "/dev/null/no-sysfs"
 
+#define NETNS_NAME_MAX 64 /* with its NUL: longer names are cut */
+
 struct netns {
-	char name[64];
 	int fd;	   /* the namespace (nsfs) */
 	int ctl;   /* its ioctl socket */
 	int sysfs; /* its sysfs, a detached mount; -1 none */
+	int rt;	   /* a plain rtnetlink socket made inside (link reads) */
 	uint64_t cookie;
-	int rt;		   /* a plain rtnetlink socket made inside (link reads) */
 	struct nic_io *io; /* its device sockets, once asked for */
+	char name[];	   /* allocated with it: a node opens one per pod */
 };
 
 static struct netns *cur_ns;
@@ -97,14 +99,15 @@ static int sysfs_mount_here(void)
 
 int netns_open(const char *name, const char *path, struct netns **out, struct rterr *err)
 {
-	struct netns *ns = calloc(1, sizeof(*ns)), *prev;
+	size_t len = strnlen(name, NETNS_NAME_MAX - 1);
+	struct netns *ns = calloc(1, sizeof(*ns) + len + 1), *prev;
 	socklen_t olen = sizeof(ns->cookie);
 	int r;
 
 	*out = NULL;
 	if (!ns)
 		return rterr_sys(err, ENOMEM, "netns %s", name);
-	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	memcpy(ns->name, name, len);
 	ns->ctl = ns->sysfs = ns->rt = -1;
 	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0) {
