@@ -228,15 +228,23 @@ static void sample_done(void)
 #define IDLE_TRICKLE 2
 
 /* Whether s's packet counters moved by more than a trickle since its last read (at
- * sample_now): a counter that went back (a reset device) counts as moved. */
+ * sample_now): a counter that went back (a reset device) counts as moved, and so does any
+ * fault the probes count (a TCP flow stalled in retransmission timeouts sends a trickle,
+ * and is what the tuner must see: lib/tuner/tuner.c active()). */
 static bool moved(const struct iface_stats *s)
 {
+	static const enum stat_counter faults[] = {SC_TX_BUSY, SC_TX_TIMEOUTS, SC_TCP_RETRANSMITS,
+						   SC_TCP_RETRANSMIT_SEGMENTS};
 	uint64_t tx = s->counter[SC_TX_PACKETS], rx = s->counter[SC_RX_PACKETS];
 	uint64_t ptx = s->prev_counter[SC_TX_PACKETS], prx = s->prev_counter[SC_RX_PACKETS];
 	uint64_t interval = rtd.cfg.sample_interval_us, intervals = 1;
+	unsigned int i;
 
 	if (tx < ptx || rx < prx)
 		return true;
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		if (s->counter[faults[i]] != s->prev_counter[faults[i]])
+			return true;
 	if (s->prev_us && sample_now > s->prev_us && interval)
 		intervals = (sample_now - s->prev_us + interval / 2) / interval;
 	return (tx - ptx) + (rx - prx) > IDLE_TRICKLE * (intervals ? intervals : 1);
@@ -268,7 +276,7 @@ uint64_t sampler_step(void)
 	while ((ifc = next_managed())) {
 		struct iface_stats *s = &ifc->m->stats;
 		struct link_info li;
-		bool read = false, quiet;
+		bool read = false, busy, quiet;
 
 		if (idle_skip(ifc))
 			continue;
@@ -278,12 +286,18 @@ uint64_t sampler_step(void)
 		/* After skipped samples the tuner is not fed this read (tune_gap()): nothing
 		 * acts on it, so the outside-change check need not drain the monitor first. */
 		outside_sample(ifc, read ? &li : NULL, s->skipped);
-		if (s->valid && !moved(s))
+		busy = s->valid && moved(s);
+		if (s->valid && !busy)
 			s->still += s->still < IDLE_AFTER;
 		else
 			s->still = 0;
 		quiet = s->idle && s->still >= IDLE_AFTER;
-		if (s->skipped)
+		/* The tuner is not fed a read that spans skipped samples, nor, while it is
+		 * idle there, one without traffic (the first, a trickle): fed, it would only
+		 * empty its window (under 100 packets a second is no traffic to it), and until
+		 * traffic comes it holds nothing for the interface. A new pod does not take
+		 * the tuner's 3 KiB for its first reads. */
+		if (s->skipped || (!busy && tune_idle(ifc)))
 			tune_gap(ifc);
 		s->skipped = false;
 		stat_advance(s, sample_now, slot_us);

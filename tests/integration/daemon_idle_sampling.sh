@@ -101,6 +101,32 @@ t_eq "$(jq -n -c --argjson a "$live" --argjson b "$rest" '[$b | to_entries[] | s
 	"at rest: stats gives every knob as the kernel has it"
 t_eq "$(knobs)" "$(echo "$rest" | jq -c .)" "at rest: status gives the same knobs as stats"
 
+# 3c. A trickle (a ping a second: 2 packets a second both ways, under 1 a sample) leaves va
+# idle and at rest over its reads (each shows the trickle's rate: it was read), and its
+# counts are exact once the trickle stops.
+before=$(st .rx_packets)
+t_in "$B" ping -q -i 1 10.87.0.1 >/dev/null 2>&1 &
+TRICKLE=$!
+t_defer "kill $TRICKLE 2>/dev/null || true"
+reads=0 last=$before
+for ((i = 0; i < 300 && reads < 3; i++)); do
+	cur=$(st '[.idle, .at_rest, .rx_packets] | map(tostring) | join(" ")')
+	read -r idle rest rx <<<"${cur//\"/}"
+	[ "$idle $rest" = "true true" ] || t_fail "a trickle woke va: idle $idle, at_rest $rest ($(st '{rate_seconds, rates}'))"
+	[ "$rx" -gt "$last" ] && { reads=$((reads + 1)); last=$rx; }
+	sleep 0.1
+done
+t_ge "$reads" 3 "reads of va that counted the trickle, idle and at rest throughout"
+t_eq "$(st '.rates.rx_packets > 0 and .rates.rx_packets < 3')" true \
+	"a trickle read: its rate over the span ($(st .rates.rx_packets)/s)"
+kill "$TRICKLE"
+wait "$TRICKLE" 2>/dev/null || true
+for ((i = 0; i < 400; i++)); do
+	[ "$(st .rx_packets)" = "$(kernel rx)" ] && [ "$(st .tx_packets)" = "$(kernel tx)" ] && break
+	sleep 0.05
+done
+exact "after the trickle"
+
 # 4. A notification about an idle interface: read at the next sample.
 d_wait_samples 1
 s0=$(samples)
