@@ -139,44 +139,45 @@ struct iface_mgd {
 
 struct iface {
 	struct iface *next;
-	/* iface.c, from rtnetlink and the interface's snapshot: */
+	/* iface.c, from rtnetlink and the interface's snapshot (small fields together: a node
+	 * has an entry per pod's veth): */
 	int ifindex; /* the table's key: its ifindex, or for a pod's interface one from
 		      * IFACE_POD_KEY_BASE up (never a device's here: a mistaken use by ifindex
 		      * finds none) */
+	int dev_index; /* the device's ifindex in its namespace (what the kernel knows it by) */
 	/* As outputs name it: dev, or NETNS/dev (allocated, under IFACE_NAME_MAX). */
 	char *name;
-	/* The network namespace it is in (netns.h; NULL: the daemon's own), and the device
-	 * there: its name (the end of name) and ifindex (what the kernel knows it by). */
+	/* The network namespace it is in (netns.h; NULL: the daemon's own), and the device's
+	 * name there (the end of name). */
 	struct netns *ns;
 	const char *dev;
-	int dev_index;
-	bool ns_gone; /* its namespace was deleted: its records end with it (iface_netns_gone) */
 	/* kind, operstate, driver, chip, why: texts many interfaces share, one copy each for
-	 * the process (iface.c: text()), never NULL. */
+	 * the process (text_shared()), never NULL. */
 	const char *kind; /* IFLA_INFO_KIND; "" for hardware */
-	int master;    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
-	int link;      /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
-	unsigned int flags;
 	const char *operstate;
-	bool lower_up;
 	const char *driver; /* ethtool -i; "" unknown */
 	const char *chip;   /* chip database id; "" none */
+	int master;	    /* IFLA_MASTER: the bridge/bond/netvsc it is a port of, 0 none */
+	int link;	    /* IFLA_LINK in this netns (a vlan's or macvlan's lower), 0 none */
+	unsigned int flags;
+	unsigned int carrier_changes;
+	uint64_t last_carrier_us;
+	uint64_t first_seen_us;
+	uint32_t seen_gen; /* resynchronisation that last listed it */
+	bool ns_gone;	   /* its namespace was deleted: its records end with it (iface_netns_gone) */
+	bool lower_up;
+	bool knob_dirty; /* a notification: re-read and compare at the next sample */
+	/* iface_stacked()'s cache: whether another interface has it as its master or rides
+	 * on it, as of the table's stack generation upper_gen. */
+	bool has_upper;
+	uint64_t upper_gen;
 	/* The rtnetlink knobs as last read; a managed interface has every knob in its snapshot
 	 * (iface_knob() reads either): an unmanaged one costs a few hundred bytes. */
 	int64_t core_knob[KNOB_FIRST_ETHNL];
-	bool knob_dirty; /* a notification: re-read and compare at the next sample */
-	uint64_t first_seen_us;
-	uint32_t seen_gen; /* resynchronisation that last listed it */
-	/* iface_stacked()'s cache: whether another interface has it as its master or rides
-	 * on it, as of the table's stack generation upper_gen. */
-	uint64_t upper_gen;
-	bool has_upper;
-	unsigned int carrier_changes;
-	uint64_t last_carrier_us;
 	/* iface.c: selection (config interfaces/exclude/drivers/chips) and why; autotune by
 	 * iface_set_autotune(). */
-	bool managed;
 	const char *why;
+	bool managed;
 	bool autotune;
 	struct iface_mgd *m; /* NULL while not managed */
 };
