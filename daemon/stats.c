@@ -105,6 +105,9 @@ void stat_window_sum(const struct iface_stats *s, enum stat_hist h, struct rtl_h
 		hist_add(out, &s->h->window[i][h]);
 }
 
+/* A slot's counters are one packed row: a byte of flags holds them all. */
+_Static_assert(SC__COUNT <= 8, "a packed window row holds at most 8 counters");
+
 /* The window's slots as numbers (all zero when it has none). */
 static void window_get(const struct iface_stats *s, uint64_t w[STAT_WINDOW_SLOTS][SC__COUNT])
 {
@@ -214,8 +217,11 @@ void stat_drop_set(struct iface_stats *s, const char *reason, uint64_t count)
 			s->drops = grown;
 			s->drops_cap = cap;
 		}
-		/* The reasons are the kernel's few dozen names and the link counters' two. */
+		/* The reasons are the kernel's few dozen names and the link counters' two. Out
+		 * of memory ("" for a name): not counted, rather than one "" entry a sample. */
 		s->drops[i].reason = text_shared(reason, STAT_DROP_REASON_MAX);
+		if (!s->drops[i].reason[0] && reason[0])
+			return;
 		s->n_drops++;
 	}
 	s->drops[i].count = count;
