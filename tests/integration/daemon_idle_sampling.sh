@@ -131,6 +131,18 @@ for ((i = 0; i < 400; i++)); do
 done
 [ -n "$same" ] || t_fail "after the trickle: rx/tx packets $got, the kernel's $want (400 looks)"
 echo "ok: after the trickle: rx/tx packets as the kernel counts ($got)"
+# Its history (the trickle's rows joined into one of their means, daemon/history.c) is
+# whole: the rows' packets (rate x seconds, column 5 rx_packets_per_s) add up to what stats
+# counts, every one since the first read (the pair had none before). Each look takes both.
+same=
+for ((i = 0; i < 100; i++)); do
+	d_rtl --json report va --svg "$T_TMP/va.svg" >"$T_TMP/report.json" || t_fail "report va failed"
+	sum=$(jq '[.samples[] | .[5] * .[1]] | add | round' "$T_TMP/report.json")
+	[ "$sum" = "$(st .rx_packets)" ] && { same=1; break; }
+	sleep 0.05
+done
+[ -n "$same" ] || t_fail "history: its rows add up to $sum rx packets, stats counts $(st .rx_packets)"
+echo "ok: history: $(jq '.samples | length' "$T_TMP/report.json") rows, adding up to the $sum rx packets counted"
 
 # 4. A notification about an idle interface: read at the next sample.
 d_wait_samples 1
