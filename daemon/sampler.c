@@ -218,7 +218,8 @@ static void sample_done(void)
  * router solicitations and MLD reports, a neighbour probe and its answer, a keepalive and
  * its ACK) count as standing still: the tuner judges a sample under 100 packets a second
  * as no traffic anyway, and an idle pod's IPv6 start-up would otherwise wake it (its
- * previous reading, the tuner's 2.5 KiB, a read every sample) at every packet. The read after skipped samples has rates over the real
+ * previous reading, the tuner's 2.5 KiB, a read every sample) at every packet. The read
+ * after skipped samples has rates over the real
  * time since the last one (stat_advance()), and the tuner is not fed its deltas
  * (tune_gap()): a skipped interval never looks like one of no traffic. An interface the
  * probes count has its counters every sample anyway, and is read as soon as they move.
