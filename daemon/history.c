@@ -122,14 +122,11 @@ static struct history_sample *ring_newest(struct ring *r, unsigned int back)
 	return &r->s[r->n < r->cap ? r->n - 1 - back : (r->head + r->cap - 1 - back) % r->cap];
 }
 
-/* A row of no traffic to speak of: at most HISTORY_TRICKLE packets a second, both ways
- * together (an idle pod's router solicitations, a keepalive and its ACK), nothing
- * retransmitted or dropped. The sampler reads such an interface as idle too (sampler.c). */
-#define HISTORY_TRICKLE 2
-
+/* A row of no traffic to speak of: a trickle (STAT_TRICKLE packets a second at most),
+ * nothing retransmitted or dropped. The sampler reads such an interface as idle too. */
 static bool trickle(const struct history_sample *x)
 {
-	return x->rate[P_TXP] + x->rate[P_RXP] <= HISTORY_TRICKLE && x->rate[P_RTX] == 0 &&
+	return x->rate[P_TXP] + x->rate[P_RXP] <= STAT_TRICKLE && x->rate[P_RTX] == 0 &&
 	       x->rate[P_DROPS] == 0;
 }
 
@@ -139,10 +136,9 @@ static void row_join(struct history_sample *r, const struct history_sample *x)
 	double secs = (double)r->secs + x->secs;
 	unsigned int i;
 
-	for (i = 0; i < N_RATES; i++)
-		if (secs > 0)
-			r->rate[i] = (float)(((double)r->rate[i] * r->secs + (double)x->rate[i] * x->secs) /
-					     secs);
+	for (i = 0; secs > 0 && i < N_RATES; i++)
+		r->rate[i] = (float)(((double)r->rate[i] * r->secs + (double)x->rate[i] * x->secs) /
+				     secs);
 	r->time = x->time;
 	r->secs = (float)secs;
 }
@@ -220,9 +216,8 @@ void history_sample(struct iface *ifc, uint64_t now_us)
 		prev = ring_newest(&h->fine, 1);
 		if (last && prev && trickle(last) && trickle(prev) && trickle(&x))
 			row_join(last, &x);
-		else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted) {
+		else if (ring_push(&h->fine, HISTORY_FINE, &x, &old, &evicted) && evicted)
 			fold(h, &old);
-		}
 	}
 	memcpy(h->prev, cur, sizeof(h->prev));
 	h->prev_us = now_us;

@@ -33,10 +33,10 @@
 #define PODS_RCVBUF	  (4 * 1024 * 1024)
 #define PODS_LOCK_WAIT_MS 300
 
-/* A namespace named in one of netns_dirs (/run/netns, /run/docker/netns) and selected by
- * `namespaces`. */
 #define POD_NAME_MAX 64 /* with its NUL: longer names are not selected */
 
+/* A namespace named in one of netns_dirs (/run/netns, /run/docker/netns) and selected by
+ * `namespaces`. */
 struct pod_ns {
 	struct pod_ns *next;
 	unsigned int dir; /* the netns_dirs entry it is in (the first that has the name) */
@@ -250,7 +250,6 @@ static void release(struct pod_ns *p, bool deleted)
 static struct pod_ns *pod_add(const char *name, unsigned int dir)
 {
 	struct pod_ns *p;
-
 	size_t len = strlen(name);
 
 	if (name[0] == '.' || len >= POD_NAME_MAX || !config_selects_netns(&rtd.cfg, name))

@@ -212,21 +212,19 @@ static void sample_done(void)
  * not move over its last IDLE_AFTER reads, with nothing else asking for a look (a link
  * or ethtool notification about it, a profile application pending, the tuner anywhere but
  * idle or paused), is read every IDLE_EVERY-th sample only: 1000 idle pods cost 63 link
- * reads a sample, not 1000 (125 at every 8th). Each in its own phase (its key modulo IDLE_EVERY), so the
- * reads spread over the samples. Counters that moved by a trickle only (at most
- * IDLE_TRICKLE packets an interval since the last read, both ways together: a pod's
- * router solicitations and MLD reports, a neighbour probe and its answer, a keepalive and
- * its ACK) count as standing still: the tuner judges a sample under 100 packets a second
- * as no traffic anyway, and an idle pod's IPv6 start-up would otherwise wake it (its
- * previous reading, the tuner's 2.5 KiB, a read every sample) at every packet. The read
- * after skipped samples has rates over the real
- * time since the last one (stat_advance()), and the tuner is not fed its deltas
- * (tune_gap()): a skipped interval never looks like one of no traffic. An interface the
- * probes count has its counters every sample anyway, and is read as soon as they move.
+ * reads a sample, not 1000 (125 at every 8th). Each in its own phase (its key modulo
+ * IDLE_EVERY), so the reads spread over the samples. Counters that moved by a trickle only
+ * (at most STAT_TRICKLE packets an interval since the last read, both ways together: a
+ * pod's router solicitations and MLD reports) count as standing still: the tuner judges a
+ * sample under 100 packets a second as no traffic anyway, and an idle pod's IPv6 start-up
+ * would otherwise wake it (its previous reading, the tuner's 2.5 KiB, a read every sample)
+ * at every packet. The read after skipped samples has rates over the real time since the
+ * last one (stat_advance()), and the tuner is not fed its deltas (tune_gap()): a skipped
+ * interval never looks like one of no traffic. An interface the probes count has its
+ * counters every sample anyway, and is read as soon as they move.
  */
-#define IDLE_AFTER	 2
-#define IDLE_EVERY	 16
-#define IDLE_TRICKLE 2
+#define IDLE_AFTER 2
+#define IDLE_EVERY 16
 
 /* Whether s's packet counters moved by more than a trickle since its last read (at
  * sample_now): a counter that went back (a reset device) counts as moved, and so does any
@@ -248,7 +246,7 @@ static bool moved(const struct iface_stats *s)
 			return true;
 	if (s->prev_us && sample_now > s->prev_us && interval)
 		intervals = (sample_now - s->prev_us + interval / 2) / interval;
-	return (tx - ptx) + (rx - prx) > IDLE_TRICKLE * (intervals ? intervals : 1);
+	return (tx - ptx) + (rx - prx) > STAT_TRICKLE * (intervals ? intervals : 1);
 }
 
 static bool idle_skip(struct iface *ifc)

@@ -49,6 +49,11 @@ struct link_counters {
 	uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
 };
 
+/* A trickle, not traffic: at most this many packets, both ways together, a sample
+ * interval (the sampler's idle reads) or a second (the history's quiet rows): a pod's
+ * router solicitations, a neighbour probe and its answer, a keepalive and its ACK. */
+#define STAT_TRICKLE 2
+
 /* Drop reasons kept per interface; the probes report at most this many too. */
 #define STAT_MAX_DROP_REASONS 64
 #define STAT_DROP_REASON_MAX  48 /* the longest kept, with its NUL */

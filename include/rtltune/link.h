@@ -87,6 +87,16 @@ int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_in
  */
 int link_get_fd(int fd, int ifindex, struct link_info *out, struct rtnl_link_stats64 *stats,
 		bool *have_stats, struct rterr *err);
+/*
+ * Send req (its sequence number set here) over a plain rtnetlink socket fd and take the
+ * reply of type want into buf (buflen bytes; *reply points into it): 0, the kernel's
+ * -errno, -ENOENT when it only acknowledged (NLM_F_ACK: a GET it answers with nothing),
+ * -EMSGSIZE when the reply does not fit, or the socket's -errno. Late replies to earlier
+ * requests are skipped.
+ */
+struct nlmsghdr;
+int rtnl_ask(int fd, struct nlmsghdr *req, uint16_t want, void *buf, size_t buflen,
+	     const struct nlmsghdr **reply);
 /* The id this namespace has for the network namespace nsfd refers to (RTM_GETNSID by
  * NETNSA_FD): >= 0, -ENOENT when it has none, or -errno. */
 int link_netns_id(struct link_sock *ls, int nsfd, struct rterr *err);

@@ -32,8 +32,8 @@ uint64_t netns_cookie(const struct netns *ns);
 int netns_fd(const struct netns *ns);
 /* Its device sockets, opened inside at the first call; NULL with err on failure. */
 struct nic_io *netns_io(struct netns *ns, struct rterr *err);
-/* Closed while nothing of it needs them (its interfaces at rest, read by their
- * namespace id from outside): the next netns_io() opens them again. */
+/* Closed while nothing of it needs them (its interfaces at rest, read over
+ * netns_rtnl_fd()): the next netns_io() opens them again. */
 void netns_io_close(struct netns *ns);
 bool netns_io_is_open(const struct netns *ns);
 /* A plain rtnetlink socket made inside at open: the link reads (link_get_fd()) that

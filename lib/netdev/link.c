@@ -450,60 +450,74 @@ int link_get_netnsid(struct link_sock *ls, int nsid, int ifindex, struct link_in
 	return r;
 }
 
+int rtnl_ask(int fd, struct nlmsghdr *req, uint16_t want, void *buf, size_t buflen,
+	     const struct nlmsghdr **reply)
+{
+	static uint32_t seq;
+	struct nlmsghdr *h;
+	ssize_t n;
+
+	req->nlmsg_seq = ++seq;
+	if (send(fd, req, req->nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		n = recv(fd, buf, buflen, MSG_TRUNC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if ((size_t)n > buflen)
+			return -EMSGSIZE;
+		for (h = buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != req->nlmsg_seq)
+				continue; /* a late reply to an earlier request */
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EPROTO;
+				return e->error ? e->error : -ENOENT; /* the ack: nothing came first */
+			}
+			if (h->nlmsg_type != want)
+				continue;
+			*reply = h;
+			return 0;
+		}
+	}
+}
+
 int link_get_fd(int fd, int ifindex, struct link_info *out, struct rtnl_link_stats64 *stats,
 		bool *have_stats, struct rterr *err)
 {
-	static uint32_t seq;
 	struct {
 		struct nlmsghdr n;
 		struct ifinfomsg i;
 		struct nlattr a;
 		uint32_t mask;
 	} req = {
-		.n = {.nlmsg_type = RTM_GETLINK, .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = ++seq},
+		.n = {.nlmsg_type = RTM_GETLINK, .nlmsg_flags = NLM_F_REQUEST},
 		.i = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex},
 		.a = {.nla_len = NLA_HDRLEN + sizeof(uint32_t), .nla_type = IFLA_EXT_MASK},
 		.mask = RTEXT_FILTER_SKIP_STATS,
 	};
 	/* One link without the VF list: well under this (see link_sock_open()). */
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-	ssize_t n;
+	const struct nlmsghdr *h;
+	int r;
 
 	*have_stats = false;
 	/* Without the counters when they are not wanted (the kernel then skips them). */
 	req.n.nlmsg_len = stats ? NLMSG_LENGTH(sizeof(req.i)) : sizeof(req);
-	if (send(fd, &req, req.n.nlmsg_len, 0) < 0)
-		return rterr_sys(err, errno, "rtnetlink get link %d", ifindex);
-	/* The reply to this request; anything older (none in order) is skipped. */
-	for (;;) {
-		struct nlmsghdr *h;
-
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return rterr_sys(err, errno, "rtnetlink get link %d", ifindex);
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != req.n.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return rterr_sys(err, EPROTO, "rtnetlink get link %d", ifindex);
-				if (e->error == -ENODEV)
-					return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
-				return rterr_sys(err, e->error ? -e->error : EPROTO,
-						 "rtnetlink get link %d", ifindex);
-			}
-			if (h->nlmsg_type != RTM_NEWLINK || link_info_from_msg(h, h->nlmsg_len, out) < 0)
-				return rterr_sys(err, EPROTO, "rtnetlink get link %d: malformed reply",
-						 ifindex);
-			if (stats)
-				*have_stats = link_stats_from_msg(h, h->nlmsg_len, stats);
-			return 0;
-		}
-	}
+	r = rtnl_ask(fd, &req.n, RTM_NEWLINK, buf, sizeof(buf), &h);
+	if (r == -ENODEV)
+		return rterr_sys(err, ENODEV, "interface %d disappeared", ifindex);
+	if (r < 0)
+		return rterr_sys(err, -r, "rtnetlink get link %d", ifindex);
+	if (link_info_from_msg(h, h->nlmsg_len, out) < 0)
+		return rterr_sys(err, EPROTO, "rtnetlink get link %d: malformed reply", ifindex);
+	if (stats)
+		*have_stats = link_stats_from_msg(h, h->nlmsg_len, stats);
+	return 0;
 }
 
 int link_get(struct link_sock *ls, const char *ifname, struct link_info *out, struct rterr *err)

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "probes_priv.h"
+#include "rtltune/link.h"
 
 /* Replies are one message of a few hundred bytes (a veth link is ~1.5 KiB); a device
  * with many VFs sends more, and a truncated reply just leaves the counters unread. */
@@ -70,46 +71,6 @@ static int netns_sock_get(struct probes *p, __u32 inum)
 	return (int)free_slot;
 }
 
-/*
- * Send one request and take the reply of type want (its payload in *data); -errno. With
- * NLM_F_ACK the kernel ends every request with an acknowledgement, so a request it
- * answers with nothing (a GET of a qdisc it does not dump, such as the built-in noqueue)
- * ends in -ENOENT instead of a wait.
- */
-static int rtnl_ask(int fd, struct nlmsghdr *req, __u16 want, char *buf, const void **data,
-		    size_t *len)
-{
-	static __u32 seq;
-	struct nlmsghdr *h;
-	ssize_t n;
-
-	req->nlmsg_seq = ++seq;
-	if (send(fd, req, req->nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(fd, buf, REPLY_BYTES, MSG_TRUNC);
-		if (n < 0)
-			return errno == EINTR ? -EAGAIN : -errno;
-		if (n > REPLY_BYTES)
-			return -EMSGSIZE;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_seq != req->nlmsg_seq)
-				continue; /* a late reply to an earlier request */
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				return e->error ? e->error
-						: -ENOENT; /* the ack: nothing came first */
-			}
-			if (h->nlmsg_type != want)
-				continue;
-			*data = NLMSG_DATA(h);
-			*len = h->nlmsg_len - NLMSG_LENGTH(0);
-			return 0;
-		}
-	}
-}
-
 /* The attribute of type type in the run after a fixed header of hdr bytes, or NULL. */
 static const struct rtattr *find_attr(const void *data, size_t len, size_t hdr, unsigned short type)
 {
@@ -138,15 +99,15 @@ static int read_tx_dropped(int fd, int ifindex, char *buf, __u64 *out)
 		.i = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex},
 	};
 	struct rtnl_link_stats64 st = {0};
+	const struct nlmsghdr *h;
 	const struct rtattr *a;
-	const void *data;
-	size_t len;
 	int ret;
 
-	ret = rtnl_ask(fd, &req.h, RTM_NEWLINK, buf, &data, &len);
+	ret = rtnl_ask(fd, &req.h, RTM_NEWLINK, buf, REPLY_BYTES, &h);
 	if (ret)
 		return ret;
-	a = find_attr(data, len, sizeof(struct ifinfomsg), IFLA_STATS64);
+	a = find_attr(NLMSG_DATA(h), h->nlmsg_len - NLMSG_LENGTH(0), sizeof(struct ifinfomsg),
+		      IFLA_STATS64);
 	if (!a)
 		return -ENODATA;
 	memcpy(&st, RTA_DATA(a), RTA_PAYLOAD(a) < sizeof(st) ? RTA_PAYLOAD(a) : sizeof(st));
@@ -167,18 +128,18 @@ static int read_requeues(int fd, int ifindex, char *buf, __u64 *out)
 		.t = {.tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex, .tcm_parent = TC_H_ROOT},
 	};
 	struct gnet_stats_queue q = {0};
+	const struct nlmsghdr *h;
 	const struct rtattr *a;
-	const void *data;
-	size_t len;
 	int ret;
 
 	*out = 0;
-	ret = rtnl_ask(fd, &req.h, RTM_NEWQDISC, buf, &data, &len);
+	ret = rtnl_ask(fd, &req.h, RTM_NEWQDISC, buf, REPLY_BYTES, &h);
 	if (ret == -EINVAL || ret == -ENOENT)
 		return 0; /* built-in noqueue root: nothing to requeue */
 	if (ret)
 		return ret;
-	a = find_attr(data, len, sizeof(struct tcmsg), TCA_STATS2);
+	a = find_attr(NLMSG_DATA(h), h->nlmsg_len - NLMSG_LENGTH(0), sizeof(struct tcmsg),
+		      TCA_STATS2);
 	if (!a)
 		return 0;
 	a = find_attr(RTA_DATA(a), RTA_PAYLOAD(a), 0, TCA_STATS_QUEUE);
